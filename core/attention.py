@@ -1,0 +1,179 @@
+"""Softmax, masks and attention: the heart of the transformer.
+
+Shapes: B batch, T sequence length (Tq queries, Tk keys), D d_model, H heads,
+d_k = D / H per-head size, d_v value size.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def softmax(x: np.ndarray, axis: int = -1) -> np.ndarray:
+    """Numerically stable softmax along `axis`.
+
+    Subtracts the row max first: exp overflows above ~709 in float64 (~88 in float32).
+    A row that is entirely -inf (every key masked) gives zeros, never NaN and never a warning.
+    """
+    x = np.asarray(x)
+    if not np.issubdtype(x.dtype, np.floating):
+        x = x.astype(np.float64)
+    row_max = np.max(x, axis=axis, keepdims=True)
+    # A fully masked row has max -inf; shifting by 0 instead keeps exp(-inf) = 0 without inf - inf = NaN.
+    row_max = np.where(np.isfinite(row_max), row_max, 0.0)
+    e = np.exp(x - row_max)
+    total = np.sum(e, axis=axis, keepdims=True)
+    # Divide only where the row has mass; fully masked rows stay exactly 0.
+    return np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+
+
+def causal_mask(T: int) -> np.ndarray:
+    """(T, T) bool: True where query i may attend to key j, i.e. j <= i (PyTorch's bool attn_mask)."""
+    if int(T) != T or T < 1:
+        raise ValueError(f"The sequence length must be a positive whole number, got {T!r}.")
+    return np.tril(np.ones((int(T), int(T)), dtype=bool))
+
+
+def scaled_dot_product_attention(
+    q: np.ndarray,
+    k: np.ndarray,
+    v: np.ndarray,
+    mask: np.ndarray | None = None,
+    scale: float | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """softmax(q k^T * scale, masked) v.
+
+    q (..., Tq, d_k), k (..., Tk, d_k), v (..., Tk, d_v), mask bool broadcastable to (..., Tq, Tk).
+    scale defaults to 1/sqrt(d_k). Returns out (..., Tq, d_v) and weights (..., Tq, Tk),
+    whose rows sum to 1 (0 for a row whose every key is masked).
+    """
+    q, k, v = np.asarray(q), np.asarray(k), np.asarray(v)
+    if q.ndim < 2 or k.ndim < 2 or v.ndim < 2:
+        raise ValueError("Queries, keys and values need at least two axes: (sequence, features).")
+    if q.shape[-1] != k.shape[-1]:
+        raise ValueError(
+            f"Queries and keys must have the same size d_k to be compared: got {q.shape[-1]} and {k.shape[-1]}."
+        )
+    if k.shape[-2] != v.shape[-2]:
+        raise ValueError(
+            f"Every key needs one value: got {k.shape[-2]} keys and {v.shape[-2]} values."
+        )
+    d_k = q.shape[-1]
+    if d_k == 0 or q.shape[-2] == 0 or k.shape[-2] == 0:
+        raise ValueError("Attention needs at least one query, one key and d_k >= 1.")
+    if scale is None:
+        scale = 1.0 / np.sqrt(d_k)
+    scores = (q @ np.swapaxes(k, -1, -2)) * np.asarray(scale, dtype=q.dtype)  # (..., Tq, Tk)
+    if mask is not None:
+        mask = np.asarray(mask)
+        if mask.dtype != bool:
+            raise ValueError("The mask must be boolean: True where a query may look at a key.")
+        try:
+            np.broadcast_shapes(mask.shape, scores.shape)
+        except ValueError:
+            raise ValueError(
+                f"The mask of shape {mask.shape} does not fit the scores of shape {scores.shape}."
+            ) from None
+        # Boolean mask -> -inf before the softmax: adding -1e9 leaks when a whole row is masked.
+        scores = np.where(mask, scores, -np.inf)
+    weights = softmax(scores, axis=-1)
+    return weights @ v, weights
+
+
+def split_heads(x: np.ndarray, n_heads: int) -> np.ndarray:
+    """(..., T, D) -> (..., H, T, d_k): head h is the contiguous slice [h*d_k, (h+1)*d_k)."""
+    *lead, T, D = x.shape
+    return np.swapaxes(x.reshape(*lead, T, n_heads, D // n_heads), -2, -3)
+
+
+def merge_heads(x: np.ndarray) -> np.ndarray:
+    """(..., H, T, d_k) -> (..., T, D): the concatenation of the heads, in order."""
+    *lead, H, T, d_k = x.shape
+    return np.swapaxes(x, -2, -3).reshape(*lead, T, H * d_k)
+
+
+def _check_mha(x, w_qkv, w_o, n_heads) -> None:
+    if x.ndim < 2:
+        raise ValueError("The input must have at least two axes: (sequence, d_model).")
+    D = x.shape[-1]
+    if int(n_heads) != n_heads or n_heads < 1:
+        raise ValueError(f"The number of heads must be a positive whole number, got {n_heads!r}.")
+    if D % n_heads:
+        raise ValueError(
+            f"d_model = {D} cannot be split evenly into {n_heads} heads; pick a number of heads that divides {D}."
+        )
+    if w_qkv.shape != (D, 3 * D):
+        raise ValueError(f"w_qkv must have shape (D, 3D) = ({D}, {3 * D}), got {w_qkv.shape}.")
+    if w_o.shape != (D, D):
+        raise ValueError(f"w_o must have shape (D, D) = ({D}, {D}), got {w_o.shape}.")
+
+
+def qkv_heads(x, w_qkv, b_qkv, n_heads):
+    """Project x and split into heads. x (..., T, D) -> q, k, v each (..., H, T, d_k)."""
+    qkv = x @ w_qkv + b_qkv  # (..., T, 3D) laid out [Q | K | V]
+    q, k, v = np.split(qkv, 3, axis=-1)  # each (..., T, D)
+    return split_heads(q, n_heads), split_heads(k, n_heads), split_heads(v, n_heads)
+
+
+def multi_head_attention(x, w_qkv, b_qkv, w_o, b_o, n_heads, mask=None):
+    """Multi-head self-attention, all heads at once with reshapes (the main form).
+
+    x (..., T, D), w_qkv (D, 3D) laid out [Q | K | V], b_qkv (3D,), w_o (D, D), b_o (D,).
+    Heads are contiguous d_k = D/H slices of each of Q, K, V.
+    Returns out (..., T, D) and weights (..., H, T, T).
+    """
+    x = np.asarray(x)
+    _check_mha(x, w_qkv, w_o, n_heads)
+    q, k, v = qkv_heads(x, w_qkv, b_qkv, n_heads)  # (..., H, T, d_k)
+    if mask is not None:
+        mask = np.asarray(mask)[..., None, :, :] if np.ndim(mask) > 2 else mask  # add the head axis
+    heads, weights = scaled_dot_product_attention(q, k, v, mask)  # (..., H, T, d_k), (..., H, T, T)
+    return merge_heads(heads) @ w_o + b_o, weights
+
+
+def multi_head_attention_loop(x, w_qkv, b_qkv, w_o, b_o, n_heads, mask=None):
+    """The same computation written the way the paper draws it: one head at a time, then concat.
+
+    Slow but plain; used to check the vectorised form. Same shapes as multi_head_attention.
+    """
+    x = np.asarray(x)
+    _check_mha(x, w_qkv, w_o, n_heads)
+    D = x.shape[-1]
+    d_k = D // n_heads
+    w_q, w_k, w_v = w_qkv[:, :D], w_qkv[:, D : 2 * D], w_qkv[:, 2 * D :]
+    b_q, b_k, b_v = b_qkv[:D], b_qkv[D : 2 * D], b_qkv[2 * D :]
+    outs, all_weights = [], []
+    for h in range(n_heads):
+        cols = slice(h * d_k, (h + 1) * d_k)
+        q = x @ w_q[:, cols] + b_q[cols]  # (..., T, d_k)
+        k = x @ w_k[:, cols] + b_k[cols]
+        v = x @ w_v[:, cols] + b_v[cols]
+        out, weights = scaled_dot_product_attention(q, k, v, mask)
+        outs.append(out)
+        all_weights.append(weights)
+    concat = np.concatenate(outs, axis=-1)  # (..., T, D)
+    return concat @ w_o + b_o, np.stack(all_weights, axis=-3)
+
+
+def multi_head_attention_einsum(x, w_qkv, b_qkv, w_o, b_o, n_heads, mask=None):
+    """The same computation with the head axis folded into the weights and einsum doing the sums.
+
+    W_Q is viewed as (D, H, d_k) so one einsum projects every head. Same shapes as multi_head_attention.
+    """
+    x = np.asarray(x)
+    _check_mha(x, w_qkv, w_o, n_heads)
+    D = x.shape[-1]
+    d_k = D // n_heads
+    w = w_qkv.reshape(D, 3, n_heads, d_k)  # (D, [q|k|v], H, d_k)
+    b = b_qkv.reshape(3, n_heads, d_k)
+    q = np.einsum("...td,dhk->...htk", x, w[:, 0]) + b[0][:, None, :]  # (..., H, T, d_k)
+    k = np.einsum("...td,dhk->...htk", x, w[:, 1]) + b[1][:, None, :]
+    v = np.einsum("...td,dhk->...htk", x, w[:, 2]) + b[2][:, None, :]
+    scores = np.einsum("...hqk,...hsk->...hqs", q, k) / np.sqrt(d_k)  # (..., H, T, T)
+    if mask is not None:
+        m = np.asarray(mask)
+        scores = np.where(m[..., None, :, :] if m.ndim > 2 else m, scores, -np.inf)
+    weights = softmax(scores, axis=-1)
+    heads = np.einsum("...hqs,...hsk->...hqk", weights, v)  # (..., H, T, d_k)
+    out = np.einsum("...hqk,hkd->...qd", heads, w_o.reshape(n_heads, d_k, D)) + b_o
+    return out, weights

@@ -1,0 +1,293 @@
+"""A small causal transformer (GPT-2 layout) in NumPy: config, parameters, forward with a trace, KV cache.
+
+Shapes: B batch, T sequence length, D d_model, H heads, d_k = D / H, V vocabulary, F feed-forward width.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from core.attention import causal_mask, merge_heads, qkv_heads, scaled_dot_product_attention
+from core.layers import ACTIVATIONS, ffn, layer_norm, positional_encoding
+
+
+@dataclass(frozen=True)
+class ModelConfig:
+    vocab_size: int  # V: how many distinct tokens
+    d_model: int  # D: width of every token's vector
+    n_heads: int  # H: attention heads per layer; must divide d_model
+    n_layers: int  # number of transformer blocks
+    max_len: int  # longest sequence the model accepts
+    d_ff: int | None = None  # F: feed-forward width; None means 4 * D (as GPT-2)
+    pos_encoding: str = "sinusoidal"  # "sinusoidal" (computed) or "learned" (a table wpe)
+    norm: str = "pre"  # "pre": x + f(ln(x)) as GPT-2; "post": ln(x + f(x)) as the 2017 paper
+    activation: str = "gelu"  # "gelu" (tanh form) or "relu"
+    ln_eps: float = 1e-5  # added to the variance inside layer norm
+
+    def __post_init__(self):
+        for name in ("vocab_size", "d_model", "n_heads", "n_layers", "max_len"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+                raise ValueError(f"{name} must be a positive whole number, got {value!r}.")
+        if self.d_model % self.n_heads:
+            raise ValueError(
+                f"d_model = {self.d_model} cannot be split into {self.n_heads} equal heads; "
+                f"choose n_heads among the divisors of {self.d_model}: {divisors(self.d_model)}."
+            )
+        if self.d_ff is not None and (not isinstance(self.d_ff, (int, np.integer)) or self.d_ff < 1):
+            raise ValueError(f"d_ff must be a positive whole number or None, got {self.d_ff!r}.")
+        if self.pos_encoding not in ("sinusoidal", "learned"):
+            raise ValueError(f"pos_encoding must be 'sinusoidal' or 'learned', got {self.pos_encoding!r}.")
+        if self.norm not in ("pre", "post"):
+            raise ValueError(f"norm must be 'pre' or 'post', got {self.norm!r}.")
+        if self.activation not in ACTIVATIONS:
+            raise ValueError(f"activation must be one of {sorted(ACTIVATIONS)}, got {self.activation!r}.")
+        if not self.ln_eps > 0:
+            raise ValueError(f"ln_eps must be positive, got {self.ln_eps!r}.")
+
+    @property
+    def d_k(self) -> int:
+        return self.d_model // self.n_heads
+
+    @property
+    def ff_width(self) -> int:
+        return self.d_ff if self.d_ff is not None else 4 * self.d_model
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def divisors(n: int) -> list[int]:
+    """The head counts that split n evenly."""
+    return [h for h in range(1, n + 1) if n % h == 0]
+
+
+# A few named sizes: the teaching default, and a tiny one for tests.
+PRESETS = {
+    "tiny": dict(d_model=16, n_heads=2, n_layers=1, max_len=32),
+    "small": dict(d_model=64, n_heads=4, n_layers=2, max_len=64),
+}
+
+
+def init_params(cfg: ModelConfig, rng: np.random.Generator, dtype=np.float32) -> dict:
+    """GPT-2's initialisation: N(0, 0.02) weights, zero biases, unit layer-norm gains.
+
+    The projections that write into the residual stream are scaled by 1/sqrt(2 * n_layers) so the
+    stream's variance does not grow with depth.
+    """
+    if not isinstance(rng, np.random.Generator):
+        raise ValueError("init_params needs an np.random.Generator, e.g. np.random.default_rng(0).")
+    D, F, V = cfg.d_model, cfg.ff_width, cfg.vocab_size
+    std, res_std = 0.02, 0.02 / np.sqrt(2 * cfg.n_layers)
+
+    def normal(shape, s=std):
+        return (rng.standard_normal(shape) * s).astype(dtype)
+
+    def zeros(n):
+        return np.zeros(n, dtype=dtype)
+
+    def ln():
+        return {"g": np.ones(D, dtype=dtype), "b": zeros(D)}
+
+    params = {"wte": normal((V, D))}
+    if cfg.pos_encoding == "learned":
+        params["wpe"] = normal((cfg.max_len, D), 0.01)
+    params["blocks"] = [
+        {
+            "ln_1": ln(),
+            "attn": {"w_qkv": normal((D, 3 * D)), "b_qkv": zeros(3 * D),
+                     "w_o": normal((D, D), res_std), "b_o": zeros(D)},
+            "ln_2": ln(),
+            "mlp": {"w_fc": normal((D, F)), "b_fc": zeros(F),
+                    "w_proj": normal((F, D), res_std), "b_proj": zeros(D)},
+        }
+        for _ in range(cfg.n_layers)
+    ]
+    params["ln_f"] = ln()
+    return params
+
+
+@dataclass
+class KVCache:
+    """Keys and values of every position seen so far, per layer: each (B, H, T_seen, d_k).
+
+    With it, a new token's attention costs O(T) instead of recomputing the whole prompt.
+    """
+
+    keys: list = field(default_factory=list)
+    values: list = field(default_factory=list)
+
+    @property
+    def length(self) -> int:
+        return 0 if not self.keys else self.keys[0].shape[-2]
+
+
+def check_ids(cfg: ModelConfig, ids, start: int = 0) -> np.ndarray:
+    """Validate token ids: whole numbers in [0, V), at least one, and no longer than max_len in all."""
+    ids = np.asarray(ids)
+    if ids.ndim not in (1, 2):
+        raise ValueError(f"Token ids must have shape (T,) or (B, T), got {ids.shape}.")
+    if ids.shape[-1] == 0:
+        raise ValueError("The input is empty: give the model at least one token.")
+    if not np.issubdtype(ids.dtype, np.integer):
+        raise ValueError("Token ids must be whole numbers (indices into the vocabulary).")
+    if ids.min() < 0 or ids.max() >= cfg.vocab_size:
+        raise ValueError(
+            f"Token ids must lie in 0..{cfg.vocab_size - 1} (the vocabulary), got {ids.min()}..{ids.max()}."
+        )
+    if start + ids.shape[-1] > cfg.max_len:
+        raise ValueError(
+            f"The model reads at most {cfg.max_len} tokens; this input would make {start + ids.shape[-1]}."
+        )
+    return ids
+
+
+def embed(params, cfg: ModelConfig, ids: np.ndarray, start: int = 0) -> np.ndarray:
+    """wte[ids] + PE[start:start+T]: (..., T) -> (..., T, D). No sqrt(D) scaling, no dropout."""
+    T = ids.shape[-1]
+    pe = positional_encoding(start + T, cfg.d_model, cfg.pos_encoding, params.get("wpe"))[start:]
+    return params["wte"][ids] + pe.astype(params["wte"].dtype)
+
+
+def attention_layer(p, x, n_heads, past_k=None, past_v=None, start=0):
+    """Causal multi-head self-attention with optional cached keys/values.
+
+    x (B, T, D); past_k, past_v (B, H, T_past, d_k). Returns out (B, T, D), and the arrays the UI draws.
+    """
+    q, k, v = qkv_heads(x, p["w_qkv"], p["b_qkv"], n_heads)  # (B, H, T, d_k)
+    if past_k is not None:
+        k = np.concatenate([past_k, k], axis=-2)  # (B, H, T_past + T, d_k)
+        v = np.concatenate([past_v, v], axis=-2)
+    T, Tk = q.shape[-2], k.shape[-2]
+    # Query i sits at absolute position start + i and may see keys 0..start + i.
+    mask = causal_mask(Tk)[start : start + T]  # (T, Tk)
+    heads, weights = scaled_dot_product_attention(q, k, v, mask)  # (B, H, T, d_k), (B, H, T, Tk)
+    out = merge_heads(heads) @ p["w_o"] + p["b_o"]  # (B, T, D)
+    return out, {"q": q, "k": k, "v": v, "weights": weights, "heads": heads}
+
+
+def block(p, x, cfg: ModelConfig, past_k=None, past_v=None, start=0):
+    """One transformer block, pre-norm or post-norm. x (B, T, D) -> (B, T, D), trace of this layer."""
+    eps, mlp = cfg.ln_eps, p["mlp"]
+
+    def ff(h):
+        return ffn(h, mlp["w_fc"], mlp["b_fc"], mlp["w_proj"], mlp["b_proj"], cfg.activation)
+
+    if cfg.norm == "pre":
+        a, tr = attention_layer(p["attn"], layer_norm(x, **p["ln_1"], eps=eps), cfg.n_heads, past_k, past_v, start)
+        x = x + a
+        x = x + ff(layer_norm(x, **p["ln_2"], eps=eps))
+    else:
+        a, tr = attention_layer(p["attn"], x, cfg.n_heads, past_k, past_v, start)
+        x = layer_norm(x + a, **p["ln_1"], eps=eps)
+        x = layer_norm(x + ff(x), **p["ln_2"], eps=eps)
+    tr["attn_out"] = a
+    tr["out"] = x
+    return x, tr
+
+
+def forward(params, cfg: ModelConfig, ids, cache: KVCache | None = None):
+    """Run the model. ids (T,) or (B, T) ints -> logits (..., T, V), trace.
+
+    With a cache, the ids are the *new* tokens: only their positions are computed, attending to every
+    cached key, and the cache is extended in place.
+    trace = {"x": block input (..., T, D), "layers": [per-layer dict: q, k, v (..., H, T, d_k),
+             weights (..., H, T, Tk), heads, attn_out, out], "h": final normed (..., T, D)}
+    """
+    start = cache.length if cache is not None else 0
+    ids = check_ids(cfg, ids, start)
+    batched = ids.ndim == 2
+    ids2 = ids if batched else ids[None, :]  # (B, T)
+    x = embed(params, cfg, ids2, start)  # (B, T, D)
+    trace = {"x": x, "layers": []}
+    for layer, p in enumerate(params["blocks"]):
+        past_k = past_v = None
+        if cache is not None and layer < len(cache.keys):
+            past_k, past_v = cache.keys[layer], cache.values[layer]
+        x, tr = block(p, x, cfg, past_k, past_v, start)
+        if cache is not None:
+            if layer < len(cache.keys):
+                cache.keys[layer], cache.values[layer] = tr["k"], tr["v"]
+            else:
+                cache.keys.append(tr["k"])
+                cache.values.append(tr["v"])
+        trace["layers"].append(tr)
+    h = layer_norm(x, **params["ln_f"], eps=cfg.ln_eps)
+    trace["h"] = h
+    logits = h @ params["wte"].T  # tied output head: (B, T, V)
+    if not batched:
+        logits = logits[0]
+        trace = _drop_batch(trace)
+    return logits, trace
+
+
+def _drop_batch(tree):
+    if isinstance(tree, dict):
+        return {k: _drop_batch(v) for k, v in tree.items()}
+    if isinstance(tree, list):
+        return [_drop_batch(v) for v in tree]
+    return tree[0]
+
+
+# ---- saving and loading: .npz for arrays, .json for config and metadata (no pickle) -------------
+
+
+def flatten(params, prefix="") -> dict:
+    """Nested dict/list of arrays -> {"blocks.0.attn.w_qkv": array, ...}."""
+    flat = {}
+    items = params.items() if isinstance(params, dict) else enumerate(params)
+    for key, value in items:
+        name = f"{prefix}{key}"
+        if isinstance(value, (dict, list)):
+            flat.update(flatten(value, name + "."))
+        else:
+            flat[name] = value
+    return flat
+
+
+def unflatten(flat: dict) -> dict:
+    """Inverse of flatten: numeric path parts become list indices."""
+    root: dict = {}
+    for name, value in flat.items():
+        parts = name.split(".")
+        node = root
+        for part, nxt in zip(parts[:-1], parts[1:]):
+            if part not in node:
+                node[part] = {}
+            node = node[part]
+        node[parts[-1]] = value
+    return _lists(root)
+
+
+def _lists(node):
+    if not isinstance(node, dict):
+        return node
+    node = {k: _lists(v) for k, v in node.items()}
+    if node and all(k.isdigit() for k in node):
+        return [node[str(i)] for i in range(len(node))]
+    return node
+
+
+def save(path, params, cfg: ModelConfig, meta: dict | None = None) -> None:
+    """Write path.npz (arrays) and path.json ({"config": ..., "meta": ...})."""
+    path = Path(path).with_suffix("")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    np.savez(path.with_suffix(".npz"), **flatten(params))
+    doc = {"config": cfg.to_dict(), "meta": meta or {}}
+    path.with_suffix(".json").write_text(json.dumps(doc, indent=1))
+
+
+def load(path):
+    """Read what save wrote -> (params, cfg, meta). Arrays come back read-only: they may be shared."""
+    path = Path(path).with_suffix("")
+    doc = json.loads(path.with_suffix(".json").read_text())
+    cfg = ModelConfig(**doc["config"])
+    with np.load(path.with_suffix(".npz"), allow_pickle=False) as data:
+        flat = {name: data[name] for name in data.files}
+    for arr in flat.values():
+        arr.setflags(write=False)
+    return unflatten(flat), cfg, doc.get("meta", {})

@@ -1,0 +1,95 @@
+"""Turning logits into tokens: temperature, top-k, and generation with the KV cache.
+
+Shapes: T sequence length, V vocabulary.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from core.attention import softmax
+from core.model import KVCache, ModelConfig, check_ids, forward
+
+
+def check_temperature(temperature) -> float:
+    t = float(temperature)
+    if not np.isfinite(t) or t < 0:
+        raise ValueError(f"Temperature must be a number >= 0 (0 means always pick the top token), got {temperature!r}.")
+    return t
+
+
+def check_top_k(top_k, V: int) -> int | None:
+    if top_k is None:
+        return None
+    if int(top_k) != top_k or top_k < 1:
+        raise ValueError(f"top_k must be a whole number >= 1 (or None for no limit), got {top_k!r}.")
+    return min(int(top_k), V)
+
+
+def probs_from_logits(logits: np.ndarray, temperature: float = 1.0, top_k: int | None = None) -> np.ndarray:
+    """softmax(logits / temperature) over the top_k largest logits: (..., V) -> (..., V).
+
+    Temperature 0 is the limit of a very cold softmax: all mass on the argmax (the first one on a tie),
+    computed without dividing by zero. Logits are cast to float64 so temperatures near 0 cannot overflow.
+    """
+    t = check_temperature(temperature)
+    logits = np.asarray(logits, dtype=np.float64)
+    top_k = check_top_k(top_k, logits.shape[-1])
+    if top_k is not None and top_k < logits.shape[-1]:
+        kth = np.sort(logits, axis=-1)[..., -top_k][..., None]  # the k-th largest logit
+        logits = np.where(logits >= kth, logits, -np.inf)
+    if t == 0:
+        onehot = np.zeros_like(logits)
+        np.put_along_axis(onehot, np.argmax(logits, axis=-1)[..., None], 1.0, axis=-1)
+        return onehot
+    return softmax(logits / t, axis=-1)
+
+
+def sample(logits, temperature=1.0, top_k=None, rng: np.random.Generator | None = None) -> int:
+    """One token id from (V,) logits. Temperature 0 is greedy and needs no rng."""
+    p = probs_from_logits(logits, temperature, top_k)
+    if check_temperature(temperature) == 0:
+        return int(np.argmax(p))
+    if rng is None:
+        raise ValueError("Sampling at a temperature above 0 needs an np.random.Generator (rng).")
+    return int(rng.choice(p.shape[-1], p=p))
+
+
+def next_token_probs(params, cfg: ModelConfig, ids, temperature: float = 1.0, top_k=None) -> np.ndarray:
+    """Distribution of the token that follows `ids` (T,): (V,). Reads only the last max_len tokens."""
+    ids = np.asarray(ids)[-cfg.max_len :]
+    logits, _ = forward(params, cfg, ids)
+    return probs_from_logits(logits[-1], temperature, top_k)
+
+
+def generate(params, cfg: ModelConfig, prompt_ids, max_new_tokens: int, temperature=1.0, top_k=None,
+             rng: np.random.Generator | None = None, use_cache: bool = True) -> np.ndarray:
+    """Extend prompt_ids (T,) by max_new_tokens sampled tokens -> (T + max_new_tokens,).
+
+    With the cache, the prompt is read once and each new token costs one position of work. Past max_len
+    the model reads a sliding window of the last max_len tokens; positions then shift every step, so
+    cached keys no longer apply and the window is recomputed (as without a cache).
+    use_cache=False recomputes the whole window for every token: same result, for comparison.
+    """
+    ids = check_ids(cfg, prompt_ids)
+    if ids.ndim != 1:
+        raise ValueError("generate takes one prompt: ids of shape (T,).")
+    if int(max_new_tokens) != max_new_tokens or max_new_tokens < 0:
+        raise ValueError(f"max_new_tokens must be a whole number >= 0, got {max_new_tokens!r}.")
+    check_temperature(temperature)
+    check_top_k(top_k, cfg.vocab_size)
+    out = [int(i) for i in ids]
+    cache = KVCache() if use_cache else None
+    pending = out  # tokens the model has not read yet
+    for _ in range(int(max_new_tokens)):
+        if cache is None:
+            logits, _ = forward(params, cfg, np.array(out[-cfg.max_len :]))
+        else:
+            if cache.length + len(pending) > cfg.max_len:
+                cache = KVCache()
+                pending = out[-cfg.max_len :]
+            logits, _ = forward(params, cfg, np.array(pending), cache)
+        token = sample(logits[-1], temperature, top_k, rng)
+        out.append(token)
+        pending = [token]
+    return np.array(out, dtype=np.int64)

@@ -1,0 +1,76 @@
+"""Tokenizers: words for the teaching pages, characters for the trained model.
+
+Shapes: T sequence length, D embedding width, V vocabulary.
+"""
+
+from __future__ import annotations
+
+import re
+import zlib
+
+import numpy as np
+
+# A word is a run of letters/digits (any script); every other visible character is a token of its own.
+_WORD = re.compile(r"\w+|[^\w\s]", re.UNICODE)
+
+
+def word_tokens(text: str, max_tokens: int | None = None) -> list[str]:
+    """'The cat sat.' -> ['The', 'cat', 'sat', '.']; keeps at most max_tokens."""
+    if not isinstance(text, str):
+        raise ValueError("The input must be text.")
+    tokens = _WORD.findall(text)
+    return tokens if max_tokens is None else tokens[:max_tokens]
+
+
+def word_embeddings(tokens: list[str], D: int, seed: int = 0) -> np.ndarray:
+    """A fixed random vector per word: (T,) -> (T, D), entries ~ N(0, 1).
+
+    The vector depends on the word (case-insensitive) and the seed only, so 'cat' has the same
+    embedding in every sentence, and a repeated word gets the same row: a stand-in for a trained table.
+    """
+    if D < 1:
+        raise ValueError(f"The embedding width must be at least 1, got {D}.")
+    rows = []
+    for tok in tokens:
+        word_seed = zlib.crc32(tok.lower().encode("utf-8"))
+        rows.append(np.random.default_rng([seed, word_seed]).standard_normal(D))
+    return np.array(rows).reshape(len(tokens), D)
+
+
+class CharTokenizer:
+    """One token per character. Id 0 is reserved for characters the model never saw."""
+
+    UNKNOWN = "\ufffd"  # the replacement character, shown for anything out of vocabulary
+
+    def __init__(self, chars: str):
+        chars = "".join(sorted(set(chars) - {self.UNKNOWN}))
+        if not chars:
+            raise ValueError("A character tokenizer needs at least one character to learn from.")
+        self.itos = [self.UNKNOWN, *chars]
+        self.stoi = {c: i for i, c in enumerate(self.itos)}
+
+    @classmethod
+    def fit(cls, corpus: str) -> CharTokenizer:
+        return cls(corpus)
+
+    @property
+    def vocab_size(self) -> int:
+        return len(self.itos)
+
+    def encode(self, text: str) -> np.ndarray:
+        """str -> (T,) int64; unseen characters map to id 0."""
+        return np.array([self.stoi.get(c, 0) for c in text], dtype=np.int64)
+
+    def decode(self, ids) -> str:
+        return "".join(self.itos[int(i)] if 0 <= int(i) < len(self.itos) else self.UNKNOWN for i in ids)
+
+    def unknown(self, text: str) -> list[str]:
+        """The characters of text this tokenizer cannot represent (in order, once each)."""
+        return list(dict.fromkeys(c for c in text if c not in self.stoi))
+
+    def to_dict(self) -> dict:
+        return {"kind": "char", "chars": "".join(self.itos[1:])}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> CharTokenizer:
+        return cls(d["chars"])
