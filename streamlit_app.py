@@ -1,7 +1,45 @@
 """Attention Lab: the entry point. Page config, navigation and the home page."""
 
+from __future__ import annotations
+
 import streamlit as st
 
+from ui.nav import available
+
+PIPELINE = """
+digraph {
+  rankdir=LR; bgcolor="transparent";
+  node [shape=box, style="rounded,filled", fillcolor="#eef1f7", color="#3b528b", fontname="sans-serif"];
+  edge [color="#3b528b"];
+  emb [label="token\\nembeddings X"]; qkv [label="Q, K, V\\n= X W"]; sc [label="scores\\nQ Kᵀ"];
+  scale [label="÷ √d_k"]; mask [label="causal\\nmask"]; sm [label="softmax"]; ws [label="weighted sum\\nof V"];
+  heads [label="heads →\\nconcat → W_O"]; block [label="block:\\n+ layer norm, FFN"];
+  model [label="model:\\nlogits → next token"];
+  emb -> qkv -> sc -> scale -> mask -> sm -> ws -> heads -> block -> model;
+}
+"""
+
+
+def home() -> None:
+    st.title("Attention Lab")
+    st.markdown(
+        "Transformer attention, built from first principles and drawn one matrix at a time. "
+        "Every number on these pages is computed live by a small NumPy library you can read end to end; "
+        "move a slider and watch every matrix downstream change. Every view is in its link: copy the "
+        "address bar and a classmate sees exactly what you see."
+    )
+    st.graphviz_chart(PIPELINE, width="stretch")
+    st.markdown("#### The path through the lessons")
+    for number, lesson in enumerate(available(), start=1):
+        cols = st.columns([3, 4])
+        cols[0].page_link(lesson.path, label=f"{number}. {lesson.title}",
+                          icon=lesson.icon)
+        cols[1].markdown(f"*{lesson.step}*")
+    st.caption("The attention equation all of this unpacks: Attention(Q, K, V) = softmax(Q Kᵀ / √d_k) V.")
+
+
 st.set_page_config(page_title="Attention Lab", page_icon="🔍", layout="wide")
-st.title("Attention Lab")
-st.write("Transformer attention from first principles, one matrix at a time.")
+pages = [st.Page(home, title="Home", icon="🏠", default=True)] + [
+    st.Page(lesson.path, title=lesson.title, url_path=lesson.url_path, icon=lesson.icon) for lesson in available()
+]
+st.navigation(pages).run()

@@ -255,7 +255,7 @@ def unflatten(flat: dict) -> dict:
     for name, value in flat.items():
         parts = name.split(".")
         node = root
-        for part, nxt in zip(parts[:-1], parts[1:]):
+        for part in parts[:-1]:
             if part not in node:
                 node[part] = {}
             node = node[part]

@@ -1,0 +1,1 @@
+"""Streamlit and Altair glue shared by the pages."""

@@ -1,0 +1,142 @@
+"""The shared sidebar controls, each bound to the URL so a copied link reproduces the exact view.
+
+The URL is read here, once, and checked: a value out of range is clamped, a value that is not a
+number falls back to the default, and either way the page says what happened. Streamlit's binding
+then keeps the URL in step with the widget as the user moves it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import streamlit as st
+
+from core.model import divisors
+from ui.text import escape_md
+
+DEFAULT_TEXT = "The cat sat on the warm mat"
+MAX_TEXT_CHARS = 2000
+_NOTES = "_url_notes"
+
+
+def _note(message: str) -> None:
+    st.session_state.setdefault(_NOTES, []).append(message)
+
+
+def show_url_notes() -> None:
+    """Tell the user which link values were unusable and what was used instead (once)."""
+    for message in st.session_state.pop(_NOTES, []):
+        st.info(message, icon="🔗")
+
+
+def _raw(key: str) -> str | None:
+    raw = st.query_params.get(key)
+    return None if raw is None else str(raw)
+
+
+def _parse_number(key: str, raw: str, lo, hi, default, integer: bool):
+    try:
+        value = float(raw)
+        if value != value:  # NaN
+            raise ValueError
+    except ValueError:
+        _note(f"The link set {key} to “{escape_md(raw[:40])}”, which is not a number; using {default}.")
+        return default
+    clamped = min(max(value, lo), hi)
+    if integer:
+        clamped = round(clamped)
+    if clamped != value:
+        _note(f"The link set {key} to {escape_md(raw[:40])}; the allowed range here is {lo} to {hi}, "
+              f"so {clamped} is used.")
+    return clamped
+
+
+def _prepare(key: str, lo, hi, default, integer: bool) -> None:
+    """Put a valid value into session state before the widget is drawn (from the URL on first sight)."""
+    if key in st.session_state:
+        value = st.session_state[key]  # another page may have allowed a wider range
+        if not (lo <= value <= hi):
+            st.session_state[key] = min(max(value, lo), hi)
+        return
+    raw = _raw(key)
+    st.session_state[key] = default if raw is None else _parse_number(key, raw, lo, hi, default, integer)
+
+
+def number_slider(key: str, label: str, lo, hi, default, step=1, help: str | None = None, container=None):
+    """A slider over [lo, hi] bound to the URL parameter `key`."""
+    integer = isinstance(step, int) and isinstance(lo, int)
+    _prepare(key, lo, hi, default, integer)
+    box = container or st.sidebar
+    return box.slider(label, lo, hi, step=step, key=key, help=help, bind="query-params")
+
+
+def choice(key: str, label: str, options: Sequence, default, help: str | None = None, container=None,
+           nearest: bool = True):
+    """A select slider over numeric options bound to the URL; an invalid value snaps to the nearest option."""
+    options = list(options)
+    current = st.session_state.get(key)
+    if current is None:
+        raw = _raw(key)
+        current = default
+        if raw is not None:
+            try:
+                asked = float(raw)
+                current = min(options, key=lambda o: (abs(o - asked), o))
+                if current != asked:
+                    _note(f"The link set {key} to {escape_md(raw[:40])}, which is not one of {options}; "
+                          f"using {current}.")
+            except ValueError:
+                _note(f"The link set {key} to “{escape_md(raw[:40])}”, which is not a number; using {default}.")
+    if current not in options:
+        snapped = min(options, key=lambda o: (abs(o - current), o)) if nearest else default
+        current = snapped
+    st.session_state[key] = current
+    box = container or st.sidebar
+    return box.select_slider(label, options=options, key=key, help=help, bind="query-params")
+
+
+# ---- the shared settings ----------------------------------------------------------------------------
+
+
+def input_text(default: str = DEFAULT_TEXT, label: str = "Input text") -> str:
+    """The sentence the page works on. Capped in length: the pages read only the first seq_len tokens."""
+    if "text" not in st.session_state:
+        raw = _raw("text")
+        if raw is not None and len(raw) > MAX_TEXT_CHARS:
+            _note(f"The link's text was {len(raw)} characters long; only the first {MAX_TEXT_CHARS} are kept.")
+        st.session_state["text"] = default if raw is None else raw[:MAX_TEXT_CHARS]
+    return st.sidebar.text_area(label, key="text", max_chars=MAX_TEXT_CHARS, height=80, bind="query-params",
+                                help="Any text. It is split into words and punctuation; each becomes a token.")
+
+
+def seq_len(hi: int = 32, default: int = 16) -> int:
+    return number_slider("seq_len", "Tokens used (seq_len)", 1, hi, min(default, hi),
+                         help="The page keeps at most this many tokens of the input text.")
+
+
+def d_model(options: Sequence[int] = (4, 8, 12, 16, 24, 32, 48, 64, 96, 128), default: int = 16) -> int:
+    return choice("d_model", "d_model (embedding width)", options, default,
+                  help="The width of every token's vector. Heads split it into equal slices.")
+
+
+def d_k(hi: int = 64, default: int = 8, lo: int = 1) -> int:
+    return number_slider("d_k", "d_k (query/key size)", lo, hi, min(default, hi),
+                         help="How many numbers each query and key has. Scores are dot products of this length.")
+
+
+def heads(width: int, default: int = 2) -> int:
+    """Only divisors of d_model are offered: heads split d_model into equal slices."""
+    options = divisors(width)
+    default = default if default in options else min(options, key=lambda o: abs(o - default))
+    return choice("heads", "Heads (divisors of d_model)", options, default,
+                  help=f"d_model = {width} splits evenly into {options} heads.")
+
+
+def temperature(default: float = 1.0, hi: float = 3.0) -> float:
+    return number_slider("temp", "Temperature", 0.0, hi, default, step=0.05,
+                         help="Divides the scores before the softmax. Below 1 sharpens, above 1 flattens; 0 is argmax.")
+
+
+def seed(default: int = 0) -> int:
+    return number_slider("seed", "Random seed", 0, 999, default,
+                         help="Fixes the random weights, so the same seed always shows the same numbers.")

@@ -1,0 +1,32 @@
+"""Explanations built from live numbers: one query's output written out as a weighted sum of value rows."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from core.lessons import weighted_sum_terms
+from ui.charts import unique_labels
+from ui.text import escape_md
+
+MAX_TERMS_IN_EQUATION = 8
+
+
+def weighted_sum(weights_row: np.ndarray, V: np.ndarray, labels: list[str], query: int) -> None:
+    """z_i = a_i1 v_1 + ... + a_iT v_T with the actual numbers, and the table that adds them up."""
+    labels = unique_labels(labels)
+    q = escape_md(labels[query])
+    terms = [f"{w:.2f}·v({escape_md(lab)})" for w, lab in zip(weights_row, labels)]
+    shown = " + ".join(terms[:MAX_TERMS_IN_EQUATION]) + (" + …" if len(terms) > MAX_TERMS_IN_EQUATION else "")
+    st.markdown(f"**Output for “{q}”:** z({q}) = {shown}")
+    st.caption(f"The weights in this row sum to {weights_row.sum():.4f}. Each value row is scaled by its weight; "
+               "the scaled rows are added column by column.")
+    contributions = weighted_sum_terms(weights_row, V)  # (T, d_v)
+    d_v = V.shape[1]
+    table = pd.DataFrame(contributions, columns=[f"dim {j}" for j in range(d_v)])
+    table.insert(0, "weight", weights_row)
+    table.insert(0, "value row", labels)
+    total = pd.DataFrame([["= z (sum)", weights_row.sum(), *contributions.sum(axis=0)]], columns=table.columns)
+    st.dataframe(pd.concat([table, total], ignore_index=True), hide_index=True,
+                 column_config={c: st.column_config.NumberColumn(format="%.3f") for c in table.columns[1:]})

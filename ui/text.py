@@ -1,0 +1,58 @@
+"""Text helpers: safe display of anything a user typed, shapes, and the 'show the code' expander."""
+
+from __future__ import annotations
+
+import inspect
+import re
+
+import streamlit as st
+
+# Markdown (and Streamlit's :colour[...] directives) must never act on user text: escape every marker.
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:=^&])")
+
+
+def escape_md(text: str) -> str:
+    """User text -> Markdown that shows exactly that text (no links, no HTML, no formatting)."""
+    return _MD_SPECIAL.sub(r"\\\1", str(text)).replace("\n", " ")
+
+
+def code_span(text: str) -> str:
+    """User text as an inline code span: shown verbatim, nothing inside is interpreted."""
+    text = str(text).replace("\n", " ")
+    fence = "``" if "`" in text else "`"
+    return f"{fence} {text} {fence}" if "`" in text else f"{fence}{text}{fence}"
+
+
+def shape_str(shape) -> str:
+    return "(" + ", ".join(str(int(n)) for n in shape) + ")"
+
+
+def shape_caption(name: str, array, legend: str = "") -> None:
+    """'Q · shape (7, 8) = (T, d_k)' under a matrix."""
+    note = f" = {legend}" if legend else ""
+    st.caption(f"{name} · shape {shape_str(array.shape)}{note}")
+
+
+def idea(text: str) -> None:
+    st.markdown(text)
+
+
+def notice(points: list[str], title: str = "What to notice") -> None:
+    st.markdown(f"#### {title}")
+    st.markdown("\n".join(f"- {p}" for p in points))
+
+
+@st.cache_data(show_spinner=False)
+def _source(qualname: str) -> str:
+    module_name, _, attr = qualname.rpartition(".")
+    module = __import__(module_name, fromlist=[attr])
+    return inspect.getsource(getattr(module, attr))
+
+
+def show_code(*functions, title: str = "Show the code") -> None:
+    """An expander with the source of the core functions that produced what is on screen."""
+    with st.expander(title):
+        for fn in functions:
+            qualname = f"{fn.__module__}.{fn.__qualname__}"
+            st.markdown(f"`{qualname}`")
+            st.code(_source(qualname), language="python")
