@@ -7,6 +7,7 @@ it is built once per process (st.cache_resource) and every rerun sends just the 
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 
 import pandas as pd
@@ -16,24 +17,28 @@ from ui import charts
 
 
 @st.cache_resource(show_spinner=False, max_entries=512)
-def _spec(builder_name: str, settings: tuple) -> dict:
+def _spec(module: str, name: str, settings: tuple) -> dict:
     """The chart's spec without its data. Keyed by the builder and its (small, hashable) settings."""
-    builder: Callable = getattr(charts, builder_name)
+    builder: Callable = getattr(importlib.import_module(module), name)
     spec = builder(**dict(settings)).to_dict()
     spec.pop("data", None)
     spec.pop("datasets", None)
     return spec
 
 
-def spec_for(builder_name: str, **settings) -> dict:
-    """The cached spec of charts.<builder_name>(**settings); settings must be hashable."""
-    return _spec(builder_name, tuple(sorted(settings.items())))
+def spec_for(builder: Callable, **settings) -> dict:
+    """The cached spec of builder(**settings); settings must be hashable (numbers, strings, tuples)."""
+    return _spec(builder.__module__, builder.__qualname__, tuple(sorted(settings.items())))
 
 
-def show(builder_name: str, data: pd.DataFrame, key: str | None = None, on_select: str = "ignore",
+def show(builder: Callable, data: pd.DataFrame, key: str | None = None, on_select: str = "ignore",
          width: str | None = None, **settings):
-    """Render charts.<builder_name>(**settings) with `data`. Returns the selection state when on_select is set."""
-    spec = spec_for(builder_name, **settings)
+    """Render builder(**settings) (a chart builder that takes `data=None`) with `data`.
+
+    Returns the selection state when on_select is set. Pass width="stretch" for charts whose spec
+    says width="container" (bars, lines).
+    """
+    spec = spec_for(builder, **settings)
     # No width for fixed-size charts: width="content" collapses layered charts (seen in Chromium).
     kwargs = {"key": key} if key else {}
     if width:
@@ -48,7 +53,7 @@ def show_heatmap(matrix, row_labels, col_labels, title: str = "", key: str | Non
     """Heatmap of a matrix with token labels. With select_rows, returns the clicked row index (or None)."""
     df = charts.heatmap_frame(matrix, row_labels, col_labels)
     n_rows, n_cols = df["row_i"].max() + 1, df["col_i"].max() + 1
-    state = show("heatmap_chart", df, key=key, on_select="rerun" if select_rows else "ignore",
+    state = show(charts.heatmap_chart, df, key=key, on_select="rerun" if select_rows else "ignore",
                  n_rows=int(n_rows), n_cols=int(n_cols), title=title, select_rows=select_rows, **settings)
     if select_rows:
         return picked_row(state)
