@@ -47,7 +47,9 @@ def scaled_dot_product_attention(
     scale defaults to 1/sqrt(d_k). Returns out (..., Tq, d_v) and weights (..., Tq, Tk),
     whose rows sum to 1 (0 for a row whose every key is masked).
     """
-    q, k, v = np.asarray(q), np.asarray(k), np.asarray(v)
+    # Integer inputs become float64: otherwise the scale 1/sqrt(d_k) would be cast to an integer (0).
+    q, k, v = (a if np.issubdtype(a.dtype, np.floating) else a.astype(np.float64)
+               for a in (np.asarray(q), np.asarray(k), np.asarray(v)))
     if q.ndim < 2 or k.ndim < 2 or v.ndim < 2:
         raise ValueError("Queries, keys and values need at least two axes: (sequence, features).")
     if q.shape[-1] != k.shape[-1]:
@@ -169,7 +171,7 @@ def multi_head_attention_einsum(x, w_qkv, b_qkv, w_o, b_o, n_heads, mask=None):
     q = np.einsum("...td,dhk->...htk", x, w[:, 0]) + b[0][:, None, :]  # (..., H, T, d_k)
     k = np.einsum("...td,dhk->...htk", x, w[:, 1]) + b[1][:, None, :]
     v = np.einsum("...td,dhk->...htk", x, w[:, 2]) + b[2][:, None, :]
-    scores = np.einsum("...hqk,...hsk->...hqs", q, k) / np.sqrt(d_k)  # (..., H, T, T)
+    scores = np.einsum("...hqk,...hsk->...hqs", q, k) / float(np.sqrt(d_k))  # (..., H, T, T); keeps float32
     if mask is not None:
         m = np.asarray(mask)
         scores = np.where(m[..., None, :, :] if m.ndim > 2 else m, scores, -np.inf)

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
-_GELU_C = np.sqrt(2.0 / np.pi)
+# A Python float, not np.float64: a NumPy float64 scalar would promote float32 activations to float64.
+_GELU_C = float(np.sqrt(2.0 / np.pi))
 
 
 def layer_norm(x: np.ndarray, g: np.ndarray, b: np.ndarray, eps: float = 1e-5) -> np.ndarray:
