@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from ui import controls, export
 from ui.nav import available
 
 PIPELINE = """
@@ -38,7 +39,12 @@ def home() -> None:
     st.caption("The attention equation all of this unpacks: Attention(Q, K, V) = softmax(Q Kᵀ / √d_k) V.")
 
 
-st.set_page_config(page_title="Attention Lab", page_icon="🔍", layout="wide")
+# A shared link with present=true opens with the sidebar folded away, ready for the projector.
+presenting = str(st.query_params.get("present", "")).lower() in ("true", "1")
+st.set_page_config(page_title="Attention Lab", page_icon="🔍", layout="wide",
+                   initial_sidebar_state="collapsed" if presenting else "auto")
+controls.start_run()
+export.start_run()
 pages = [st.Page(home, title="Home", icon="🏠", default=True)] + [
     st.Page(lesson.path, title=lesson.title, url_path=lesson.url_path, icon=lesson.icon) for lesson in available()
 ]

@@ -5,7 +5,7 @@ import streamlit as st
 from core.attention import scaled_dot_product_attention, softmax
 from core.lessons import projections, single_head
 from core.tokenize import word_embeddings, word_tokens
-from ui import controls, explain, render
+from ui import controls, explain, page, render
 from ui.text import code_span, notice, shape_caption, show_code
 
 
@@ -14,6 +14,7 @@ def compute(tokens: tuple[str, ...], D: int, d_k: int, seed: int) -> dict:
     return single_head(list(tokens), D, d_k, seed)
 
 
+page.header(__file__)
 st.title("1 · QKV projection")
 st.markdown(
     "Attention starts by giving every token three different vectors. Each token's embedding **x** is "
@@ -85,4 +86,6 @@ notice([
     "The scores are not symmetric: q_i·k_j ≠ q_j·k_i because W_Q ≠ W_K (compare row 0 with column 0).",
     "Move d_k up: the scores spread wider, and the softmax rows get sharper. The next lesson is about that.",
 ])
-show_code(single_head, projections, word_embeddings, scaled_dot_product_attention, softmax)
+if not page.presenting():
+    show_code(single_head, projections, word_embeddings, scaled_dot_product_attention, softmax)
+page.footer(__file__)

@@ -66,9 +66,22 @@ def _fmt(v: float, decimals: int) -> str:
     return f"{v:.{decimals}f}"
 
 
+_CELL_SIZES = (8, 10, 12, 14, 16, 18, 22, 26, 30, 34, 40, 46, 52)
+
+
+def cell_size(n_cols: int, cell_px: int = CELL_PX, max_width: int = 520) -> int:
+    """Cell edge in pixels: cell_px, shrunk so n_cols fit in max_width, snapped to a few sizes.
+
+    Snapping keeps the number of distinct chart designs small, so their cached specs are reused
+    across slider moves instead of being rebuilt for every new shape.
+    """
+    fit = min(cell_px, max_width // max(n_cols, 1))
+    return max([c for c in _CELL_SIZES if c <= fit], default=_CELL_SIZES[0])
+
+
 def heatmap_chart(
-    n_rows: int,
-    n_cols: int,
+    n_rows: int | None = None,
+    n_cols: int | None = None,
     title: str = "",
     x_title: str = "key",
     y_title: str = "query",
@@ -81,11 +94,16 @@ def heatmap_chart(
 ) -> alt.Chart:
     """An annotated heatmap: square cells, token labels on both axes, exact values on hover.
 
-    The design depends only on these settings; pass `data` (a heatmap_frame) to embed the numbers,
-    or leave it out and let ui.render attach them. select_rows adds a click selection on the query row.
+    The size comes from the data: each cell is a `cell_px` step, so one design fits every shape.
+    n_rows and n_cols, when given, only choose the defaults (annotate up to 16 x 16, shrink wide
+    matrices); ui.render passes neither, so its cached spec does not depend on the shape.
+    Pass `data` (a heatmap_frame) to embed the numbers, or leave it out and let ui.render attach them.
+    select_rows adds a click selection on the query row.
     """
-    annotate = (max(n_rows, n_cols) <= ANNOTATE_MAX_CELLS) if annotate is None else annotate
-    cell_px = max(8, min(cell_px, 520 // max(n_cols, 1)))
+    if annotate is None:
+        annotate = n_rows is None or max(n_rows, n_cols or 0) <= ANNOTATE_MAX_CELLS
+    if n_cols is not None:
+        cell_px = cell_size(n_cols, cell_px)
     scale = alt.Scale(scheme=DIVERGING, domainMid=0) if diverging else alt.Scale(scheme=SEQUENTIAL)
     if domain is not None:
         scale = alt.Scale(scheme=DIVERGING if diverging else SEQUENTIAL, domain=list(domain),
@@ -98,7 +116,7 @@ def heatmap_chart(
                alt.Tooltip("value:Q", title="value", format=".4f")]
     rect = base.mark_rect(stroke="white", strokeWidth=0.5).encode(
         color=alt.Color("value:Q", scale=scale, title=None,
-                        legend=alt.Legend(gradientLength=max(80, cell_px * n_rows))),
+                        legend=alt.Legend(gradientLength=160)),
         tooltip=tooltip,
     )
     if select_rows:
@@ -115,7 +133,7 @@ def heatmap_chart(
                                 alt.value("#111111"), alt.value("#ffffff")),
             tooltip=tooltip,
         ))
-    chart = alt.layer(*layers).properties(width=cell_px * n_cols, height=cell_px * n_rows)
+    chart = alt.layer(*layers).properties(width=alt.Step(cell_px), height=alt.Step(cell_px))
     return chart.properties(title=title) if title else chart
 
 
@@ -137,13 +155,18 @@ def grid_frame(matrices, panel_labels: Sequence[str], row_labels, col_labels) ->
     return pd.concat(frames, ignore_index=True)
 
 
-def grid_chart(n_rows: int, n_cols: int, columns: int, title: str = "", cell_px: int = 18,
-               x_title: str = "key", y_title: str = "query", data: pd.DataFrame | None = None) -> alt.Chart:
-    """Small multiples of attention maps (one per head, or per layer x head), shared 0..1 colour scale."""
-    inner = heatmap_chart(n_rows, n_cols, x_title=x_title, y_title=y_title, domain=(0.0, 1.0),
-                          annotate=False, cell_px=cell_px)
+def grid_chart(n_rows: int | None = None, n_cols: int | None = None, columns: int = 4, title: str = "",
+               cell_px: int = 18, x_title: str = "key", y_title: str = "query",
+               data: pd.DataFrame | None = None) -> alt.Chart:
+    """Small multiples of attention maps (one per head, or per layer x head), shared 0..1 colour scale.
+
+    Sized by steps like heatmap_chart: n_cols, when given, only shrinks the cells of wide maps.
+    """
+    if n_cols is not None:
+        cell_px = cell_size(n_cols, cell_px, max_width=260)
+    inner = heatmap_chart(x_title=x_title, y_title=y_title, domain=(0.0, 1.0), annotate=False, cell_px=cell_px)
     chart = alt.layer(*inner.layer, data=data if data is not None else pd.DataFrame()).properties(
-        width=cell_px * n_cols, height=cell_px * n_rows
+        width=alt.Step(cell_px), height=alt.Step(cell_px)
     ).facet(facet=alt.Facet("panel:N", sort=alt.EncodingSortField("panel_i"), title=None), columns=columns)
     return chart.properties(title=title) if title else chart
 

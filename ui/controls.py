@@ -7,6 +7,7 @@ then keeps the URL in step with the widget as the user moves it.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import streamlit as st
@@ -17,6 +18,33 @@ from ui.text import escape_md
 DEFAULT_TEXT = "The cat sat on the warm mat"
 MAX_TEXT_CHARS = 2000
 _NOTES = "_url_notes"
+_VIEW = "_view"  # the settings the current page used this run: what a shared link must carry
+_PENDING = "_pending_settings"  # settings loaded from a file, read like a URL on the next run
+
+
+def start_run() -> None:
+    """Called once per script run by the entry point, before the page draws its controls."""
+    st.session_state[_VIEW] = {}
+
+
+def current_view() -> dict:
+    """{key: value} of every URL-bound setting the page drew in this run."""
+    return dict(st.session_state.get(_VIEW, {}))
+
+
+def _record(key: str, value):
+    st.session_state.setdefault(_VIEW, {})[key] = value
+    return value
+
+
+def apply_settings(settings: dict) -> None:
+    """Take settings (a loaded JSON file) as if they came in a link: same checks, same messages.
+
+    Must run in a widget callback (before the page's widgets are drawn in the next run).
+    """
+    for key in settings:
+        st.session_state.pop(key, None)
+    st.session_state[_PENDING] = {str(k): str(v) for k, v in settings.items()}
 
 
 def _note(message: str) -> None:
@@ -30,6 +58,9 @@ def show_url_notes() -> None:
 
 
 def _raw(key: str) -> str | None:
+    pending = st.session_state.get(_PENDING, {})
+    if key in pending:
+        return pending.pop(key)
     raw = st.query_params.get(key)
     return None if raw is None else str(raw)
 
@@ -44,7 +75,9 @@ def _parse_number(key: str, raw: str, lo, hi, default, integer: bool):
         return default
     clamped = min(max(value, lo), hi)
     if integer:
-        clamped = round(clamped)
+        # int(), not round(): Streamlit's URL binding seeds an integer slider with int(value), so the
+        # note must name that value (round(2.6) said 3 while the slider showed 2)
+        clamped = int(clamped)
     if clamped != value:
         _note(f"The link set {key} to {escape_md(raw[:40])}; the allowed range here is {lo} to {hi}, "
               f"so {clamped} is used.")
@@ -67,7 +100,7 @@ def number_slider(key: str, label: str, lo, hi, default, step=1, help: str | Non
     integer = isinstance(step, int) and isinstance(lo, int)
     _prepare(key, lo, hi, default, integer)
     box = container or st.sidebar
-    return box.slider(label, lo, hi, step=step, key=key, help=help, bind="query-params")
+    return _record(key, box.slider(label, lo, hi, step=step, key=key, help=help, bind="query-params"))
 
 
 def choice(key: str, label: str, options: Sequence, default, help: str | None = None, container=None,
@@ -81,6 +114,8 @@ def choice(key: str, label: str, options: Sequence, default, help: str | None = 
         if raw is not None:
             try:
                 asked = float(raw)
+                if not math.isfinite(asked):  # no option is nearest to nan or inf
+                    raise ValueError
                 current = min(options, key=lambda o: (abs(o - asked), o))
                 if current != asked:
                     _note(f"The link set {key} to {escape_md(raw[:40])}, which is not one of {options}; "
@@ -92,7 +127,7 @@ def choice(key: str, label: str, options: Sequence, default, help: str | None = 
         current = snapped
     st.session_state[key] = current
     box = container or st.sidebar
-    return box.select_slider(label, options=options, key=key, help=help, bind="query-params")
+    return _record(key, box.select_slider(label, options=options, key=key, help=help, bind="query-params"))
 
 
 # ---- the shared settings ----------------------------------------------------------------------------
@@ -105,8 +140,37 @@ def input_text(default: str = DEFAULT_TEXT, label: str = "Input text") -> str:
         if raw is not None and len(raw) > MAX_TEXT_CHARS:
             _note(f"The link's text was {len(raw)} characters long; only the first {MAX_TEXT_CHARS} are kept.")
         st.session_state["text"] = default if raw is None else raw[:MAX_TEXT_CHARS]
-    return st.sidebar.text_area(label, key="text", max_chars=MAX_TEXT_CHARS, height=80, bind="query-params",
-                                help="Any text. It is split into words and punctuation; each becomes a token.")
+    return _record("text", st.sidebar.text_area(
+        label, key="text", max_chars=MAX_TEXT_CHARS, height=80, bind="query-params",
+        help="Any text. It is split into words and punctuation; each becomes a token."))
+
+
+def toggle(key: str, label: str, default: bool = False, help: str | None = None, container=None) -> bool:
+    """An on/off switch bound to the URL (key=true / key=false); anything else in the link means the default."""
+    if key not in st.session_state:
+        raw = _raw(key)
+        value = default
+        if raw is not None:
+            if raw.strip().lower() in ("true", "1", "on", "yes"):
+                value = True
+            elif raw.strip().lower() in ("false", "0", "off", "no"):
+                value = False
+            else:
+                _note(f"The link set {key} to “{escape_md(raw[:40])}”; use true or false. Using {default}.")
+        st.session_state[key] = value
+    box = container or st.sidebar
+    return _record(key, box.toggle(label, key=key, help=help, bind="query-params"))
+
+
+def text(key: str, label: str, default: str, max_chars: int = 200, help: str | None = None, container=None) -> str:
+    """A one-line text input bound to the URL, capped at max_chars."""
+    if key not in st.session_state:
+        raw = _raw(key)
+        if raw is not None and len(raw) > max_chars:
+            _note(f"The link's {key} was {len(raw)} characters long; only the first {max_chars} are kept.")
+        st.session_state[key] = default if raw is None else raw[:max_chars]
+    box = container or st.sidebar
+    return _record(key, box.text_input(label, key=key, max_chars=max_chars, help=help, bind="query-params"))
 
 
 def seq_len(hi: int = 32, default: int = 16) -> int:

@@ -15,16 +15,50 @@ class Lesson:
     url_path: str
     icon: str
     step: str  # the pipeline step it explains, for the home page
+    try_this: tuple[str, ...] = ()  # the guided path: what to try on this page, in order
 
 
 LESSONS = [
-    Lesson("lessons/qkv.py", "QKV projection", "qkv", "🔑", "embeddings → Q, K, V → scores"),
-    Lesson("lessons/scaling.py", "Scaling", "scaling", "📏", "scores ÷ √d_k → softmax"),
-    Lesson("lessons/masking.py", "Masking", "masking", "🎭", "causal mask → weighted sum"),
-    Lesson("lessons/multi_head.py", "Multi-head", "multi-head", "🧩", "heads → concat → W_O"),
-    Lesson("lessons/full_model.py", "Full model", "model", "🧠", "blocks → logits → next token"),
-    Lesson("lessons/training.py", "Training", "training", "🏋️", "loss → gradients → learning"),
+    Lesson("lessons/qkv.py", "QKV projection", "qkv", "🔑", "embeddings → Q, K, V → scores", (
+        "Type a sentence with a repeated word: its rows in X, Q, K and V are identical.",
+        "Click a row of the weights: the table shows that token's output as a weighted sum of value rows.",
+        "Change the seed: new random projections, new scores, same shapes.",
+    )),
+    Lesson("lessons/scaling.py", "Scaling", "scaling", "📏", "scores ÷ √d_k → softmax", (
+        "Set d_k to 512 and switch scaling off: the weights collapse onto one key per row.",
+        "Switch scaling back on at d_k = 512: the rows spread out again.",
+        "Read the saturation curves: unscaled max weight climbs to 1 as d_k grows; scaled stays flat.",
+    )),
+    Lesson("lessons/masking.py", "Masking", "masking", "🎭", "causal mask → weighted sum", (
+        "Compare the weights with and without the mask: the upper triangle becomes exactly 0.",
+        "Look at row 0 under the mask: the first token can only attend to itself, weight 1.",
+        "Change a later token in the no-peeking check: earlier outputs do not move at all.",
+    )),
+    Lesson("lessons/multi_head.py", "Multi-head", "multi-head", "🧩", "heads → concat → W_O", (
+        "Go from 1 head to 4 at the same d_model: each head gets d_model / 4 dimensions and its own pattern.",
+        "Check the three implementations: their largest difference is at float rounding, about 1e-16.",
+    )),
+    Lesson("lessons/full_model.py", "Full model", "model", "🧠", "blocks → logits → next token", (
+        "Move the temperature to 0: all probability goes to one character. Move it to 2: the bars flatten.",
+        "Generate twice with the same seed: the same text. Change the seed: different text.",
+        "Type a length of 100,000 in the cost panel: one head's attention matrix alone is gigabytes.",
+    )),
+    Lesson("lessons/training.py", "Training", "training", "🏋️", "loss → gradients → learning", (
+        "Train the copy task and watch one head's map turn into a shifted diagonal.",
+        "Compare the loss curve with the bigram baseline line: attention is what takes it below.",
+    )),
 ]
+
+
+def by_path(path: str) -> Lesson:
+    return next(lesson for lesson in LESSONS if lesson.path == path)
+
+
+def neighbours(path: str) -> tuple[Lesson | None, Lesson | None]:
+    """The previous and next available lessons in teaching order."""
+    lessons = available()
+    i = next(i for i, lesson in enumerate(lessons) if lesson.path == path)
+    return (lessons[i - 1] if i > 0 else None), (lessons[i + 1] if i + 1 < len(lessons) else None)
 
 
 def available() -> list[Lesson]:

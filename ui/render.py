@@ -10,17 +10,20 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 
-from ui import charts
+from ui import charts, export, page
 
 
 @st.cache_resource(show_spinner=False, max_entries=512)
 def _spec(module: str, name: str, settings: tuple) -> dict:
     """The chart's spec without its data. Keyed by the builder and its (small, hashable) settings."""
     builder: Callable = getattr(importlib.import_module(module), name)
-    spec = builder(**dict(settings)).to_dict()
+    # Validation against the Vega-Lite schema is most of the build cost; the same design is validated
+    # in the unit tests (tests/test_charts.py), so skip it here.
+    spec = builder(**dict(settings)).to_dict(validate=False)
     spec.pop("data", None)
     spec.pop("datasets", None)
     return spec
@@ -52,9 +55,14 @@ def show_heatmap(matrix, row_labels, col_labels, title: str = "", key: str | Non
                  select_rows: bool = False, **settings):
     """Heatmap of a matrix with token labels. With select_rows, returns the clicked row index (or None)."""
     df = charts.heatmap_frame(matrix, row_labels, col_labels)
-    n_rows, n_cols = df["row_i"].max() + 1, df["col_i"].max() + 1
-    state = show(charts.heatmap_chart, df, key=key, on_select="rerun" if select_rows else "ignore",
-                 n_rows=int(n_rows), n_cols=int(n_cols), title=title, select_rows=select_rows, **settings)
+    n_rows, n_cols = np.shape(matrix)
+    # The spec must not depend on the shape (or every slider move would rebuild it): pass the
+    # snapped cell size and the annotate flag instead of n_rows / n_cols.
+    cell = int(settings.pop("cell_px", charts.CELL_PX) * page.chart_scale())
+    settings.setdefault("annotate", max(n_rows, n_cols) <= charts.ANNOTATE_MAX_CELLS)
+    settings = dict(cell_px=charts.cell_size(n_cols, cell), title=title, select_rows=select_rows, **settings)
+    state = show(charts.heatmap_chart, df, key=key, on_select="rerun" if select_rows else "ignore", **settings)
+    export.record(title, matrix, row_labels, col_labels, spec_for(charts.heatmap_chart, **settings), df)
     if select_rows:
         return picked_row(state)
     return None

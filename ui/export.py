@@ -1,0 +1,99 @@
+"""Export what is on screen: every matrix as CSV, every chart as PNG or SVG, all matrices as one ZIP.
+
+The heatmap helper in ui.render records each matrix it draws in this run; the page's footer offers
+them here. Files are made only when a button is clicked (download_button with a callable), so an
+export costs nothing on an ordinary slider move.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import zipfile
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from ui.charts import unique_labels
+
+_DRAWN = "_drawn_matrices"
+
+
+def start_run() -> None:
+    st.session_state[_DRAWN] = []
+
+
+def record(title: str, matrix, row_labels, col_labels, spec: dict, data: pd.DataFrame) -> None:
+    """Remember a drawn heatmap (its numbers and its full chart) for the export panel."""
+    st.session_state.setdefault(_DRAWN, []).append(
+        {"title": title or "matrix", "matrix": np.asarray(matrix), "rows": list(row_labels),
+         "cols": list(col_labels), "spec": spec, "data": data})
+
+
+def drawn() -> list[dict]:
+    return list(st.session_state.get(_DRAWN, []))
+
+
+def slug(title: str) -> str:
+    """A safe file name from a chart title: letters, digits, dashes only."""
+    name = re.sub(r"[^A-Za-z0-9]+", "-", title).strip("-").lower()
+    return name[:60] or "matrix"
+
+
+def matrix_csv(matrix, row_labels, col_labels) -> str:
+    """The matrix with its labels as CSV: first column the row token, header the column tokens."""
+    df = pd.DataFrame(np.asarray(matrix), index=unique_labels(list(row_labels)),
+                      columns=unique_labels(list(col_labels)))
+    return df.to_csv(float_format="%.6g")
+
+
+def full_spec(spec: dict, data: pd.DataFrame) -> dict:
+    """The cached (data-free) spec with its numbers put back, ready for a converter."""
+    records = data.replace({np.nan: None}).to_dict(orient="records")
+    return {**spec, "data": {"values": records}}
+
+
+def chart_svg(spec: dict, data: pd.DataFrame) -> str:
+    import vl_convert  # imported on first use: only an export needs it
+
+    return vl_convert.vegalite_to_svg(full_spec(spec, data))
+
+
+def chart_png(spec: dict, data: pd.DataFrame) -> bytes:
+    import vl_convert
+
+    return vl_convert.vegalite_to_png(full_spec(spec, data), scale=2)
+
+
+def all_csv_zip(items: list[dict]) -> bytes:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+        for i, item in enumerate(items):
+            zf.writestr(f"{i + 1:02d}-{slug(item['title'])}.csv",
+                        matrix_csv(item["matrix"], item["rows"], item["cols"]))
+    return buf.getvalue()
+
+
+def export_panel() -> None:
+    """An expander listing every matrix drawn on this page, each as CSV, PNG and SVG."""
+    items = drawn()
+    if not items:
+        return
+    with st.expander(f"Export: {len(items)} matrices on this page (CSV, PNG, SVG)"):
+        st.download_button("All matrices as CSV (ZIP)", lambda: all_csv_zip(items), file_name="attention-lab.zip",
+                           mime="application/zip", key="export_zip", on_click="ignore")
+        for i, item in enumerate(items):
+            name = slug(item["title"])
+            shape = "×".join(str(n) for n in item["matrix"].shape)
+            cols = st.columns([3, 1, 1, 1])
+            cols[0].text(f"{item['title']} ({shape})")
+            cols[1].download_button("CSV", lambda it=item: matrix_csv(it["matrix"], it["rows"], it["cols"]),
+                                    file_name=f"{name}.csv", mime="text/csv", key=f"export_csv_{i}",
+                                    on_click="ignore")
+            cols[2].download_button("PNG", lambda it=item: chart_png(it["spec"], it["data"]),
+                                    file_name=f"{name}.png", mime="image/png", key=f"export_png_{i}",
+                                    on_click="ignore")
+            cols[3].download_button("SVG", lambda it=item: chart_svg(it["spec"], it["data"]),
+                                    file_name=f"{name}.svg", mime="image/svg+xml", key=f"export_svg_{i}",
+                                    on_click="ignore")

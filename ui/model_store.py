@@ -1,0 +1,143 @@
+"""Models for the pages: the shipped trained ones in core/weights, and seeded random ones to compare with.
+
+Weights are loaded once per process and shared by every session (st.cache_resource), so their arrays
+are read-only: a page that tried to change one would change it for everybody. Pages that cache results
+with st.cache_data pass a model's small `source` tuple, never its arrays, and get the model back with
+from_source().
+"""
+
+from __future__ import annotations
+
+import json
+import string
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import streamlit as st
+
+from core.model import ModelConfig, init_params, load
+from core.tokenize import CharTokenizer
+
+WEIGHTS_DIR = Path(__file__).resolve().parent.parent / "core" / "weights"
+# The random model's vocabulary: printable ASCII (letters, digits, punctuation, space) and the newline.
+RANDOM_CHARS = string.ascii_letters + string.digits + string.punctuation + " \n"
+RANDOM_SHAPE = dict(d_model=64, n_heads=4, n_layers=2, max_len=64)
+
+
+@dataclass(frozen=True)
+class Model:
+    name: str
+    params: dict  # read-only arrays, shared by every session
+    cfg: ModelConfig
+    tokenizer: CharTokenizer
+    meta: dict
+    trained: bool
+    source: tuple  # small and hashable: ("file", name, mtime_ns) or ("random", seed, like)
+
+
+def _files(name: str) -> tuple[Path, Path]:
+    return WEIGHTS_DIR / f"{name}.json", WEIGHTS_DIR / f"{name}.npz"
+
+
+def shipped_models() -> list[str]:
+    """Names of the saved models in core/weights (a NAME.json with its NAME.npz), sorted."""
+    if not WEIGHTS_DIR.is_dir():
+        return []
+    return sorted(p.stem for p in WEIGHTS_DIR.glob("*.json") if p.with_suffix(".npz").is_file())
+
+
+def char_models() -> list[str]:
+    """The shipped models that read characters, names starting with "char" first."""
+    names = [n for n in shipped_models() if _tokenizer_kind(n) == "char"]
+    return sorted(names, key=lambda n: (not n.startswith("char"), n))
+
+
+def default_model() -> str | None:
+    """The trained character model a page should start with, or None while there is none."""
+    names = char_models()
+    return names[0] if names else None
+
+
+def _tokenizer_kind(name: str) -> str | None:
+    try:
+        return _peek(str(_files(name)[0]), _files(name)[0].stat().st_mtime_ns)
+    except OSError:
+        return None
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _peek(json_path: str, mtime_ns: int) -> str | None:
+    """The tokenizer kind a saved model's JSON declares (cheap: the arrays are not read)."""
+    try:
+        doc = json.loads(Path(json_path).read_text())
+        return doc.get("meta", {}).get("tokenizer", {}).get("kind")
+    except (OSError, ValueError, AttributeError):
+        return None
+
+
+def load_model(name: str) -> Model:
+    """A shipped model by name. Raises ValueError if there is no such model or it cannot be read."""
+    if name not in shipped_models():
+        raise ValueError(f"There is no saved model called {name!r}; available: {shipped_models() or 'none'}.")
+    json_path, npz_path = _files(name)
+    # The modification time is part of the key: a retrained file is read again, not served stale.
+    return _load(str(json_path), max(json_path.stat().st_mtime_ns, npz_path.stat().st_mtime_ns))
+
+
+@st.cache_resource(show_spinner="Loading the model…", max_entries=8)
+def _load(json_path: str, mtime_ns: int) -> Model:
+    path = Path(json_path)
+    try:
+        params, cfg, meta = load(path)
+    except (OSError, KeyError, TypeError, ValueError) as err:
+        raise ValueError(f"The saved model {path.stem!r} could not be read: {err}") from None
+    tok = meta.get("tokenizer", {})
+    if tok.get("kind") != "char":
+        raise ValueError(f"The saved model {path.stem!r} does not read characters (tokenizer: {tok.get('kind')!r}).")
+    tokenizer = CharTokenizer.from_dict(tok)
+    if tokenizer.vocab_size != cfg.vocab_size:
+        raise ValueError(f"The saved model {path.stem!r} has {cfg.vocab_size} token ids but its tokenizer "
+                         f"knows {tokenizer.vocab_size} characters.")
+    return Model(path.stem, params, cfg, tokenizer, meta, True, ("file", path.stem, mtime_ns))
+
+
+def random_model(seed: int = 0, like: str | None = None) -> Model:
+    """Seeded random weights (GPT-2's initialisation): what a model knows before any training.
+
+    Without `like`: printable-ASCII characters, d_model 64, 4 heads, 2 layers, max_len 64.
+    With like=NAME: the same configuration and tokenizer as that shipped model, for a fair comparison.
+    """
+    return _random(int(seed), like)
+
+
+@st.cache_resource(show_spinner=False, max_entries=16)
+def _random(seed: int, like: str | None) -> Model:
+    if like is None:
+        tokenizer = CharTokenizer(RANDOM_CHARS)
+        cfg = ModelConfig(vocab_size=tokenizer.vocab_size, **RANDOM_SHAPE)
+    else:
+        base = load_model(like)
+        tokenizer, cfg = base.tokenizer, base.cfg
+    params = init_params(cfg, np.random.default_rng(seed))
+    _freeze(params)
+    meta = {"tokenizer": tokenizer.to_dict(), "note": "random initialisation, never trained"}
+    return Model(f"random (seed {seed})", params, cfg, tokenizer, meta, False, ("random", seed, like))
+
+
+def from_source(source: tuple) -> Model:
+    """The model a `source` tuple names (for st.cache_data functions, which take small arguments)."""
+    kind, *rest = source
+    if kind == "random":
+        return random_model(*rest)
+    if kind == "file":
+        return load_model(rest[0])
+    raise ValueError(f"Unknown model source {source!r}.")
+
+
+def _freeze(tree) -> None:
+    for value in tree.values() if isinstance(tree, dict) else tree:
+        if isinstance(value, (dict, list)):
+            _freeze(value)
+        else:
+            value.setflags(write=False)

@@ -1,0 +1,76 @@
+"""What every lesson page shares around its content: presenter mode, sharing, the lesson path, exports.
+
+A lesson calls `header(__file__)` first and `footer(__file__)` last; everything between is its own.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import streamlit as st
+from streamlit.errors import StreamlitAPIException
+
+from ui import controls, export, nav, share
+
+PRESENTER_CSS = """
+<style>
+  /* Presenter mode: type and charts readable from the back of a room. */
+  .stMainBlockContainer { max-width: 100%; padding-top: 2rem; }
+  .stMainBlockContainer p, .stMainBlockContainer li { font-size: 1.45rem; line-height: 1.5; }
+  .stMainBlockContainer h1 { font-size: 3.2rem; }
+  .stMainBlockContainer h2, .stMainBlockContainer h3 { font-size: 2.2rem; }
+  .stMainBlockContainer [data-testid="stCaptionContainer"] { font-size: 1.2rem; }
+</style>
+"""
+
+_PRESENT_KEY = "present"
+
+
+def presenting() -> bool:
+    """True in presenter mode: pages show one idea per screen and hide the secondary material."""
+    return bool(st.session_state.get(_PRESENT_KEY, False))
+
+
+def chart_scale() -> float:
+    """Cells grow by half in presenter mode."""
+    return 1.5 if presenting() else 1.0
+
+
+def _lesson(file: str) -> nav.Lesson:
+    return nav.by_path(Path(file).resolve().relative_to(nav.ROOT).as_posix())
+
+
+def header(file: str) -> nav.Lesson:
+    """Presenter toggle and share panel at the top of the sidebar; returns this page's lesson."""
+    lesson = _lesson(file)
+    controls.toggle(_PRESENT_KEY, "Presenter mode", help="Large type and cells for a projector; the sidebar "
+                    "starts collapsed when a link with present=true is opened.")
+    if presenting():
+        st.html(PRESENTER_CSS)
+    share.share_panel()
+    return lesson
+
+
+def _link(container, lesson: nav.Lesson, label: str) -> None:
+    """A link to another lesson; a plain link when the page runs outside the app's navigation (tests)."""
+    try:
+        container.page_link(lesson.path, label=label, icon=lesson.icon)
+    except StreamlitAPIException:
+        container.markdown(f"[{label}](/{lesson.url_path})")
+
+
+def footer(file: str) -> None:
+    """The guided path (what to try here, previous / next lesson) and the export panel."""
+    lesson = _lesson(file)
+    previous, following = nav.neighbours(lesson.path)
+    st.divider()
+    if lesson.try_this:
+        st.markdown("#### Try this")
+        st.markdown("\n".join(f"{i}. {step}" for i, step in enumerate(lesson.try_this, start=1)))
+    left, right = st.columns(2)
+    if previous:
+        _link(left, previous, f"← Previous: {previous.title}")
+    if following:
+        _link(right, following, f"Next: {following.title} →")
+    if not presenting():
+        export.export_panel()
