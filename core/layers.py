@@ -23,7 +23,8 @@ def layer_norm(x: np.ndarray, g: np.ndarray, b: np.ndarray, eps: float = 1e-5) -
 
 def gelu(x: np.ndarray) -> np.ndarray:
     """GELU, tanh approximation (as GPT-2): 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))."""
-    return 0.5 * x * (1.0 + np.tanh(_GELU_C * (x + 0.044715 * x**3)))
+    # x * x * x, not x**3: NumPy's float32 pow is ~300x slower than two multiplies.
+    return 0.5 * x * (1.0 + np.tanh(_GELU_C * (x + 0.044715 * (x * x * x))))
 
 
 def relu(x: np.ndarray) -> np.ndarray:
