@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui import controls, export
+from ui import controls, exercises, export
 from ui.nav import available
 
 PIPELINE = """
@@ -37,6 +37,14 @@ def home() -> None:
                           icon=lesson.icon)
         cols[1].markdown(f"*{lesson.step}*")
     st.caption("The attention equation all of this unpacks: Attention(Q, K, V) = softmax(Q Kᵀ / √d_k) V.")
+    solved, attempted = exercises.total_progress()
+    if attempted:
+        st.success(f"Check-yourself progress this session: {solved} solved of {attempted} tried.")
+    st.markdown(
+        "**For teachers:** every page has a *Share this view* button in the sidebar (a link that reproduces the "
+        "exact view, or the settings as a file), and a *Presenter mode* switch for large type on a projector; "
+        "a link with `present=true` opens with the sidebar folded away."
+    )
 
 
 # A shared link with present=true opens with the sidebar folded away, ready for the projector.

@@ -10,7 +10,7 @@ from pathlib import Path
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
-from ui import controls, export, nav, share
+from ui import controls, exercise_bank, exercises, export, nav, share
 
 PRESENTER_CSS = """
 <style>
@@ -64,6 +64,7 @@ def footer(file: str) -> None:
     lesson = _lesson(file)
     previous, following = nav.neighbours(lesson.path)
     st.divider()
+    exercises.render(lesson.url_path, exercise_bank.for_lesson(lesson.url_path))
     if lesson.try_this:
         st.markdown("#### Try this")
         st.markdown("\n".join(f"{i}. {step}" for i, step in enumerate(lesson.try_this, start=1)))

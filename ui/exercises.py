@@ -1,0 +1,124 @@
+"""Check yourself: predict a number, pick a picture or find the bug, with feedback and explanation.
+
+Answers are computed by the core when the exercise is defined, never typed in by hand, and a
+student's answer is only ever parsed as a number or matched against the options: nothing a student
+types is executed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+import streamlit as st
+
+from ui.text import escape_md
+
+PROGRESS = "exercise_progress"  # {lesson url_path: {exercise id: solved}} for this session
+_NUMBER = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
+
+
+@dataclass(frozen=True)
+class Exercise:
+    id: str
+    prompt: str  # Markdown written by us (never user text)
+    explanation: str  # shown after any answer
+    answer: float | None = None  # a number to predict, or
+    options: tuple[str, ...] = ()  # choices, with
+    correct: int | None = None  # the index of the right one
+    tolerance: float = 0.01  # relative tolerance for numbers (absolute below 1)
+    code: str | None = None  # a snippet shown above the question (find the bug)
+    figure: Callable[[], None] | None = field(default=None, compare=False)  # draws a picture to reason about
+
+
+def parse_number(text: str) -> float:
+    """'0.125', '1/8', '-3', '2e10', '1,000' -> float; ValueError with a hint otherwise."""
+    cleaned = text.strip().replace(",", "").replace(" ", "")
+    if not cleaned:
+        raise ValueError("Type a number first.")
+    if cleaned.count("/") == 1:
+        top, bottom = cleaned.split("/")
+        if _NUMBER.match(top) and _NUMBER.match(bottom) and float(bottom) != 0:
+            return float(Fraction(top) / Fraction(bottom))
+    if _NUMBER.match(cleaned):
+        return float(cleaned)
+    raise ValueError("That is not a number. Write it like 0.125, 1/8 or 2e10.")
+
+
+def is_close(guess: float, answer: float, tolerance: float) -> bool:
+    return abs(guess - answer) <= tolerance * max(1.0, abs(answer))
+
+
+def check(ex: Exercise, response) -> tuple[bool, str]:
+    """(correct?, feedback) for a response: the typed text for numbers, the option index for choices."""
+    if ex.answer is not None:
+        try:
+            guess = parse_number(str(response))
+        except ValueError as err:
+            return False, str(err)
+        if is_close(guess, ex.answer, ex.tolerance):
+            return True, f"Right: {ex.answer:.6g}."
+        return False, f"Not quite: you said {guess:.6g}."
+    if response is None:
+        return False, "Pick one of the options first."
+    if int(response) == ex.correct:
+        return True, "Right."
+    return False, "Not this one."
+
+
+def progress(lesson: str) -> dict:
+    return st.session_state.setdefault(PROGRESS, {}).setdefault(lesson, {})
+
+
+def total_progress() -> tuple[int, int]:
+    """(solved, attempted) over every lesson this session."""
+    done = st.session_state.get(PROGRESS, {})
+    flat = [ok for lesson in done.values() for ok in lesson.values()]
+    return sum(flat), len(flat)
+
+
+def _render_one(lesson: str, ex: Exercise, number: int) -> None:
+    key = f"ex_{lesson}_{ex.id}"
+    st.markdown(f"**{number}.** {ex.prompt}")
+    if ex.code:
+        st.code(ex.code, language="python", line_numbers=True)
+    if ex.figure:
+        ex.figure()
+    with st.form(key=f"{key}_form", border=False):
+        if ex.answer is not None:
+            response = st.text_input("Your answer", key=f"{key}_answer", max_chars=40,
+                                     placeholder="a number, e.g. 0.125 or 1/8")
+        else:
+            response = st.radio("Your answer", range(len(ex.options)), format_func=lambda i: ex.options[i],
+                                index=None, key=f"{key}_answer")
+        submitted = st.form_submit_button("Check")
+    if submitted:
+        ok, feedback = check(ex, response)
+        if ok or response not in (None, ""):
+            progress(lesson)[ex.id] = progress(lesson).get(ex.id, False) or ok
+        (st.success if ok else st.error)(feedback)
+        st.info(ex.explanation)
+    elif progress(lesson).get(ex.id):
+        st.caption("✓ Solved earlier in this session.")
+
+
+def render(lesson: str, exercises: list[Exercise]) -> None:
+    """The 'Check yourself' section of a lesson page."""
+    if not exercises:
+        return
+    done = progress(lesson)
+    solved = sum(done.get(ex.id, False) for ex in exercises)
+    # A fixed label: a label that changed with the score would close the expander on every answer.
+    with st.expander("✏️ Check yourself", expanded=False):
+        st.caption(f"{solved} of {len(exercises)} solved in this session.")
+        for number, ex in enumerate(exercises, start=1):
+            _render_one(lesson, ex, number)
+            if number < len(exercises):
+                st.divider()
+
+
+def describe(ex: Exercise) -> str:
+    """A one-line summary for tests and logs (plain text)."""
+    return escape_md(ex.prompt[:80])
