@@ -35,13 +35,16 @@ def _weight_grad(x: np.ndarray, dy: np.ndarray) -> np.ndarray:
 
 
 def linear_forward(x, w, b):
-    """x (..., n), w (n, m), b (m,) -> y (..., m)."""
-    return x @ w + b, (x, w)
+    """x (..., n), w (n, m), b (m,) -> y (..., m). One 2-D matrix product: faster than a stacked one."""
+    y = x.reshape(-1, x.shape[-1]) @ w  # (N, n) @ (n, m) -> (N, m)
+    y += b
+    return y.reshape(*x.shape[:-1], w.shape[1]), (x, w)
 
 
 def linear_backward(dy, cache):
     x, w = cache
-    return dy @ w.T, {"dw": _weight_grad(x, dy), "db": _sum_rows(dy)}
+    dx = (dy.reshape(-1, dy.shape[-1]) @ w.T).reshape(x.shape)
+    return dx, {"dw": _weight_grad(x, dy), "db": _sum_rows(dy)}
 
 
 # ---- layer norm: y = (x - mean) / sqrt(var + eps) * g + b, biased variance -----------------------
@@ -69,15 +72,32 @@ def layer_norm_backward(dy, cache):
 
 
 def gelu_forward(x):
-    """GELU, tanh form: 0.5 x (1 + tanh(c (x + 0.044715 x^3))), c = sqrt(2/pi)."""
-    t = np.tanh(_GELU_C * (x + 0.044715 * x**3))
-    return 0.5 * x * (1.0 + t), (x, t)
+    """GELU, tanh form: 0.5 x (1 + tanh(c (x + 0.044715 x^3))), c = sqrt(2/pi).
+
+    In-place steps in the same order as core.layers.gelu, so the result is bit-for-bit the same.
+    """
+    t = x * x
+    t *= x  # x^3 as two multiplies: float32 pow is far slower
+    t *= 0.044715
+    t += x
+    t *= _GELU_C
+    np.tanh(t, out=t)
+    y = 0.5 * x
+    y *= 1.0 + t
+    return y, (x, t)
 
 
 def gelu_backward(dy, cache):
     x, t = cache
-    dinner = _GELU_C * (1.0 + 3 * 0.044715 * x * x)  # d/dx of c (x + 0.044715 x^3)
-    return dy * (0.5 * (1.0 + t) + 0.5 * x * (1.0 - t * t) * dinner), {}
+    # d/dx = 0.5 (1 + t) + 0.5 x (1 - t^2) c (1 + 3 * 0.044715 x^2)
+    slope = x * x
+    slope *= 3 * 0.044715 * _GELU_C
+    slope += _GELU_C
+    slope *= 1.0 - t * t
+    slope *= 0.5 * x
+    slope += 0.5 * (1.0 + t)
+    slope *= dy
+    return slope, {}
 
 
 def relu_forward(x):
@@ -119,39 +139,43 @@ def attention_forward(x, p, n_heads):
 
     x (B, T, D); p holds w_qkv (D, 3D) laid out [Q | K | V], b_qkv, w_o (D, D), b_o.
     Returns out (B, T, D) and a cache whose "weights" (B, H, T, T) are the attention maps.
+    The (B, H, T, T) arrays are the largest of the model, so the softmax works on them in place.
     """
     B, T, D = x.shape
     d_k = D // n_heads
-    qkv = x @ p["w_qkv"] + p["b_qkv"]  # (B, T, 3D)
+    qkv, c_qkv = linear_forward(x, p["w_qkv"], p["b_qkv"])  # (B, T, 3D)
     q, k, v = qkv.reshape(B, T, 3, n_heads, d_k).transpose(2, 0, 3, 1, 4)  # each (B, H, T, d_k)
-    scores = (q @ k.swapaxes(-1, -2)) * np.asarray(1.0 / np.sqrt(d_k), dtype=x.dtype)  # (B, H, T, T)
-    # The causal mask never hides a whole row (a query always sees itself), so the row max is finite.
-    scores = np.where(np.tri(T, dtype=bool), scores, -np.inf)
-    e = np.exp(scores - scores.max(axis=-1, keepdims=True))  # subtract the row max: exp overflows
-    weights = e / e.sum(axis=-1, keepdims=True)  # (B, H, T, T), rows sum to 1
-    heads = weights @ v  # (B, H, T, d_k)
+    scale = np.asarray(1.0 / np.sqrt(d_k), dtype=x.dtype)
+    w = q @ k.swapaxes(-1, -2)  # scores (B, H, T, T)
+    w *= scale
+    np.copyto(w, -np.inf, where=~np.tri(T, dtype=bool))  # causal: query i sees keys j <= i
+    # A query always sees itself, so no row is fully masked and the row max is finite.
+    w -= w.max(axis=-1, keepdims=True)  # subtract the row max: exp overflows above ~88 in float32
+    np.exp(w, out=w)
+    w /= w.sum(axis=-1, keepdims=True)  # weights: rows sum to 1
+    heads = w @ v  # (B, H, T, d_k)
     merged = heads.transpose(0, 2, 1, 3).reshape(B, T, D)  # concatenate the heads
-    out = merged @ p["w_o"] + p["b_o"]  # (B, T, D)
-    return out, (x, q, k, v, weights, merged, p, n_heads)
+    out, c_o = linear_forward(merged, p["w_o"], p["b_o"])  # (B, T, D)
+    return out, (c_qkv, q, k, v, w, heads, c_o)
 
 
 def attention_backward(dout, cache):
-    x, q, k, v, weights, merged, p, n_heads = cache
-    B, T, D = x.shape
-    d_k = D // n_heads
-    grads = {"w_o": _weight_grad(merged, dout), "b_o": _sum_rows(dout)}
-    dheads = (dout @ p["w_o"].T).reshape(B, T, n_heads, d_k).transpose(0, 2, 1, 3)  # (B, H, T, d_k)
-    dweights = dheads @ v.swapaxes(-1, -2)  # (B, H, T, T)
+    c_qkv, q, k, v, weights, heads, c_o = cache
+    B, H, T, d_k = q.shape
+    dmerged, g_o = linear_backward(dout, c_o)
+    dheads = dmerged.reshape(B, T, H, d_k).transpose(0, 2, 1, 3)  # (B, H, T, d_k)
     dv = weights.swapaxes(-1, -2) @ dheads  # (B, H, T, d_k)
-    # softmax backward: ds = w * (dw - sum_j dw_j w_j); masked entries have w = 0, so ds = 0 there.
-    dscores = weights * (dweights - (dweights * weights).sum(axis=-1, keepdims=True))
-    dscores *= np.asarray(1.0 / np.sqrt(d_k), dtype=x.dtype)
-    dq = dscores @ k  # (B, H, T, d_k)
-    dk = dscores.swapaxes(-1, -2) @ q
-    dqkv = np.stack([dq, dk, dv], axis=2).transpose(0, 3, 2, 1, 4).reshape(B, T, 3 * D)  # [Q | K | V]
-    grads["w_qkv"] = _weight_grad(x, dqkv)
-    grads["b_qkv"] = _sum_rows(dqkv)
-    return dqkv @ p["w_qkv"].T, grads
+    ds = dheads @ v.swapaxes(-1, -2)  # d weights (B, H, T, T)
+    # softmax backward: ds_ij = w_ij (dw_ij - sum_k dw_ik w_ik), and sum_k dw_ik w_ik = dheads_i . heads_i
+    # (a (T, d_k) product instead of a (T, T) one). Masked entries have w = 0, so their ds is 0.
+    ds -= (dheads * heads).sum(axis=-1, keepdims=True)
+    ds *= weights
+    ds *= np.asarray(1.0 / np.sqrt(d_k), dtype=ds.dtype)  # d scores
+    dq = ds @ k  # (B, H, T, d_k)
+    dk = ds.swapaxes(-1, -2) @ q
+    dqkv = np.stack([dq, dk, dv], axis=2).transpose(0, 3, 2, 1, 4).reshape(B, T, 3 * H * d_k)  # [Q | K | V]
+    dx, g_qkv = linear_backward(dqkv, c_qkv)
+    return dx, {"w_qkv": g_qkv["dw"], "b_qkv": g_qkv["db"], "w_o": g_o["dw"], "b_o": g_o["db"]}
 
 
 # ---- a transformer block: pre-norm x + f(ln(x)), or post-norm ln(x + f(x)) ----------------------
