@@ -108,16 +108,17 @@ def random_model(seed: int = 0, like: str | None = None) -> Model:
     Without `like`: printable-ASCII characters, d_model 64, 4 heads, 2 layers, max_len 64.
     With like=NAME: the same configuration and tokenizer as that shipped model, for a fair comparison.
     """
-    return _random(int(seed), like)
+    # The shipped model's source (with its file time) is in the key: a retrained file gets a new twin.
+    return _random(int(seed), like, load_model(like).source if like is not None else None)
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)
-def _random(seed: int, like: str | None) -> Model:
+def _random(seed: int, like: str | None, like_source: tuple | None) -> Model:
     if like is None:
         tokenizer = CharTokenizer(RANDOM_CHARS)
         cfg = ModelConfig(vocab_size=tokenizer.vocab_size, **RANDOM_SHAPE)
     else:
-        base = load_model(like)
+        base = from_source(like_source)
         tokenizer, cfg = base.tokenizer, base.cfg
     params = init_params(cfg, np.random.default_rng(seed))
     _freeze(params)
