@@ -96,6 +96,25 @@ def bars(probs: np.ndarray, tokenizer, title: str) -> pd.DataFrame:
     return frame
 
 
+def training_summary(meta: dict, V: int) -> str:
+    """The saved model's figures in a sentence: its validation loss against the uniform and bigram baselines."""
+    def number(key):
+        value = meta.get(key)
+        return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+    parts = []
+    if number("val_loss") is not None:
+        parts.append(f"Validation loss {number('val_loss'):.3g} nats per character; guessing uniformly gives "
+                     f"ln {V} = {np.log(V):.3f}")
+        if number("bigram_val_loss") is not None:
+            parts[-1] += f", a bigram model {number('bigram_val_loss'):.3g}"
+    if number("steps") is not None:
+        parts.append(f"Trained for {int(number('steps')):,} steps")
+    if isinstance(meta.get("data"), str):
+        parts.append(f"Trained on {code_span(meta['data'][:60])}")
+    return ". ".join(parts) + "." if parts else ""
+
+
 # ---- the page ------------------------------------------------------------------------------------------
 
 page.header(__file__)
@@ -135,9 +154,7 @@ controls.show_url_notes()
 if model_error:
     st.error(f"{model_error} Showing random weights instead.")
 if model.trained:
-    figures = {k: v for k, v in model.meta.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
-    summary = ", ".join(f"{k} = {v:.4g}" for k, v in list(figures.items())[:4])
-    st.success(f"Trained weights: {code_span(model.name)}" + (f" ({summary})." if summary else "."))
+    st.success(f"Trained weights: {code_span(model.name)}. {training_summary(model.meta, cfg.vocab_size)}")
 else:
     st.info(
         "These weights are random: GPT-2's initialisation (normal, standard deviation 0.02), never trained. "
@@ -226,7 +243,8 @@ if ids_key:
         L, H, T = W.shape[0], W.shape[1], W.shape[-1]
         drawn = min(T, MAX_DRAWN)
         scale = page.chart_scale()
-        cell_px = charts.cell_size(drawn, int(26 * scale), max_width=int(220 * scale))
+        fit = int(180 * scale) // drawn  # panels about 180 px wide, so a layer's heads fit in one row
+        cell_px = charts.cell_size(drawn, int(26 * scale), max_width=int(180 * scale)) if fit >= 8 else max(4, fit)
         columns = max(1, min(H, int(1000 * scale) // (cell_px * drawn + 70)))
         render.show(charts.grid_chart, attention_grid(model.source, ids_key), columns=columns, cell_px=cell_px,
                     title=f"{L} layers x {H} heads" + (" (one row per layer)" if columns == H else ""))

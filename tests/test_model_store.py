@@ -15,12 +15,15 @@ from ui import model_store
 CORPUS = "hello world, the attention lab.\n"
 
 
-def save_tiny(folder, name: str, tokenizer: dict | None = None, seed: int = 0, **cfg_overrides) -> ModelConfig:
+def save_tiny(folder, name: str, tokenizer: dict | None = None, seed: int = 0, task: dict | None = None,
+              **cfg_overrides) -> ModelConfig:
     tok = CharTokenizer.fit(CORPUS)
     cfg = ModelConfig(**{**dict(vocab_size=tok.vocab_size, d_model=8, n_heads=2, n_layers=1, max_len=16),
                          **cfg_overrides})
     params = init_params(cfg, np.random.default_rng(seed))
     meta = {"tokenizer": tokenizer or tok.to_dict(), "val_loss": 1.25, "corpus": "test"}
+    if task:
+        meta["task"] = task
     save(folder / name, params, cfg, meta)
     return cfg
 
@@ -44,11 +47,13 @@ def test_lists_only_complete_pairs(weights):
     assert model_store.shipped_models() == ["char_a"]
 
 
-def test_char_models_put_char_names_first_and_skip_other_tokenizers(weights):
+def test_char_models_put_char_names_first_and_skip_other_tokenizers_and_tasks(weights):
     save_tiny(weights, "aaa_chars")
     save_tiny(weights, "char_small")
     save_tiny(weights, "words", tokenizer={"kind": "word", "words": ["a"]})
+    save_tiny(weights, "copy", task={"kind": "copy", "length": 8})  # a synthetic task, not a language model
     assert model_store.char_models() == ["char_small", "aaa_chars"]
+    assert model_store.load_model("copy").trained  # still loadable by name
     assert model_store.default_model() == "char_small"
 
 

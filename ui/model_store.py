@@ -48,8 +48,12 @@ def shipped_models() -> list[str]:
 
 
 def char_models() -> list[str]:
-    """The shipped models that read characters, names starting with "char" first."""
-    names = [n for n in shipped_models() if _tokenizer_kind(n) == "char"]
+    """The shipped character language models (trained on text), names starting with "char" first.
+
+    Models trained on a synthetic task (copy, reverse, induction: meta holds "task") read characters
+    too, but only their task's symbols; they are not offered as language models.
+    """
+    names = [n for n in shipped_models() if _describe(n) == ("char", False)]
     return sorted(names, key=lambda n: (not n.startswith("char"), n))
 
 
@@ -59,21 +63,21 @@ def default_model() -> str | None:
     return names[0] if names else None
 
 
-def _tokenizer_kind(name: str) -> str | None:
+def _describe(name: str) -> tuple[str | None, bool]:
     try:
         return _peek(str(_files(name)[0]), _files(name)[0].stat().st_mtime_ns)
     except OSError:
-        return None
+        return None, False
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def _peek(json_path: str, mtime_ns: int) -> str | None:
-    """The tokenizer kind a saved model's JSON declares (cheap: the arrays are not read)."""
+def _peek(json_path: str, mtime_ns: int) -> tuple[str | None, bool]:
+    """(tokenizer kind, trained on a synthetic task?) from a saved model's JSON; the arrays are not read."""
     try:
-        doc = json.loads(Path(json_path).read_text())
-        return doc.get("meta", {}).get("tokenizer", {}).get("kind")
+        meta = json.loads(Path(json_path).read_text()).get("meta", {})
+        return meta.get("tokenizer", {}).get("kind"), "task" in meta
     except (OSError, ValueError, AttributeError):
-        return None
+        return None, False
 
 
 def load_model(name: str) -> Model:
