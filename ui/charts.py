@@ -199,7 +199,8 @@ def line_chart(x_title: str, y_title: str, title: str = "", log_x: bool = False,
         x=alt.X("x:Q", title=x_title, scale=x_scale),
         y=alt.Y("y:Q", title=y_title, scale=y_scale),
         color=alt.Color("series:N", title=None, scale=alt.Scale(scheme="tableau10")),
-        strokeDash=alt.StrokeDash("series:N", legend=None),  # line style too, for greyscale readers
+        # line style too, for greyscale readers; legend=None here would hide the merged colour legend as well
+        strokeDash=alt.StrokeDash("series:N", title=None),
         tooltip=[alt.Tooltip("series:N"), alt.Tooltip("x:Q", title=x_title),
                  alt.Tooltip("y:Q", title=y_title, format=".4f")],
     ).properties(width="container", height=280)

@@ -1,0 +1,321 @@
+"""Tests for core/experiments.py: every vectorised experiment against a plain loop, and the facts it shows.
+
+Shapes: N trials, T sequence length, D d_model, d_k query/key size, d_v value size.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+from core import experiments as ex
+from core.attention import causal_mask, softmax
+from core.lessons import single_head
+
+TOKENS = ["The", "cat", "sat", "on", "the", "warm", "mat"]
+
+
+def softmax_loop(row) -> list[float]:
+    top = max(row)
+    if top == -math.inf:
+        return [0.0] * len(row)
+    e = [math.exp(v - top) for v in row]
+    return [v / sum(e) for v in e]
+
+
+def entropy_loop(row) -> float:
+    return -sum(p * math.log2(p) for p in row if p > 0)
+
+
+# ---- entropy ----------------------------------------------------------------------------------------
+
+
+def test_entropy_of_uniform_and_one_hot():
+    assert ex.entropy(np.full(8, 1 / 8)) == pytest.approx(3.0)
+    assert ex.entropy(np.eye(4)).tolist() == [0.0, 0.0, 0.0, 0.0]
+    assert ex.entropy([0.5, 0.5, 0.0]) == pytest.approx(1.0)  # a masked key adds nothing
+
+
+def test_entropy_matches_loop_and_axis():
+    w = softmax(np.random.default_rng(0).standard_normal((3, 4, 5)))
+    expected = [[entropy_loop(row) for row in block] for block in w]
+    np.testing.assert_allclose(ex.entropy(w), expected, rtol=1e-12)
+    np.testing.assert_allclose(ex.entropy(np.swapaxes(w, -1, -2), axis=-2), expected, rtol=1e-12)
+
+
+def test_entropy_rejects_negative_weights():
+    with pytest.raises(ValueError, match=">= 0"):
+        ex.entropy([0.5, -0.1, 0.6])
+
+
+# ---- the saturation experiment ----------------------------------------------------------------------
+
+
+def saturation_loop(d_ks, T, trials, seed):
+    """The experiment written out: same draws, one trial, one row, one d_k at a time."""
+    rng = np.random.default_rng(seed)
+    q = rng.standard_normal((trials, T, max(d_ks)))
+    k = rng.standard_normal((trials, T, max(d_ks)))
+    out = {name: [] for name in ("max_unscaled", "max_scaled", "entropy_unscaled", "entropy_scaled", "score_var")}
+    for d in d_ks:
+        maxes = {"unscaled": [], "scaled": []}
+        ents = {"unscaled": [], "scaled": []}
+        scores = []
+        for n in range(trials):
+            for i in range(T):
+                row = [sum(q[n, i, c] * k[n, j, c] for c in range(d)) for j in range(T)]
+                scores += row
+                for label, div in (("unscaled", 1.0), ("scaled", math.sqrt(d))):
+                    w = softmax_loop([s / div for s in row])
+                    maxes[label].append(max(w))
+                    ents[label].append(entropy_loop(w))
+        for label in ("unscaled", "scaled"):
+            out[f"max_{label}"].append(np.mean(maxes[label]))
+            out[f"entropy_{label}"].append(np.mean(ents[label]))
+        out["score_var"].append(np.var(scores))
+    return out
+
+
+def test_saturation_matches_plain_loop():
+    d_ks, T, trials = (1, 2, 4, 8), 3, 2
+    result = ex.saturation_experiment(d_ks, T, trials, np.random.default_rng(5))
+    expected = saturation_loop(d_ks, T, trials, 5)
+    for name, values in expected.items():
+        np.testing.assert_allclose(result[name], values, rtol=1e-10, err_msg=name)
+    assert result["d_k"].tolist() == list(d_ks)
+    assert result["uniform_entropy"] == pytest.approx(math.log2(3))
+    assert result["uniform_max"] == pytest.approx(1 / 3)
+
+
+def test_saturation_shows_the_effect():
+    r = ex.saturation_experiment(ex.D_K_SWEEP, T=16, trials=50, rng=np.random.default_rng(0))
+    # at d_k = 1 dividing by sqrt(1) changes nothing
+    assert r["max_unscaled"][0] == r["max_scaled"][0]
+    assert r["entropy_unscaled"][0] == r["entropy_scaled"][0]
+    # unscaled saturates: near one-hot at d_k = 512, entropy near 0; scaled stays spread out
+    assert r["max_unscaled"][-1] > 0.85 > 0.4 > r["max_scaled"][-1]
+    assert r["entropy_unscaled"][-1] < 0.5 < 3.0 < r["entropy_scaled"][-1] <= r["uniform_entropy"]
+    assert np.all(np.diff(r["max_unscaled"]) > 0)  # climbs with every doubling of d_k
+    # the raw scores' variance is d_k (within sampling error)
+    np.testing.assert_allclose(r["score_var"], r["d_k"], rtol=0.15)
+
+
+def test_saturation_is_reproducible_and_checks_its_arguments():
+    a = ex.saturation_experiment((1, 64), 4, 3, np.random.default_rng(1))
+    b = ex.saturation_experiment((1, 64), 4, 3, np.random.default_rng(1))
+    for key in ("max_unscaled", "entropy_scaled", "score_var"):
+        np.testing.assert_array_equal(a[key], b[key])
+    with pytest.raises(ValueError, match="Generator"):
+        ex.saturation_experiment((1, 2), 4, 3, None)
+    for bad in (dict(d_ks=(0, 2)), dict(d_ks=(1.5,)), dict(T=0), dict(trials=-1), dict(d_ks=())):
+        args = {"d_ks": (1, 2), "T": 4, "trials": 3, "rng": np.random.default_rng(0), **bad}
+        with pytest.raises(ValueError):
+            ex.saturation_experiment(**args)
+
+
+# ---- why sqrt(d_k) ----------------------------------------------------------------------------------
+
+
+def test_dot_product_variance_matches_loop():
+    d_ks, n = (1, 3, 5), 6
+    r = ex.dot_product_variance(d_ks, n, np.random.default_rng(2))
+    rng = np.random.default_rng(2)
+    q, k = rng.standard_normal((n, 5)), rng.standard_normal((n, 5))
+    for i, d in enumerate(d_ks):
+        dots = [sum(q[p, c] * k[p, c] for c in range(d)) for p in range(n)]
+        assert r["raw"][i] == pytest.approx(np.var(dots), rel=1e-10)
+        assert r["scaled"][i] == pytest.approx(np.var(dots) / d, rel=1e-10)
+    assert r["formula"].tolist() == [1.0, 3.0, 5.0]
+
+
+def test_dot_product_variance_is_d_k():
+    r = ex.dot_product_variance(ex.D_K_SWEEP, 4000, np.random.default_rng(0))
+    np.testing.assert_allclose(r["raw"], r["formula"], rtol=0.12)
+    np.testing.assert_allclose(r["scaled"], 1.0, rtol=0.12)
+    with pytest.raises(ValueError):
+        ex.dot_product_variance((4,), 1, np.random.default_rng(0))
+
+
+# ---- scaling a sentence -----------------------------------------------------------------------------
+
+
+def test_scaled_weights_forms():
+    scores = np.random.default_rng(3).standard_normal((4, 4)) * 8
+    logits, w = ex.scaled_weights(scores, 64)
+    np.testing.assert_allclose(logits, scores / 8)
+    np.testing.assert_allclose(w, [softmax_loop(r) for r in scores / 8], rtol=1e-12)
+    logits, w = ex.scaled_weights(scores, 64, scaled=False, temperature=2.0)
+    np.testing.assert_allclose(logits, scores)
+    np.testing.assert_allclose(w, [softmax_loop(r) for r in scores / 2], rtol=1e-12)
+    _, cold = ex.scaled_weights(scores, 64, temperature=0.0)  # argmax, no division by zero
+    assert cold.sum(axis=1).tolist() == [1.0] * 4
+    assert (cold.argmax(axis=1) == scores.argmax(axis=1)).all() and set(np.unique(cold)) == {0.0, 1.0}
+    with pytest.raises(ValueError):
+        ex.scaled_weights(scores, 0)
+    with pytest.raises(ValueError):
+        ex.scaled_weights(scores, 4, temperature=-1)
+
+
+def test_scale_mistake():
+    scores = np.random.default_rng(4).standard_normal((5, 5)) * 8
+    m = ex.scale_mistake(scores, d_k=64, d_v=32)
+    np.testing.assert_allclose(m["wrong"], [softmax_loop(r) for r in scores / 32], rtol=1e-12)
+    np.testing.assert_allclose(m["right"], [softmax_loop(r) for r in scores / 8], rtol=1e-12)
+    assert m["wrong_entropy"] > m["right_entropy"]  # divided 4x too much: flatter
+    assert m["wrong_max"] < m["right_max"]
+    same = ex.scale_mistake(scores, d_k=64, d_v=8)  # d_v = sqrt(d_k): by coincidence right
+    np.testing.assert_array_equal(same["wrong"], same["right"])
+    sharp = ex.scale_mistake(scores, d_k=64, d_v=1)
+    assert sharp["wrong_entropy"] < sharp["right_entropy"]
+
+
+def test_scaling_view_matches_single_head():
+    v = ex.scaling_view(TOKENS, 16, 64, 0, scaled=True, temperature=1.0, d_v=64)
+    head = single_head(TOKENS, 16, 64, 0)
+    raw = single_head(TOKENS, 16, 64, 0, scale=1.0)
+    np.testing.assert_array_equal(v["scores"], head["scores"])
+    np.testing.assert_allclose(v["weights"], head["weights"], atol=1e-15)
+    np.testing.assert_array_equal(v["weights_unscaled"], raw["weights"])
+    assert v["summary_unscaled"]["max"] > v["summary_scaled"]["max"]
+    assert v["spread_raw"] == pytest.approx(8 * v["spread_scaled"])
+    off = ex.scaling_view(TOKENS, 16, 64, 0, scaled=False)
+    np.testing.assert_allclose(off["weights"], raw["weights"], atol=1e-15)
+    assert "mistake" not in off
+
+
+# ---- masking ----------------------------------------------------------------------------------------
+
+
+def test_strict_mask_and_fill():
+    m = ex.strict_causal_mask(4)
+    assert m.tolist() == [[j < i for j in range(4)] for i in range(4)]
+    assert not m[0].any()
+    filled = ex.fill_masked(np.ones((4, 4)), m)
+    assert np.isneginf(filled[~m]).all() and (filled[m] == 1).all()
+    assert (ex.fill_masked(np.ones((4, 4)), m, -1e9)[~m] == -1e9).all()
+    with pytest.raises(ValueError, match="boolean"):
+        ex.fill_masked(np.ones((4, 4)), m.astype(int))
+    with pytest.raises(ValueError, match="shape"):
+        ex.fill_masked(np.ones((3, 4)), m)
+
+
+def test_naive_softmax_nan_row_without_warnings():
+    x = ex.fill_masked(np.random.default_rng(0).standard_normal((4, 4)), ex.strict_causal_mask(4))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        naive = ex.naive_softmax(x)
+    assert np.isnan(naive[0]).all()
+    np.testing.assert_allclose(naive[1:], softmax(x)[1:], rtol=1e-12)
+    assert softmax(x)[0].tolist() == [0.0] * 4
+
+
+def test_mask_after_softmax():
+    scores = np.random.default_rng(6).standard_normal((5, 5))
+    r = ex.mask_after_softmax(scores, causal_mask(5))
+    expected = [[w if j <= i else 0.0 for j, w in enumerate(softmax_loop(row))] for i, row in enumerate(scores)]
+    np.testing.assert_allclose(r["wrong"], expected, rtol=1e-12)
+    assert (r["row_sums"][:-1] < 1).all()
+    assert r["row_sums"][-1] == pytest.approx(1.0)
+    np.testing.assert_allclose(r["right_row_sums"], 1.0)
+    # renormalising the late-masked rows gives the right answer: the order only loses the scale
+    np.testing.assert_allclose(r["wrong"] / r["row_sums"][:, None], r["right"], rtol=1e-12)
+
+
+def test_fully_masked_row_four_ways():
+    T = 5
+    scores = np.random.default_rng(7).standard_normal((T, T))
+    r = ex.fully_masked_row(scores, ex.strict_causal_mask(T))
+    assert r["empty_rows"].tolist() == [0]
+    assert np.isnan(r["naive"][0]).all()
+    assert r["ours"][0].tolist() == [0.0] * T
+    np.testing.assert_allclose(r["big_negative"][0], 1 / T)  # uniform over every key: a leak
+    assert np.isnan(r["big_negative_f16"][0]).all()  # -1e9 is -inf in float16
+    for name in ("naive", "big_negative"):  # every row with an allowed key agrees
+        np.testing.assert_allclose(r[name][1:], r["ours"][1:], rtol=1e-12)
+    np.testing.assert_allclose(r["big_negative_f16"][1:], r["ours"][1:], atol=2e-3)  # float16 rounding
+
+
+def test_fill_values_in_float16():
+    r = ex.fill_in_float16()
+    as_16 = dict(zip(r["value"].tolist(), r["float16"].tolist()))
+    assert as_16[-1e4] == -1e4 and as_16[-65504.0] == -65504.0
+    assert all(math.isinf(as_16[v]) for v in (-1e5, -1e9, -1e10))
+    assert np.isfinite(r["float32"]).all()
+
+
+def test_running_mean_is_uniform_causal_attention():
+    T = 6
+    W = ex.running_mean_weights(T)
+    assert W.tolist() == [[1 / (i + 1) if j <= i else 0.0 for j in range(T)] for i in range(T)]
+    V = np.random.default_rng(8).standard_normal((T, 3))
+    loop = np.array([V[: i + 1].mean(axis=0) for i in range(T)])
+    np.testing.assert_allclose(ex.running_mean(V), loop, rtol=1e-12)
+    np.testing.assert_allclose(W @ V, loop, rtol=1e-12, atol=1e-15)
+    with pytest.raises(ValueError):
+        ex.running_mean(np.zeros((0, 3)))
+
+
+def test_masking_view():
+    v = ex.masking_view(TOKENS, 16, 8, 0)
+    T = len(TOKENS)
+    w = v["weights_masked"]
+    assert w[0].tolist() == [1.0] + [0.0] * (T - 1)  # exactly, not approximately
+    assert (w[np.triu_indices(T, 1)] == 0).all()
+    np.testing.assert_allclose(w.sum(axis=1), 1.0)
+    np.testing.assert_array_equal(v["out_masked"][0], v["V"][0])
+    np.testing.assert_allclose(v["out_masked"][-1], v["out_free"][-1], atol=1e-15)
+    assert np.isneginf(v["masked_scores"][np.triu_indices(T, 1)]).all()
+    assert v["running_mean_error"] < 1e-14
+
+
+# ---- no peeking -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("position", [1, 3, 6])
+def test_no_peeking_is_exact(position):
+    p = ex.no_peeking(TOKENS, position, "dog", 16, 8, 0)
+    assert p["changed_tokens"][position] == "dog"
+    assert p["diff_masked"][:position].tolist() == [0.0] * position  # bit for bit
+    assert (p["diff_masked"][position:] > 0).all()
+    assert (p["diff_unmasked"] > 0).all()  # without the mask every output reads the changed token
+    np.testing.assert_array_equal(p["diffs"][:, 0], p["diff_masked"])
+    # the loop form: recompute with single_head and compare row by row
+    after = single_head(p["changed_tokens"], 16, 8, 0, mask=causal_mask(len(TOKENS)))["out"]
+    for i in range(position):
+        assert (after[i] == p["before_masked"][i]).all()
+
+
+def test_no_peeking_same_embedding_and_errors():
+    p = ex.no_peeking(TOKENS, 4, "THE", 16, 8, 0)  # embeddings ignore case: nothing changes anywhere
+    assert p["diff_unmasked"].max() == 0 and p["diff_masked"].max() == 0
+    for position in (-1, 7, 1.5, True):
+        with pytest.raises(ValueError, match="position"):
+            ex.no_peeking(TOKENS, position, "dog", 16, 8, 0)
+    with pytest.raises(ValueError, match="empty"):
+        ex.no_peeking(TOKENS, 2, "", 16, 8, 0)
+    with pytest.raises(ValueError, match="no tokens"):
+        ex.no_peeking([], 0, "dog", 16, 8, 0)
+
+
+# ---- properties -------------------------------------------------------------------------------------
+
+
+@settings(max_examples=40, deadline=None)
+@given(hnp.arrays(np.float64, hnp.array_shapes(min_dims=2, max_dims=2, min_side=1, max_side=8).map(
+    lambda s: (s[0], s[0])), elements=st.floats(-50, 50)))
+def test_masking_invariants(scores):
+    T = scores.shape[0]
+    r = ex.mask_after_softmax(scores, causal_mask(T))
+    assert (r["row_sums"] <= 1 + 1e-12).all()
+    np.testing.assert_allclose(r["right_row_sums"], 1.0)
+    e = ex.entropy(r["right"])
+    assert (e >= 0).all() and (e <= np.log2(np.arange(1, T + 1)) + 1e-9).all()  # row i has i + 1 keys
+    fm = ex.fully_masked_row(scores, ex.strict_causal_mask(T))
+    assert fm["ours"][0].tolist() == [0.0] * T
+    assert np.isfinite(fm["ours"]).all()
