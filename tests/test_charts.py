@@ -1,0 +1,304 @@
+"""ui/charts.py without a server: the data frames match the arrays, the specs are the designed ones."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import altair as alt
+import numpy as np
+import pandas as pd
+import pytest
+
+from ui import charts
+
+# Colour-blind-safe schemes that Vega ships: the perceptually uniform sequential maps and ColorBrewer's
+# colour-blind-safe diverging maps (plus Vega's blue-orange).
+CB_SAFE_SEQUENTIAL = {"viridis", "cividis", "magma", "inferno", "plasma"}
+CB_SAFE_DIVERGING = {"purpleorange", "blueorange", "brownbluegreen", "purplegreen", "pinkyellowgreen",
+                     "redblue", "redyellowblue"}
+
+
+def labels(n: int, prefix: str = "t") -> list[str]:
+    return [f"{prefix}{i}" for i in range(n)]
+
+
+def without_data(spec: dict) -> dict:
+    """A spec minus its numbers: what ui.render caches.
+
+    Altair names a view that carries a selection after a hash of the chart, data included; the name is
+    only a label that the selection param points to, so it is replaced by a placeholder here (and
+    test_select_rows_adds_pick_param checks that the param and the view agree).
+    """
+    text = json.dumps({k: v for k, v in spec.items() if k not in ("data", "datasets")}, sort_keys=True)
+    return json.loads(re.sub(r"view_[0-9a-f]+_(\d+)", r"view_\1", text))
+
+
+def walk(node):
+    """Every dict inside a spec (depth first)."""
+    if isinstance(node, dict):
+        yield node
+        for v in node.values():
+            yield from walk(v)
+    elif isinstance(node, list):
+        for v in node:
+            yield from walk(v)
+
+
+def layer_marks(spec: dict) -> list[str]:
+    marks = []
+    for layer in spec.get("layer", []):
+        mark = layer["mark"]
+        marks.append(mark if isinstance(mark, str) else mark["type"])
+    return marks
+
+
+def colour_scales(spec: dict) -> list[dict]:
+    return [d["color"]["scale"] for d in walk(spec)
+            if isinstance(d.get("color"), dict) and "scale" in d["color"]]
+
+
+# ---- heatmap_frame ----------------------------------------------------------------------------------
+
+
+def test_heatmap_frame_matches_matrix():
+    m = np.arange(12, dtype=float).reshape(3, 4) / 7 - 0.5
+    rows, cols = ["a", "b", "c"], ["w", "x", "y", "z"]
+    df = charts.heatmap_frame(m, rows, cols)
+    assert len(df) == 12
+    for rec in df.itertuples():
+        assert rec.value == pytest.approx(m[rec.row_i, rec.col_i])
+        assert rec.row == rows[rec.row_i]
+        assert rec.col == cols[rec.col_i]
+        assert rec.text == f"{m[rec.row_i, rec.col_i]:.2f}"
+    # pivoting back gives the matrix in display order
+    back = df.pivot(index="row_i", columns="col_i", values="value").to_numpy()
+    np.testing.assert_allclose(back, m)
+
+
+def test_heatmap_frame_decimals():
+    df = charts.heatmap_frame([[1 / 3]], ["a"], ["b"], decimals=4)
+    assert df["text"].tolist() == ["0.3333"]
+
+
+def test_unique_labels_for_repeated_tokens():
+    assert charts.unique_labels(["the", "cat", "the", "mat"]) == ["the (0)", "cat", "the (2)", "mat"]
+    assert charts.unique_labels(["a", "b"]) == ["a", "b"]
+    assert charts.unique_labels([]) == []
+    df = charts.heatmap_frame(np.eye(3), ["x", "x", "y"], ["x", "x", "y"])
+    assert df["row"].nunique() == 3 and df["col"].nunique() == 3
+    assert set(df["row"]) == {"x (0)", "x (1)", "y"}
+
+
+def test_nan_and_inf_cells_are_formatted():
+    m = np.array([[np.nan, np.inf], [-np.inf, 0.5]])
+    df = charts.heatmap_frame(m, ["a", "b"], ["c", "d"])
+    assert df["text"].tolist() == ["NaN", "inf", "-inf", "0.50"]
+    # non-finite cells carry no number (the colour scale skips them) and get no dark text
+    assert df["value"].isna().tolist() == [True, True, True, False]
+    assert not df["dark_text"][:3].any() and not df["dark_text_div"][:3].any()
+
+
+def test_all_non_finite_matrix_does_not_raise():
+    df = charts.heatmap_frame(np.full((2, 2), -np.inf), ["a", "b"], ["a", "b"])
+    assert df["text"].tolist() == ["-inf"] * 4
+
+
+@pytest.mark.parametrize(("rows", "cols"), [(["a"], ["c", "d"]), (["a", "b", "c"], ["c", "d"]),
+                                            (["a", "b"], ["c"]), (["a", "b"], [])])
+def test_wrong_label_counts_raise(rows, cols):
+    with pytest.raises(ValueError, match="labels"):
+        charts.heatmap_frame(np.zeros((2, 2)), rows, cols)
+
+
+@pytest.mark.parametrize("matrix", [np.zeros(3), np.zeros((2, 2, 2))])
+def test_non_2d_matrix_raises(matrix):
+    with pytest.raises(ValueError, match="2-D"):
+        charts.heatmap_frame(matrix, ["a", "b"], ["a", "b"])
+
+
+# ---- heatmap_chart ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("n_rows", "n_cols", "text_layer"), [
+    (1, 1, True), (7, 7, True), (16, 16, True), (16, 8, True), (17, 16, False), (16, 17, False), (32, 32, False),
+])
+def test_annotated_only_up_to_16(n_rows, n_cols, text_layer):
+    spec = charts.heatmap(np.zeros((n_rows, n_cols)), labels(n_rows), labels(n_cols, "k")).to_dict()
+    marks = layer_marks(spec)
+    assert marks[0] == "rect"
+    assert ("text" in marks) is text_layer
+
+
+def test_annotate_can_be_forced():
+    assert "text" not in layer_marks(charts.heatmap_chart(4, 4, annotate=False).to_dict())
+    assert "text" in layer_marks(charts.heatmap_chart(20, 20, annotate=True).to_dict())
+
+
+@pytest.mark.parametrize("domain", [None, (-2.0, 2.0)])
+def test_diverging_scale_is_centred_on_zero(domain):
+    spec = charts.heatmap_chart(5, 5, diverging=True, domain=domain).to_dict()
+    scales = colour_scales(spec)
+    assert scales, "no colour scale in the spec"
+    for scale in scales:
+        assert scale["domainMid"] == 0
+        assert scale["scheme"] in CB_SAFE_DIVERGING
+        if domain:
+            assert scale["domain"] == list(domain)
+
+
+def test_sequential_scale():
+    scales = colour_scales(charts.heatmap_chart(5, 5, domain=(0.0, 1.0)).to_dict())
+    assert scales
+    for scale in scales:
+        assert scale["scheme"] in CB_SAFE_SEQUENTIAL
+        assert "domainMid" not in scale
+        assert scale["domain"] == [0.0, 1.0]
+
+
+def test_colour_schemes_are_colour_blind_safe():
+    assert charts.SEQUENTIAL in CB_SAFE_SEQUENTIAL
+    assert charts.DIVERGING in CB_SAFE_DIVERGING
+
+
+def test_select_rows_adds_pick_param():
+    spec = charts.heatmap_chart(4, 4, select_rows=True).to_dict()
+    params = [p for d in walk(spec) for p in d.get("params", []) if isinstance(p, dict)]
+    pick = [p for p in params if p.get("name") == "pick"]
+    assert len(pick) == 1
+    assert pick[0]["select"]["type"] == "point"
+    assert pick[0]["select"]["fields"] == ["row_i"]
+    # the selection is bound to the rect layer by name: the spec is self-consistent without its data
+    assert pick[0]["views"] == [spec["layer"][0]["name"]]
+    plain = charts.heatmap_chart(4, 4).to_dict()
+    assert not any(p.get("name") == "pick" for d in walk(plain) for p in d.get("params", []))
+
+
+def cell_edges(spec: dict, n_rows: int, n_cols: int) -> tuple[float, float]:
+    """A heatmap cell's width and height in pixels, whether the spec sizes the chart by a step per cell
+    ({"step": px}) or by its total width and height."""
+    def edge(size, n):
+        return size["step"] if isinstance(size, dict) else size / n
+    return edge(spec["width"], n_cols), edge(spec["height"], n_rows)
+
+
+def expected_cell(n_cols: int, cell_px: int) -> int:
+    """The builder's own rule for a cell edge: cell_px, shrunk so wide matrices fit, at least 8 px."""
+    if hasattr(charts, "cell_size"):
+        return charts.cell_size(n_cols, cell_px)
+    return max(8, min(cell_px, 520 // n_cols))
+
+
+@pytest.mark.parametrize(("n_rows", "n_cols", "cell_px"), [(3, 3, 34), (7, 5, 22), (12, 40, 34), (128, 128, 34)])
+def test_cells_are_square(n_rows, n_cols, cell_px):
+    spec = charts.heatmap_chart(n_rows, n_cols, cell_px=cell_px).to_dict()
+    width, height = cell_edges(spec, n_rows, n_cols)
+    assert width == height  # square cells, whatever the shape
+    cell = expected_cell(n_cols, cell_px)
+    assert width == cell
+    # wide matrices shrink their cells to fit the page, never below 8 px and never above what was asked
+    assert 8 <= cell <= cell_px
+    assert cell * n_cols <= max(520, 8 * n_cols)
+
+
+def test_cell_px_is_used_when_it_fits():
+    spec = charts.heatmap_chart(4, 6, cell_px=22).to_dict()
+    assert cell_edges(spec, 4, 6) == (22, 22)
+
+
+@pytest.mark.parametrize("settings", [
+    {}, {"diverging": True}, {"select_rows": True, "domain": (0.0, 1.0)}, {"diverging": True, "title": "Q"},
+])
+@pytest.mark.parametrize("shape", [(3, 3), (7, 16), (20, 20)])
+def test_spec_does_not_depend_on_the_data(shape, settings):
+    """Two matrices of one shape give the same spec once the data is removed: caching the spec is valid."""
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal(shape)
+    b = rng.standard_normal(shape) * 100 + 5
+    b[0, 0] = np.nan
+    rows, cols = labels(shape[0]), labels(shape[1], "k")
+    spec_a = charts.heatmap(a, rows, cols, **settings).to_dict()
+    spec_b = charts.heatmap(b, rows, cols, **settings).to_dict()
+    assert spec_a["datasets"] != spec_b["datasets"]  # the numbers did reach the charts
+    assert without_data(spec_a) == without_data(spec_b)
+    # the numbers live only at the top level, where ui.render strips them; no layer carries its own data
+    assert not any("data" in layer for layer in spec_a.get("layer", []))
+    # and the data-free design is exactly what the builder makes with no data at all
+    empty = charts.heatmap_chart(shape[0], shape[1], **settings).to_dict()
+    assert without_data(empty) == without_data(spec_a)
+
+
+def test_tooltips_have_row_col_and_value():
+    spec = charts.heatmap(np.ones((3, 3)), labels(3), labels(3)).to_dict()
+    for layer in spec["layer"]:
+        fields = {t["field"] for t in layer["encoding"]["tooltip"]}
+        assert {"row", "col", "value"} <= fields
+
+
+def test_axes_keep_matrix_order():
+    spec = charts.heatmap_chart(3, 3).to_dict()
+    for layer in spec["layer"]:
+        assert layer["encoding"]["x"]["sort"]["field"] == "col_i"
+        assert layer["encoding"]["y"]["sort"]["field"] == "row_i"
+
+
+def test_title_is_set():
+    assert charts.heatmap_chart(2, 2, title="scores").to_dict()["title"] == "scores"
+    assert "title" not in charts.heatmap_chart(2, 2).to_dict()
+
+
+# ---- the other builders -----------------------------------------------------------------------------
+
+
+def test_grid_chart_builds_and_validates():
+    rng = np.random.default_rng(1)
+    weights = rng.dirichlet(np.ones(5), size=(4, 5))  # (H, T, T), rows sum to 1
+    df = charts.grid_frame(weights, [f"head {h}" for h in range(4)], labels(5), labels(5))
+    assert len(df) == 4 * 5 * 5
+    assert df.groupby("panel_i")["value"].sum().round(6).tolist() == [5.0] * 4
+    spec = charts.grid_chart(5, 5, columns=2, title="heads", data=df).to_dict()  # validates
+    assert spec["facet"]["field"] == "panel"
+    assert spec["columns"] == 2
+    assert spec["title"] == "heads"
+    assert without_data(charts.grid_chart(5, 5, columns=2, title="heads").to_dict()) == without_data(spec)
+    for scale in colour_scales(spec):
+        assert scale["domain"] == [0.0, 1.0]
+        assert scale["scheme"] in CB_SAFE_SEQUENTIAL
+
+
+def test_bar_chart_builds_and_validates():
+    df = charts.bar_frame(["a", "b", "a"], [0.5, 0.3, 0.2])
+    assert df["label"].tolist() == ["a (0)", "b", "a (2)"]
+    assert df["order"].tolist() == [0, 1, 2]
+    spec = charts.bar_chart(title="next", data=df).to_dict()
+    assert layer_marks(spec) == ["bar", "text"]
+    assert spec["width"] == "container"
+    assert isinstance(charts.bar_chart(domain=None).to_dict(), dict)
+
+
+def test_line_chart_builds_and_validates():
+    df = charts.line_frame([1, 2, 4, 8], {"scaled": [0.5, 0.4, 0.3, 0.3], "unscaled": [0.5, 0.6, 0.8, 0.9]})
+    assert len(df) == 8
+    assert set(df["series"]) == {"scaled", "unscaled"}
+    spec = charts.line_chart("d_k", "max weight", title="saturation", log_x=True, data=df).to_dict()
+    enc = spec["encoding"]
+    assert enc["x"]["scale"]["type"] == "log"
+    # the series is told apart by line style as well as colour, so it reads without colour vision
+    assert enc["strokeDash"]["field"] == "series"
+    assert {t["field"] for t in enc["tooltip"]} == {"series", "x", "y"}
+    assert isinstance(charts.line_chart("x", "y", log_y=True).to_dict(), dict)
+
+
+def test_builders_accept_empty_frames():
+    """ui.render builds every spec with no data; each builder must validate like that."""
+    for chart in (charts.heatmap_chart(3, 4), charts.grid_chart(3, 3, columns=2), charts.bar_chart(),
+                  charts.line_chart("x", "y")):
+        assert isinstance(chart, alt.TopLevelMixin)
+        assert "$schema" in chart.to_dict()
+
+
+def test_frame_dtypes_serialise():
+    """The frames go to the browser as Arrow: object columns must hold plain strings."""
+    df = charts.heatmap_frame(np.eye(2), ["猫", "<b>"], ["🐱", "a"])
+    assert all(isinstance(v, str) for v in df["row"]) and all(isinstance(v, str) for v in df["col"])
+    assert pd.api.types.is_integer_dtype(df["row_i"]) and pd.api.types.is_float_dtype(df["value"])
