@@ -27,7 +27,7 @@ import numpy as np
 
 from core.backward import loss_and_grads, loss_only
 from core.data import SyntheticTask, make_data
-from core.model import ModelConfig, flatten, init_params, save, unflatten
+from core.model import ModelConfig, flatten, forward, init_params, save, unflatten
 
 __all__ = ["AdamW", "TrainConfig", "Trainer", "TrainingDiverged", "clip_grad_norm", "loss_and_grads"]
 
@@ -153,13 +153,14 @@ class Trainer:
         self.history: list[float] = []  # training loss of every step
         self.val_history: list[tuple[int, float]] = []  # (step, validation loss)
         self.status, self.message = "ready", ""
+        self.seconds = 0.0  # time spent in step(), over every chunk and resumed session
         self.max_loss = diverge_factor * math.log(cfg.vocab_size)
 
     def step(self, n: int = 1) -> list[float]:
         """Run n optimiser steps; return their training losses. Raises TrainingDiverged (see the class)."""
         if self.status == "diverged":
             raise TrainingDiverged(self.message)
-        losses = []
+        losses, start = [], time.perf_counter()
         for _ in range(int(n)):
             ids, targets, mask = self.data.train_batch(self.rng, self.train_cfg.batch_size)
             loss, grads = loss_and_grads(self.params, self.cfg, ids, targets, mask)
@@ -173,6 +174,8 @@ class Trainer:
             self.steps += 1
             self.history.append(loss)
             losses.append(loss)
+            self.seconds += time.perf_counter() - start
+            start = time.perf_counter()
         self.status = "training"
         return losses
 
@@ -210,7 +213,8 @@ class Trainer:
         path.parent.mkdir(parents=True, exist_ok=True)
         state = {"model": self.cfg.to_dict(), "train": asdict(self.train_cfg), "steps": self.steps,
                  "adam_t": self.opt.t, "history": self.history, "val_history": self.val_history,
-                 "rng": self.rng.bit_generator.state, "data": self.data.name, "status": self.status}
+                 "rng": self.rng.bit_generator.state, "data": self.data.name, "status": self.status,
+                 "seconds": self.seconds}
         arrays = flatten({"params": self.params, "adam_m": unflatten(self.opt.m), "adam_v": unflatten(self.opt.v)})
         np.savez(path, state=np.array(json.dumps(state)), **arrays)
         return path
@@ -228,10 +232,20 @@ class Trainer:
             for k, a in flatten(saved).items():
                 target[k][...] = a
         trainer.opt.t, trainer.steps = state["adam_t"], state["steps"]
-        trainer.history, trainer.status = state["history"], state["status"]
+        trainer.history, trainer.status, trainer.seconds = state["history"], state["status"], state["seconds"]
         trainer.val_history = [tuple(x) for x in state["val_history"]]
         trainer.rng.bit_generator.state = state["rng"]
         return trainer
+
+
+def pattern_mass(params, cfg: ModelConfig, task: SyntheticTask, n: int = 256) -> np.ndarray:
+    """(n_layers, H): mean attention weight that each head puts, at the task's second-half queries, on
+    the key holding the token to predict (task.expected_keys). Near 1: that head solves the task."""
+    ids = task.val_batches(n, n)[0].ids
+    _, trace = forward(params, cfg, ids)
+    keys = task.expected_keys()
+    q = np.flatnonzero(keys >= 0)
+    return np.array([layer["weights"][:, :, q, keys[q]].mean(axis=(0, 2)) for layer in trace["layers"]])
 
 
 # ---- the command line: python -m core.train --data pydoc --steps 3000 --out core/weights/pydoc_char ---
@@ -276,24 +290,25 @@ def main(argv: list[str] | None = None) -> None:
         tc = TrainConfig(lr=args.lr, batch_size=args.batch, weight_decay=args.weight_decay,
                          warmup_steps=args.warmup, decay_steps=args.steps)
         trainer = Trainer(cfg, data, tc, seed=args.seed)
-    start = time.perf_counter()
     while trainer.steps < args.steps:
         losses = trainer.step(min(args.eval_every, args.steps - trainer.steps))
         val = trainer.evaluate()
-        print(f"step {trainer.steps:6d}  train {np.mean(losses):.4f}  val {val:.4f}  "
-              f"{time.perf_counter() - start:7.1f} s", flush=True)
+        print(f"step {trainer.steps:6d}  train {np.mean(losses):.4f}  val {val:.4f}  {trainer.seconds:7.1f} s",
+              flush=True)
         if args.checkpoint:
             trainer.save_checkpoint(args.checkpoint)
-    wall = time.perf_counter() - start
     meta = {
         "tokenizer": data.tokenizer.to_dict(), "data": data.name, "steps": trainer.steps,
         "train_loss": trainer.evaluate(1024, split="train"), "val_loss": trainer.evaluate(None),
-        "bigram_val_loss": data.bigram_baseline(), "wall_time_s": round(wall, 1),
+        "bigram_val_loss": data.bigram_baseline(), "wall_time_s": round(trainer.seconds, 1),
         "train_config": asdict(trainer.train_cfg), "seed": args.seed,
         "command": "python -m core.train " + shlex.join(argv),
     }
     if isinstance(data, SyntheticTask):
         meta["task"] = asdict(data)
+        mass = pattern_mass(trainer.params, trainer.cfg, data)
+        layer, head = np.unravel_index(mass.argmax(), mass.shape)
+        meta["pattern"] = {"layer": int(layer), "head": int(head), "mass": round(float(mass.max()), 4)}
     save(args.out, trainer.params, trainer.cfg, meta)
     print(json.dumps({k: meta[k] for k in ("train_loss", "val_loss", "bigram_val_loss", "wall_time_s")}))
 

@@ -115,6 +115,7 @@ def test_checkpoint_resume_continues_exactly(tmp_path):
     assert path.suffix == ".npz"
     b = tr.Trainer.load_checkpoint(path, task)
     assert b.steps == 5 and b.history == a.history and b.val_history == a.val_history
+    assert b.seconds == a.seconds > 0
     assert b.cfg == a.cfg and b.train_cfg == a.train_cfg
     assert a.step(4) == b.step(4)
     for name, arr in flatten(a.params).items():
