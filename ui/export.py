@@ -76,24 +76,26 @@ def all_csv_zip(items: list[dict]) -> bytes:
 
 
 def export_panel() -> None:
-    """An expander listing every matrix drawn on this page, each as CSV, PNG and SVG."""
+    """An expander: pick any matrix drawn on this page and download it as CSV, PNG or SVG, or all as a ZIP.
+
+    One picker and four buttons whatever the number of matrices: a button per matrix would cost
+    a widget each on every rerun (a page with 30 heatmaps would draw 90 buttons).
+    """
     items = drawn()
     if not items:
         return
     with st.expander(f"Export: {len(items)} matrices on this page (CSV, PNG, SVG)"):
-        st.download_button("All matrices as CSV (ZIP)", lambda: all_csv_zip(items), file_name="attention-lab.zip",
-                           mime="application/zip", key="export_zip", on_click="ignore")
-        for i, item in enumerate(items):
-            name = slug(item["title"])
-            shape = "×".join(str(n) for n in item["matrix"].shape)
-            cols = st.columns([3, 1, 1, 1])
-            cols[0].text(f"{item['title']} ({shape})")
-            cols[1].download_button("CSV", lambda it=item: matrix_csv(it["matrix"], it["rows"], it["cols"]),
-                                    file_name=f"{name}.csv", mime="text/csv", key=f"export_csv_{i}",
-                                    on_click="ignore")
-            cols[2].download_button("PNG", lambda it=item: chart_png(it["spec"], it["data"]),
-                                    file_name=f"{name}.png", mime="image/png", key=f"export_png_{i}",
-                                    on_click="ignore")
-            cols[3].download_button("SVG", lambda it=item: chart_svg(it["spec"], it["data"]),
-                                    file_name=f"{name}.svg", mime="image/svg+xml", key=f"export_svg_{i}",
-                                    on_click="ignore")
+        names = [f"{i + 1}. {item['title']} ({'×'.join(str(n) for n in item['matrix'].shape)})"
+                 for i, item in enumerate(items)]
+        chosen = st.selectbox("Matrix", range(len(items)), format_func=lambda i: names[i], key="export_pick")
+        item = items[min(chosen or 0, len(items) - 1)]
+        name = slug(item["title"])
+        cols = st.columns(4)
+        cols[0].download_button("CSV", lambda: matrix_csv(item["matrix"], item["rows"], item["cols"]),
+                                file_name=f"{name}.csv", mime="text/csv", key="export_csv", on_click="ignore")
+        cols[1].download_button("PNG", lambda: chart_png(item["spec"], item["data"]), file_name=f"{name}.png",
+                                mime="image/png", key="export_png", on_click="ignore")
+        cols[2].download_button("SVG", lambda: chart_svg(item["spec"], item["data"]), file_name=f"{name}.svg",
+                                mime="image/svg+xml", key="export_svg", on_click="ignore")
+        cols[3].download_button("All as CSV (ZIP)", lambda: all_csv_zip(items), file_name="attention-lab.zip",
+                                mime="application/zip", key="export_zip", on_click="ignore")

@@ -24,7 +24,9 @@ def code_span(text: str) -> str:
 
 
 def shape_str(shape) -> str:
-    return "(" + ", ".join(str(int(n)) for n in shape) + ")"
+    """(7, 8) -> '(7, 8)'; a 1-D shape keeps Python's trailing comma: '(7,)'."""
+    dims = [str(int(n)) for n in shape]
+    return f"({dims[0]},)" if len(dims) == 1 else "(" + ", ".join(dims) + ")"
 
 
 def shape_caption(name: str, array, legend: str = "") -> None:
