@@ -46,13 +46,18 @@ def shipped_config() -> tuple[ModelConfig, int]:
     return ModelConfig(**doc["config"]), doc["meta"]["train_config"]["batch_size"]
 
 
-def median_ms(fn, repeats: int) -> float:
-    times = []
+def median_ms(fn, repeats: int) -> tuple[float, float]:
+    """Median wall-clock and CPU (all threads of this process) milliseconds of fn().
+
+    On a shared machine the CPU time is the steadier figure: other processes stretch the wall clock.
+    """
+    wall, cpu = [], []
     for _ in range(repeats):
-        start = time.perf_counter()
+        w, c = time.perf_counter(), time.process_time()
         fn()
-        times.append(time.perf_counter() - start)
-    return 1e3 * float(np.median(times))
+        wall.append(time.perf_counter() - w)
+        cpu.append(time.process_time() - c)
+    return 1e3 * float(np.median(wall)), 1e3 * float(np.median(cpu))
 
 
 def main() -> None:
@@ -71,9 +76,10 @@ def main() -> None:
     threads = os.environ.get("OPENBLAS_NUM_THREADS", "default")
     print(f"model: D={cfg.d_model} H={cfg.n_heads} layers={cfg.n_layers} T={T} V={cfg.vocab_size}, "
           f"batch {B} ({B * T} tokens), float32, {os.cpu_count()} CPUs, OPENBLAS_NUM_THREADS={threads}")
-    print(f"{'what':<28}{'ms/step':>10}{'tokens/s':>12}")
-    for name, ms in (("optimiser step (all)", step_ms), ("loss_and_grads only", grad_ms)):
-        print(f"{name:<28}{ms:>10.1f}{B * T / ms * 1e3:>12,.0f}")
+    print(f"load average {os.getloadavg()[0]:.1f} (above {os.cpu_count()} means other work shares the CPUs)")
+    print(f"{'what':<24}{'wall ms/step':>14}{'tokens/s':>10}{'CPU ms/step':>14}")
+    for name, (wall, cpu) in (("optimiser step (all)", step_ms), ("loss_and_grads only", grad_ms)):
+        print(f"{name:<24}{wall:>14.1f}{B * T / wall * 1e3:>10,.0f}{cpu:>14.1f}")
     if args.profile:
         prof = cProfile.Profile()
         prof.runcall(lambda: trainer.step(20))

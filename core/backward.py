@@ -52,11 +52,13 @@ def linear_backward(dy, cache):
 
 def layer_norm_forward(x, g, b, eps=1e-5):
     """x (..., D), g (D,), b (D,) -> y (..., D). Same formula, same order of operations as core.layers."""
-    mean = x.mean(axis=-1, keepdims=True)
-    var = x.var(axis=-1, keepdims=True)  # biased: divides by D
+    xhat = x - x.mean(axis=-1, keepdims=True)
+    var = np.add.reduce(xhat * xhat, axis=-1, keepdims=True) / x.shape[-1]  # biased: divides by D (= x.var)
     std = np.sqrt(var + eps)
-    xhat = (x - mean) / std
-    return xhat * g + b, (xhat, std, g)
+    xhat /= std
+    y = xhat * g
+    y += b
+    return y, (xhat, std, g)
 
 
 def layer_norm_backward(dy, cache):
