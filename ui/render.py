@@ -7,6 +7,7 @@ it is built once per process (st.cache_resource) and every rerun sends just the 
 
 from __future__ import annotations
 
+import functools
 import importlib
 from collections.abc import Callable
 
@@ -17,7 +18,7 @@ import streamlit as st
 from ui import charts, export, page
 
 
-@st.cache_resource(show_spinner=False, max_entries=512)
+@functools.lru_cache(maxsize=512)
 def _spec(module: str, name: str, settings: tuple) -> dict:
     """The chart's spec without its data. Keyed by the builder and its (small, hashable) settings."""
     builder: Callable = getattr(importlib.import_module(module), name)
@@ -30,7 +31,11 @@ def _spec(module: str, name: str, settings: tuple) -> dict:
 
 
 def spec_for(builder: Callable, **settings) -> dict:
-    """The cached spec of builder(**settings); settings must be hashable (numbers, strings, tuples)."""
+    """The cached spec of builder(**settings); settings must be hashable (numbers, strings, tuples).
+
+    A plain per-process LRU cache, not st.cache_resource: the key is a short tuple, and Streamlit's
+    cache hashed it at ~4 ms a call, more than the chart itself costs to send.
+    """
     return _spec(builder.__module__, builder.__qualname__, tuple(sorted(settings.items())))
 
 
@@ -41,8 +46,10 @@ def show(builder: Callable, data: pd.DataFrame, key: str | None = None, on_selec
     Returns the selection state when on_select is set. Pass width="stretch" for charts whose spec
     says width="container" (bars, lines).
     """
-    spec = spec_for(builder, **settings)
-    # No width for fixed-size charts: width="content" collapses layered charts (seen in Chromium).
+    return _draw(spec_for(builder, **settings), data, key=key, on_select=on_select, width=width)
+
+
+def _draw(spec: dict, data: pd.DataFrame, key: str | None, on_select: str, width: str | None):
     kwargs = {"key": key} if key else {}
     if width:
         kwargs["width"] = width
@@ -61,8 +68,10 @@ def show_heatmap(matrix, row_labels, col_labels, title: str = "", key: str | Non
     cell = int(settings.pop("cell_px", charts.CELL_PX) * page.chart_scale())
     settings.setdefault("annotate", max(n_rows, n_cols) <= charts.ANNOTATE_MAX_CELLS)
     settings = dict(cell_px=charts.cell_size(n_cols, cell), title=title, select_rows=select_rows, **settings)
-    state = show(charts.heatmap_chart, df, key=key, on_select="rerun" if select_rows else "ignore", **settings)
-    export.record(title, matrix, row_labels, col_labels, spec_for(charts.heatmap_chart, **settings), df)
+    spec = spec_for(charts.heatmap_chart, **settings)
+    # width="content": the spec's step sizes the chart; "stretch" would widen it and the cells stop being square
+    state = _draw(spec, df, key=key, on_select="rerun" if select_rows else "ignore", width="content")
+    export.record(title, matrix, row_labels, col_labels, spec, df)
     if select_rows:
         return picked_row(state)
     return None
