@@ -20,7 +20,7 @@ import math
 import shlex
 import sys
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -154,6 +154,7 @@ class Trainer:
         self.val_history: list[tuple[int, float]] = []  # (step, validation loss)
         self.status, self.message = "ready", ""
         self.seconds = 0.0  # time spent in step(), over every chunk and resumed session
+        self._good = None  # copies of params, Adam's m and v from before the last update
         self.max_loss = diverge_factor * math.log(cfg.vocab_size)
 
     def step(self, n: int = 1) -> list[float]:
@@ -180,7 +181,8 @@ class Trainer:
         return losses
 
     def _diverge(self, loss: float):
-        if hasattr(self, "_good"):  # undo the step that led here
+        at = self.steps + 1  # the step whose loss went bad
+        if self._good is not None:  # undo the update that led here
             for target, saved in zip((self._flat, self.opt.m, self.opt.v), self._good):
                 for k, a in saved.items():
                     target[k][...] = a
@@ -189,10 +191,18 @@ class Trainer:
             self.history.pop()
         self.status = "diverged"
         self.message = (
-            f"Training stopped at step {self.steps + 1}: the loss became {loss:.4g}. The learning rate "
-            f"{self.train_cfg.lr:g} is probably too high; the parameters were restored to step {self.steps}."
+            f"Training stopped: the loss became {loss:.4g} at step {at}. The learning rate {self.train_cfg.lr:g} "
+            f"is probably too high; the model was put back as it was after step {self.steps}."
         )
         raise TrainingDiverged(self.message)
+
+    def set_learning_rate(self, lr: float) -> None:
+        """Change the peak learning rate from the next step on; after a divergence, this lets training
+        go on from the restored parameters."""
+        self.train_cfg = replace(self.train_cfg, lr=lr)  # validates lr
+        self.opt.cfg = self.train_cfg
+        if self.status == "diverged":
+            self.status, self.message = "training", ""
 
     def evaluate(self, max_windows: int | None = 256, split: str = "val") -> float:
         """Mean loss over a fixed set of windows of the split (weighted by each batch's mask)."""

@@ -102,7 +102,12 @@ def test_huge_learning_rate_stops_with_last_good_params():
     assert len(trainer.history) == trainer.steps
     assert all(math.isfinite(x) and x <= trainer.max_loss for x in trainer.history)
     with pytest.raises(tr.TrainingDiverged):
-        trainer.step(1)  # stays stopped until the caller starts a new trainer
+        trainer.step(1)  # stays stopped until the learning rate changes
+    with pytest.raises(ValueError, match="learning rate"):
+        trainer.set_learning_rate(-1.0)
+    trainer.set_learning_rate(1e-3)
+    assert trainer.status == "training" and trainer.train_cfg.lr == trainer.opt.cfg.lr == 1e-3
+    assert all(math.isfinite(x) for x in trainer.step(3))
 
 
 def test_checkpoint_resume_continues_exactly(tmp_path):
