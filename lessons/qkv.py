@@ -46,7 +46,7 @@ if len(word_tokens(sentence)) > T:
 
 st.subheader("Embeddings X")
 render.show_heatmap(a["X"], tokens, dims_D, title="X", key="qkv_x", diverging=True, x_title="dimension",
-                    y_title="token")
+                    y_title="token", max_width=700)
 shape_caption("X", a["X"], "(T, d_model)")
 
 st.subheader("Three projections")

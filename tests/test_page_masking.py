@@ -155,7 +155,7 @@ def test_no_peeking_defaults(default_page):
 def test_shapes_notice_and_code(default_page):
     captions = "\n".join(str(c.value) for c in default_page.caption)
     for caption in ("mask · shape (7, 7) = (T, T)", "out · shape (7, 8) = (T, d_k)", "changes · shape (7, 2)",
-                    "W · shape (7, 7)", "row sums · shape (7) = (T,)"):
+                    "W · shape (7, 7)", "row sums · shape (7,) = (T,)"):
         assert caption in captions, caption
     text = texts(default_page)
     assert "What to notice" in text and "no_peeking" in text and "masking_view" in text

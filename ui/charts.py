@@ -45,13 +45,16 @@ def heatmap_frame(matrix, row_labels: Sequence[str], col_labels: Sequence[str], 
     lo = flat[finite].min() if finite.any() else 0.0
     hi = flat[finite].max() if finite.any() else 1.0
     span = (hi - lo) or 1.0
+    # Cell text is only printed up to 16 x 16; formatting 16,000 unprinted strings cost a third of a
+    # large page's rerun. Categorical labels travel to the browser as a small dictionary.
+    printed = max(R, C) <= ANNOTATE_MAX_CELLS
     return pd.DataFrame({
-        "row": np.array(rows, dtype=object)[ri.ravel()],
-        "col": np.array(cols, dtype=object)[ci.ravel()],
+        "row": pd.Categorical.from_codes(ri.ravel(), categories=pd.Index(rows, dtype=object)),
+        "col": pd.Categorical.from_codes(ci.ravel(), categories=pd.Index(cols, dtype=object)),
         "row_i": ri.ravel(),
         "col_i": ci.ravel(),
         "value": np.where(finite, flat, np.nan),
-        "text": [_fmt(v, decimals) for v in flat],
+        "text": [_fmt(v, decimals) for v in flat] if printed else np.full(flat.shape, "", dtype=object),
         # dark text on light cells: viridis is light at its top end, the diverging scale near its middle
         "dark_text": ((flat - lo) / span > 0.55) & finite,
         "dark_text_div": (np.abs(flat) < 0.5 * max(abs(lo), abs(hi), 1e-12)) & finite,

@@ -49,8 +49,22 @@ def show(builder: Callable, data: pd.DataFrame, key: str | None = None, on_selec
     return _draw(spec_for(builder, **settings), data, key=key, on_select=on_select, width=width)
 
 
-def _draw(spec: dict, data: pd.DataFrame, key: str | None, on_select: str, width: str | None):
+def describe(matrix, row_labels, col_labels, title: str) -> str:
+    """A text alternative for a heatmap: its size, range and largest cell, for screen readers."""
+    m = np.asarray(matrix, dtype=np.float64)
+    finite = np.isfinite(m)
+    if not finite.any():
+        return f"Heatmap {title}: {m.shape[0]} by {m.shape[1]}, no finite values."
+    r, c = np.unravel_index(np.argmax(np.where(finite, m, -np.inf)), m.shape)
+    return (f"Heatmap {title}: {m.shape[0]} rows by {m.shape[1]} columns, values from {m[finite].min():.3g} "
+            f"to {m[finite].max():.3g}; the largest is row {row_labels[r]}, column {col_labels[c]}.")
+
+
+def _draw(spec: dict, data: pd.DataFrame, key: str | None, on_select: str, width: str | None,
+          alt: str | None = None):
     kwargs = {"key": key} if key else {}
+    if alt:
+        kwargs["alt"] = alt[:500]
     if width:
         kwargs["width"] = width
     if on_select != "ignore":
@@ -59,18 +73,24 @@ def _draw(spec: dict, data: pd.DataFrame, key: str | None, on_select: str, width
 
 
 def show_heatmap(matrix, row_labels, col_labels, title: str = "", key: str | None = None,
-                 select_rows: bool = False, **settings):
-    """Heatmap of a matrix with token labels. With select_rows, returns the clicked row index (or None)."""
+                 select_rows: bool = False, max_width: int = 300, **settings):
+    """Heatmap of a matrix with token labels. With select_rows, returns the clicked row index (or None).
+
+    Cells are square while the plot fits in max_width pixels (about a half-width column; pass more for a
+    chart that has the page to itself); a wider matrix stretches to its column instead of spilling over.
+    """
     df = charts.heatmap_frame(matrix, row_labels, col_labels)
     n_rows, n_cols = np.shape(matrix)
+    scale = page.chart_scale()
+    cell = charts.cell_size(n_cols, int(settings.pop("cell_px", charts.CELL_PX) * scale), int(max_width * scale))
+    fits = cell * n_cols <= max_width * scale
     # The spec must not depend on the shape (or every slider move would rebuild it): pass the
     # snapped cell size and the annotate flag instead of n_rows / n_cols.
-    cell = int(settings.pop("cell_px", charts.CELL_PX) * page.chart_scale())
     settings.setdefault("annotate", max(n_rows, n_cols) <= charts.ANNOTATE_MAX_CELLS)
-    settings = dict(cell_px=charts.cell_size(n_cols, cell), title=title, select_rows=select_rows, **settings)
+    settings = dict(cell_px=cell, title=title, select_rows=select_rows, **settings)
     spec = spec_for(charts.heatmap_chart, **settings)
-    # width="content": the spec's step sizes the chart; "stretch" would widen it and the cells stop being square
-    state = _draw(spec, df, key=key, on_select="rerun" if select_rows else "ignore", width="content")
+    state = _draw(spec, df, key=key, on_select="rerun" if select_rows else "ignore",
+                  width="content" if fits else "stretch", alt=describe(matrix, row_labels, col_labels, title))
     export.record(title, matrix, row_labels, col_labels, spec, df)
     if select_rows:
         return picked_row(state)
