@@ -81,7 +81,7 @@ with right:
                         key="masking_scores", diverging=True, cell_px=cell_half)
     shape_caption("masked scores", a["masked_scores"], "(T, T), −∞ above the diagonal")
 st.caption("Query i (a row) may look at key j (a column) when j ≤ i. Above the diagonal the score is replaced "
-           "by −∞ (blank cells): np.where(mask, scores, −∞).")
+           "by −∞ (grey cells): np.where(mask, scores, −∞).")
 
 # ---- without and with -----------------------------------------------------------------------------------
 st.subheader("Compare: without and with the mask")
@@ -177,7 +177,7 @@ with right:
                         domain=(0.0, 1.0), cell_px=cell_half)
     shape_caption("weights", fm["ours"], "(T, T)")
 row_naive = ", ".join(fmt(w) for w in fm["naive"][0][:6])
-st.markdown(f"Row 0, naive: [{row_naive}{', …' if T > 6 else ''}] (the blank row); guarded: all 0, so that "
+st.markdown(f"Row 0, naive: [{row_naive}{', …' if T > 6 else ''}] (the grey row); guarded: all 0, so that "
             "token's output is a vector of zeros and nothing downstream breaks. Every other row is the same in both.")
 
 st.subheader("Mistake 3: −1e9 instead of −∞")

@@ -56,8 +56,9 @@ def heatmap_frame(matrix, row_labels: Sequence[str], col_labels: Sequence[str], 
         "value": np.where(finite, flat, np.nan),
         "text": [_fmt(v, decimals) for v in flat] if printed else np.full(flat.shape, "", dtype=object),
         # dark text on light cells: viridis is light at its top end, the diverging scale near its middle
-        "dark_text": ((flat - lo) / span > 0.55) & finite,
-        "dark_text_div": (np.abs(flat) < 0.5 * max(abs(lo), abs(hi), 1e-12)) & finite,
+        # non-finite cells (NaN, -inf from a mask) sit on a light grey cell, so their text is dark too
+        "dark_text": ((flat - lo) / span > 0.55) | ~finite,
+        "dark_text_div": (np.abs(flat) < 0.5 * max(abs(lo), abs(hi), 1e-12)) | ~finite,
     })
 
 
@@ -127,7 +128,11 @@ def heatmap_chart(
         rect = rect.add_params(pick).encode(
             opacity=alt.condition(pick, alt.value(1.0), alt.value(0.35)),
         )
-    layers = [rect]
+    # Cells with no finite value (NaN, or -inf where a mask struck a score) are drawn light grey,
+    # not left as holes, so "-inf" and "NaN" read as values in both themes.
+    missing = base.transform_filter("!isValid(datum.value) || !isFinite(datum.value)").mark_rect(
+        fill="#d9d9d9", stroke="white", strokeWidth=0.5).encode(tooltip=tooltip)
+    layers = [missing, rect]
     if annotate:
         font_size = max(8, min(14, cell_px // 3))
         layers.append(base.mark_text(fontSize=font_size, font=FONT).encode(
