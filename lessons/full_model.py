@@ -129,7 +129,8 @@ st.markdown(
     "it, read again."
 )
 
-trained = model_store.char_models()
+# Shipped character models first, then any model trained on the Training page in this session.
+trained = model_store.char_models() + list(model_store.session_models())
 prompt = controls.text("fm_prompt", "Prompt", DEFAULT_PROMPT, max_chars=MAX_PROMPT_CHARS,
                        help="Any text. The model reads it one character at a time.")
 temperature = controls.temperature()
@@ -140,12 +141,17 @@ if trained:
     compare = controls.toggle("fm_compare", "Compare with random weights",
                               help="The same model shape with untrained weights, side by side.")
     try:
-        model = model_store.load_model(name)
+        model = model_store.get_model(name)
     except ValueError as err:
         model_error, model, compare = str(err), model_store.random_model(seed), False
 else:
     model, compare = model_store.random_model(seed), False
 cfg, tok = model.cfg, model.tokenizer
+task = model.meta.get("task")
+if task:
+    kind = task.get("kind", "synthetic") if isinstance(task, dict) else str(task)
+    st.info(f"This model was trained on the {escape_md(kind)} task and knows only the characters "
+            f"{code_span(''.join(tok.itos[1:]))}: try a prompt such as {code_span('ABCDEFGH|')}.")
 top_k = controls.number_slider("fm_top_k", "Top-k (0 = no limit)", 0, cfg.vocab_size, 0,
                                help="Keep only the k most likely characters before sampling; 0 keeps them all.")
 n_chars = controls.number_slider("fm_n_chars", "Characters to generate", 1, 300, 80)

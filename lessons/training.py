@@ -260,5 +260,5 @@ notice([
     "the weights go back to the last good step.",
 ])
 if not page.presenting():
-    show_code(loss_and_grads, clip_grad_norm, AdamW, TrainConfig, Trainer)
+    show_code(loss_and_grads, Trainer.step, AdamW.update, clip_grad_norm, TrainConfig)
 page.footer(__file__)

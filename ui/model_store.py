@@ -106,14 +106,32 @@ def _load(json_path: str, mtime_ns: int) -> Model:
     return Model(path.stem, params, cfg, tokenizer, meta, True, ("file", path.stem, mtime_ns))
 
 
+SESSION_KEY = "session_models"  # name -> Model, filled by the Training page for this session only
+
+
+def session_models() -> dict:
+    """The models this session trained on the Training page (name -> Model), oldest first."""
+    models = st.session_state.get(SESSION_KEY, {})
+    return dict(models) if isinstance(models, dict) else {}
+
+
+def get_model(name: str) -> Model:
+    """A model by name: one trained in this session, else a shipped one (ValueError if neither)."""
+    trained_here = session_models()
+    if name in trained_here:
+        return trained_here[name]
+    return load_model(name)
+
+
 def random_model(seed: int = 0, like: str | None = None) -> Model:
     """Seeded random weights (GPT-2's initialisation): what a model knows before any training.
 
     Without `like`: printable-ASCII characters, d_model 64, 4 heads, 2 layers, max_len 64.
-    With like=NAME: the same configuration and tokenizer as that shipped model, for a fair comparison.
+    With like=NAME: the same configuration and tokenizer as that model (shipped, or trained in this
+    session), for a fair comparison.
     """
-    # The shipped model's source (with its file time) is in the key: a retrained file gets a new twin.
-    return _random(int(seed), like, load_model(like).source if like is not None else None)
+    # The model's source (with its file time or training step) is in the key: a retrained model gets a new twin.
+    return _random(int(seed), like, get_model(like).source if like is not None else None)
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)
@@ -137,6 +155,11 @@ def from_source(source: tuple) -> Model:
         return random_model(*rest)
     if kind == "file":
         return load_model(rest[0])
+    if kind == "session":
+        model = session_models().get(rest[0])
+        if model is None:
+            raise ValueError(f"The model {rest[0]!r} was trained in another session, or has been replaced.")
+        return model
     raise ValueError(f"Unknown model source {source!r}.")
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import inspect
 import re
 
@@ -19,7 +20,7 @@ def escape_md(text: str) -> str:
 def code_span(text: str) -> str:
     """User text as an inline code span: shown verbatim, nothing inside is interpreted."""
     text = str(text).replace("\n", " ")
-    fence = "``" if "`" in text else "`"
+    fence = "`" * (1 + max(map(len, re.findall("`+", text)), default=0))  # longer than any run inside: unclosable
     return f"{fence} {text} {fence}" if "`" in text else f"{fence}{text}{fence}"
 
 
@@ -45,16 +46,17 @@ def notice(points: list[str], title: str = "What to notice") -> None:
 
 
 @st.cache_data(show_spinner=False)
-def _source(qualname: str) -> str:
-    module_name, _, attr = qualname.rpartition(".")
-    module = __import__(module_name, fromlist=[attr])
-    return inspect.getsource(getattr(module, attr))
+def _source(module_name: str, qualname: str) -> str:
+    """Source of a function, class or method ('Trainer.step') in a module."""
+    obj = importlib.import_module(module_name)
+    for part in qualname.split("."):
+        obj = getattr(obj, part)
+    return inspect.getsource(obj)
 
 
 def show_code(*functions, title: str = "Show the code") -> None:
-    """An expander with the source of the core functions that produced what is on screen."""
+    """An expander with the source of the core functions (or methods) that produced what is on screen."""
     with st.expander(title):
         for fn in functions:
-            qualname = f"{fn.__module__}.{fn.__qualname__}"
-            st.markdown(f"`{qualname}`")
-            st.code(_source(qualname), language="python")
+            st.markdown(f"`{fn.__module__}.{fn.__qualname__}`")
+            st.code(_source(fn.__module__, fn.__qualname__), language="python")
