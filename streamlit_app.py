@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import streamlit as st
+from threadpoolctl import threadpool_limits
 
 from ui import controls, exercises, export
 from ui.nav import available
@@ -19,6 +20,13 @@ digraph {
   emb -> qkv -> sc -> scale -> mask -> sm -> ws -> heads -> block -> model;
 }
 """
+
+
+@st.cache_resource
+def one_blas_thread():
+    """Once per process: one BLAS thread per computation. Sessions already run side by side on the cores;
+    BLAS threads on top of them oversubscribe a small server (a training step ran ~3x slower)."""
+    return threadpool_limits(1)
 
 
 def home() -> None:
@@ -51,6 +59,7 @@ def home() -> None:
 presenting = str(st.query_params.get("present", "")).lower() in ("true", "1")
 st.set_page_config(page_title="Attention Lab", page_icon="🔍", layout="wide",
                    initial_sidebar_state="collapsed" if presenting else "auto")
+one_blas_thread()
 controls.start_run()
 export.start_run()
 pages = [st.Page(home, title="Home", icon="🏠", default=True)] + [
