@@ -34,6 +34,7 @@ from core.model import ModelConfig, flatten, forward, unflatten
 from core.train import TrainConfig, Trainer, TrainingDiverged, pattern_mass
 from ui import charts
 from ui.model_store import Model
+from ui.text import escape_md
 
 SESSION_KEY = "tr_session"
 MODELS_KEY = "session_models"  # name -> ui.model_store.Model; the Full model page reads it
@@ -155,7 +156,7 @@ def read_text(raw: bytes | str | None, name: str = "") -> bytes | str:
         raise ValueError("The text is empty: paste or upload some text to train on.")
     size = len(raw.encode("utf-8")) if isinstance(raw, str) else len(raw)
     if size > UPLOAD_CAP_BYTES:
-        what = f"“{name}”" if name else "The text"
+        what = f"“{escape_md(name)}”" if name else "The text"  # a file's name is the user's: never Markdown
         raise ValueError(f"{what} is {size / 1000:,.0f} KB; the limit here is {UPLOAD_CAP_BYTES // 1000} KB. "
                          "Use a shorter file, or paste a part of it.")
     return raw
