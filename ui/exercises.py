@@ -79,6 +79,17 @@ def total_progress() -> tuple[int, int]:
     return sum(flat), len(flat)
 
 
+def _is_attempt(ex: Exercise, response) -> bool:
+    """An answer that was checked: an option picked, or text that reads as a number (not empty, not a typo)."""
+    if ex.answer is None:
+        return response is not None
+    try:
+        parse_number(str(response))
+    except ValueError:
+        return False
+    return True
+
+
 def _render_one(lesson: str, ex: Exercise, number: int) -> None:
     key = f"ex_{lesson}_{ex.id}"
     st.markdown(f"**{number}.** {ex.prompt}")
@@ -96,7 +107,7 @@ def _render_one(lesson: str, ex: Exercise, number: int) -> None:
         submitted = st.form_submit_button("Check")
     if submitted:
         ok, feedback = check(ex, response)
-        if ok or response not in (None, ""):
+        if ok or _is_attempt(ex, response):
             progress(lesson)[ex.id] = progress(lesson).get(ex.id, False) or ok
         (st.success if ok else st.error)(feedback)
         st.info(ex.explanation)
@@ -108,15 +119,17 @@ def render(lesson: str, exercises: list[Exercise]) -> None:
     """The 'Check yourself' section of a lesson page."""
     if not exercises:
         return
-    done = progress(lesson)
-    solved = sum(done.get(ex.id, False) for ex in exercises)
     # A fixed label: a label that changed with the score would close the expander on every answer.
     with st.expander("✏️ Check yourself", expanded=False):
-        st.caption(f"{solved} of {len(exercises)} solved in this session.")
+        # Filled in after the exercises: an answer checked in this run must count in the score above it.
+        score = st.empty()
         for number, ex in enumerate(exercises, start=1):
             _render_one(lesson, ex, number)
             if number < len(exercises):
                 st.divider()
+        done = progress(lesson)
+        solved = sum(done.get(ex.id, False) for ex in exercises)
+        score.caption(f"{solved} of {len(exercises)} solved in this session.")
 
 
 def describe(ex: Exercise) -> str:

@@ -84,7 +84,8 @@ def export_panel() -> None:
     items = drawn()
     if not items:
         return
-    with st.expander(f"Export: {len(items)} matrices on this page (CSV, PNG, SVG)"):
+    count = f"{len(items)} {'matrix' if len(items) == 1 else 'matrices'}"
+    with st.expander(f"Export: {count} on this page (CSV, PNG, SVG)"):
         names = [f"{i + 1}. {item['title']} ({'×'.join(str(n) for n in item['matrix'].shape)})"
                  for i, item in enumerate(items)]
         chosen = st.selectbox("Matrix", range(len(items)), format_func=lambda i: names[i], key="export_pick")

@@ -24,6 +24,20 @@ PRESENTER_CSS = """
 """
 
 _PRESENT_KEY = "present"
+_SEEN = "_settings_seen"  # every URL-bound setting a lesson has drawn in this session
+
+
+def _keep_settings() -> None:
+    """Carry the settings over a move to another lesson (sidebar, or the previous / next links).
+
+    A widget that stops being drawn loses its value, and a page switch stops every widget of the old
+    page: the next lesson would open with an empty text and every slider at its minimum ("no tokens").
+    Assigning a value through st.session_state before its widget is drawn makes it the program's value,
+    which Streamlit keeps; the controls then check it against this page's range, as for a link.
+    """
+    for key in st.session_state.get(_SEEN, ()):
+        if key in st.session_state:
+            st.session_state[key] = st.session_state[key]
 
 
 def presenting() -> bool:
@@ -43,6 +57,7 @@ def _lesson(file: str) -> nav.Lesson:
 def header(file: str) -> nav.Lesson:
     """Presenter toggle and share panel at the top of the sidebar; returns this page's lesson."""
     lesson = _lesson(file)
+    _keep_settings()
     controls.toggle(_PRESENT_KEY, "Presenter mode", help="Large type and cells for a projector; the sidebar "
                     "starts collapsed when a link with present=true is opened.")
     if presenting():
@@ -73,5 +88,7 @@ def footer(file: str) -> None:
         _link(left, previous, f"← Previous: {previous.title}")
     if following:
         _link(right, following, f"Next: {following.title} →")
+    st.session_state.setdefault(_SEEN, set()).update(controls.current_view())
+    share.fill_share_panel()
     if not presenting():
         export.export_panel()

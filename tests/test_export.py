@@ -1,0 +1,229 @@
+"""Export: every heatmap on a lesson can be taken away as CSV (alone or all in a ZIP), PNG or SVG.
+
+The export buttons hand out callables (files are made on click), so AppTest shows each button with a
+deferred file id and no URL. The tests catch the callables the page registers and call them, which is
+exactly what Streamlit does when the button is clicked.
+"""
+
+from __future__ import annotations
+
+import io
+import zipfile
+
+import numpy as np
+import pandas as pd
+import pytest
+from streamlit.runtime.media_file_manager import MediaFileManager
+from streamlit.testing.v1 import AppTest
+
+from tests.apptest_helpers import chart_title, charts, matrix, run_app, run_page
+from ui import export
+from ui.charts import unique_labels
+from ui.nav import available
+
+LESSONS = {lesson.url_path: lesson for lesson in available()}
+WITH_HEATMAPS = [url for url in ("qkv", "scaling", "masking", "multi-head", "model") if url in LESSONS]
+BUTTONS = ("export_csv", "export_png", "export_svg", "export_zip")
+
+
+def ok(at: AppTest) -> AppTest:
+    assert not at.exception, [e.message for e in at.exception]
+    return at
+
+
+def heatmaps(at: AppTest) -> list:
+    """The heatmaps on screen: the charts drawn by render.show_heatmap, which all carry a text alternative."""
+    return [c for c in charts(at) if c.proto.alt.startswith("Heatmap ")]
+
+
+def drawn(at: AppTest) -> list[dict]:
+    return list(at.session_state["_drawn_matrices"]) if "_drawn_matrices" in at.session_state else []
+
+
+def read_csv(text: str) -> pd.DataFrame:
+    """A CSV as a spreadsheet would read it: labels stay text, numbers (and inf / empty for NaN) are numbers."""
+    df = pd.read_csv(io.StringIO(text), index_col=0, dtype=str, keep_default_na=False)
+    return df.apply(lambda col: col.map(lambda cell: float(cell) if cell else np.nan))
+
+
+def assert_same_numbers(got, want, what: str) -> None:
+    """Equal to the 6 significant digits a CSV keeps, non-finite cells in the same places."""
+    got, want = np.asarray(got, dtype=np.float64), np.asarray(want, dtype=np.float64)
+    assert got.shape == want.shape, (what, got.shape, want.shape)
+    np.testing.assert_array_equal(np.isfinite(got), np.isfinite(want), err_msg=what)
+    np.testing.assert_allclose(got[np.isfinite(got)], want[np.isfinite(want)], rtol=1e-5, atol=1e-12, err_msg=what)
+
+
+@pytest.fixture
+def deferred(monkeypatch):
+    """What each deferred download button would produce when clicked, by file name."""
+    files = {}
+    real = MediaFileManager.add_deferred
+
+    def add_deferred(self, data_callable, mimetype, coordinates, file_name=None, **kwargs):
+        files[file_name] = (data_callable, mimetype)
+        return real(self, data_callable, mimetype, coordinates, file_name=file_name, **kwargs)
+
+    monkeypatch.setattr(MediaFileManager, "add_deferred", add_deferred)
+    return files
+
+
+def panel(at: AppTest):
+    found = [e for e in at.expander if e.label.startswith("Export: ")]
+    assert len(found) == 1, [e.label for e in at.expander]
+    return found[0]
+
+
+# ---- what is recorded -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("lesson", WITH_HEATMAPS)
+def test_every_heatmap_is_recorded_once_and_its_csv_is_what_is_shown(lesson):
+    at = ok(run_page(LESSONS[lesson].path))
+    shown, items = heatmaps(at), drawn(at)
+    assert items, "nothing to export"
+    assert [i["title"] for i in items] == [chart_title(c) for c in shown]
+    for item, chart in zip(items, shown):
+        title = item["title"]
+        on_screen = matrix(chart)
+        df = read_csv(export.matrix_csv(item["matrix"], item["rows"], item["cols"]))
+        # the labels a student sees on the axes are the CSV's header and first column
+        assert list(df.columns) == unique_labels(item["cols"]), title
+        assert [str(i) for i in df.index] == unique_labels(item["rows"]), title
+        csv = df.to_numpy()
+        assert_same_numbers(csv, item["matrix"], title)  # the file is the matrix, −∞ and NaN included
+        frame = on_screen.to_numpy()
+        finite = np.isfinite(frame)
+        np.testing.assert_allclose(csv[finite], frame[finite], rtol=1e-5, atol=1e-12, err_msg=title)
+        # cells blank on screen (NaN, −∞) are blank or infinite in the file, never a made-up number
+        assert (~np.isfinite(csv[~finite])).all(), title
+
+
+@pytest.mark.parametrize("lesson", WITH_HEATMAPS)
+def test_export_panel_lists_every_matrix(lesson, deferred):
+    at = ok(run_page(LESSONS[lesson].path))
+    items = drawn(at)
+    n = len(items)
+    box = panel(at)
+    assert box.label == f"Export: {n} {'matrix' if n == 1 else 'matrices'} on this page (CSV, PNG, SVG)"
+    pick = at.selectbox(key="export_pick")
+    assert pick.options == [f"{i + 1}. {item['title']} ({'×'.join(map(str, item['matrix'].shape))})"
+                            for i, item in enumerate(items)]
+    buttons = {b.key: b for b in at.get("download_button") if b.key in BUTTONS}
+    assert set(buttons) == set(BUTTONS)
+    for b in buttons.values():  # files are made on click, not on every rerun
+        assert b.proto.deferred_file_id and not b.proto.url, b.key
+    # the ZIP holds one CSV per matrix, in page order, each the matrix's own CSV
+    make, mime = deferred["attention-lab.zip"]
+    assert mime == "application/zip"
+    with zipfile.ZipFile(io.BytesIO(make())) as zf:
+        names = zf.namelist()
+        assert names == [f"{i + 1:02d}-{export.slug(item['title'])}.csv" for i, item in enumerate(items)]
+        for name, item in zip(names, items):
+            want = export.matrix_csv(item["matrix"], item["rows"], item["cols"])
+            assert zf.read(name).decode("utf-8") == want, name
+
+
+def test_rerun_does_not_pile_up_matrices():
+    """In the app (the entry script starts every run afresh) a rerun lists each matrix once, not again."""
+    at = ok(run_app(LESSONS["qkv"].path))
+    n = len(drawn(at))
+    assert n == len(heatmaps(at))
+    for _ in range(2):
+        ok(at.run())
+        assert len(drawn(at)) == n
+        assert panel(at).label.startswith(f"Export: {n} ")
+
+
+def test_csv_button_follows_the_picker(deferred):
+    """Pick the scores in the picker: the CSV button now hands out the scores, labelled with the tokens."""
+    at = ok(run_page(LESSONS["qkv"].path))
+    items = drawn(at)
+    make, mime = deferred["x.csv"]
+    assert mime == "text/csv"
+    first = read_csv(make())
+    assert_same_numbers(first.to_numpy(), items[0]["matrix"], "X")
+    target = next(i for i, item in enumerate(items) if item["title"].startswith("scores"))
+    deferred.clear()
+    at.selectbox(key="export_pick").set_value(target)
+    ok(at.run())
+    name = f"{export.slug(items[target]['title'])}.csv"
+    make, _ = deferred[name]
+    scores = read_csv(make())
+    tokens = "The cat sat on the warm mat".split()
+    assert list(scores.columns) == unique_labels(tokens) and list(scores.index) == unique_labels(tokens)
+    assert scores.shape == (7, 7)
+    on_screen = next(c for c in heatmaps(at) if chart_title(c).startswith("scores"))
+    assert_same_numbers(scores.to_numpy(), matrix(on_screen).to_numpy(), "scores")
+
+
+def test_csv_of_masked_scores_keeps_minus_infinity():
+    """The masked scores are −∞ above the diagonal: blank (grey) on screen, -inf in the file."""
+    at = ok(run_page(LESSONS["masking"].path))
+    item = next(i for i in drawn(at) if i["title"].startswith("masked scores"))
+    df = read_csv(export.matrix_csv(item["matrix"], item["rows"], item["cols"]))
+    values = df.to_numpy()
+    T = values.shape[0]
+    upper = np.triu(np.ones((T, T), dtype=bool), 1)
+    assert np.isneginf(values[upper]).all()
+    assert np.isfinite(values[~upper]).all()
+    naive = next(i for i in drawn(at) if i["title"].startswith("naive softmax"))
+    row0 = read_csv(export.matrix_csv(naive["matrix"], naive["rows"], naive["cols"])).to_numpy()[0]
+    assert np.isnan(row0).all()  # NaN is written as an empty cell, read back as NaN
+
+
+def test_csv_labels_with_commas_quotes_and_repeats():
+    """Token labels that would break a naive CSV (commas, quotes, repeats) come back exactly."""
+    text = 'the " , the ; = +1'
+    at = ok(run_page(LESSONS["qkv"].path, {"text": text}))
+    item = next(i for i in drawn(at) if i["title"].startswith("scores"))
+    df = read_csv(export.matrix_csv(item["matrix"], item["rows"], item["cols"]))
+    assert list(df.columns) == unique_labels(item["cols"]) == [str(i) for i in df.index]
+    assert len(set(df.columns)) == len(df.columns)
+
+
+def test_full_model_exports_positions_with_their_numbers():
+    at = ok(run_page(LESSONS["model"].path))
+    (item,) = drawn(at)
+    df = read_csv(export.matrix_csv(item["matrix"], item["rows"], item["cols"]))
+    assert [str(i) for i in df.index] == [str(p) for p in range(item["matrix"].shape[0])]
+    assert_same_numbers(df.to_numpy(), item["matrix"], item["title"])
+
+
+def test_no_export_panel_without_heatmaps():
+    if "training" not in LESSONS:
+        pytest.skip("no training page")
+    at = ok(run_page(LESSONS["training"].path))
+    assert drawn(at) == []
+    assert not [e for e in at.expander if e.label.startswith("Export")]
+
+
+def test_png_and_svg_are_real_images(deferred):
+    """The PNG and SVG buttons of one heatmap (vl_convert is slow to start: one heatmap only)."""
+    at = ok(run_page(LESSONS["qkv"].path))
+    item = drawn(at)[0]
+    name = export.slug(item["title"])
+    svg_make, svg_mime = deferred[f"{name}.svg"]
+    png_make, png_mime = deferred[f"{name}.png"]
+    svg = svg_make()
+    assert svg_mime == "image/svg+xml"
+    assert svg.lstrip().startswith("<svg") and svg.rstrip().endswith("</svg>")
+    assert item["title"] in svg  # the title is drawn
+    # every cell is a rect mark: T x D of them (the heatmap's data travelled with it)
+    T, D = item["matrix"].shape
+    assert svg.count('aria-roledescription="rect mark"') >= T * D or svg.count("<path") >= T * D
+    png = png_make()
+    assert png_mime == "image/png"
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    width, height = int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
+    assert width > 2 * D * 10 and height > 2 * T * 10  # drawn at twice the size, cells of 10 px or more
+
+
+def test_full_spec_carries_the_numbers():
+    at = ok(run_page(LESSONS["qkv"].path))
+    item = drawn(at)[0]
+    spec = export.full_spec(item["spec"], item["data"])
+    values = spec["data"]["values"]
+    assert len(values) == item["matrix"].size
+    got = np.array([[v["value"] for v in values if v["row_i"] == r] for r in range(item["matrix"].shape[0])])
+    np.testing.assert_allclose(got, item["matrix"])
