@@ -56,7 +56,7 @@ def home() -> None:
 
 
 # A shared link with present=true opens with the sidebar folded away, ready for the projector.
-presenting = str(st.query_params.get("present", "")).lower() in ("true", "1")
+presenting = str(st.query_params.get("present", "")).strip().lower() in controls.TRUE_WORDS
 st.set_page_config(page_title="Attention Lab", page_icon="🔍", layout="wide",
                    initial_sidebar_state="collapsed" if presenting else "auto")
 one_blas_thread()

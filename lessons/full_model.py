@@ -67,24 +67,13 @@ def generate_text(source: tuple, ids: tuple[int, ...], n: int, temperature: floa
 
 def model_picker(names: list[str]) -> str:
     """Which trained model, when there are several; a link naming an unknown one falls back to the first."""
-    if "fm_model" not in st.session_state:
-        raw = st.query_params.get("fm_model")
-        if raw is not None and raw not in names:
-            controls._note(f"The link asked for the model “{escape_md(str(raw)[:40])}”, which is not here; "
-                           f"using {names[0]}.")
-        st.session_state["fm_model"] = raw if raw in names else names[0]
-    # Recorded like the shared controls, so a shared link carries it too.
-    return controls._record("fm_model", st.sidebar.selectbox("Trained model", names, key="fm_model",
-                                                             bind="query-params"))
+    return controls.option("fm_model", "Trained model", names, kind="selectbox")
 
 
 def length_input() -> int:
     """A sequence length for the cost estimates, typed in, bound to the URL and clamped to 1..MAX_LENGTH."""
-    # The same URL checks as the shared sliders (clamped, with a note), for a typed number.
-    controls._prepare("fm_length", 1, MAX_LENGTH, DEFAULT_LENGTH, integer=True)
-    return controls._record("fm_length", int(st.number_input(
-        "Sequence length T", 1, MAX_LENGTH, step=1000, key="fm_length", bind="query-params",
-        help=f"Any whole number from 1 to {MAX_LENGTH:,}.")))
+    return int(controls.number_box("fm_length", "Sequence length T", 1, MAX_LENGTH, DEFAULT_LENGTH, step=1000,
+                                   container=st, help=f"Any whole number from 1 to {MAX_LENGTH:,}."))
 
 
 def bars(probs: np.ndarray, tokenizer, title: str) -> pd.DataFrame:

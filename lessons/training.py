@@ -30,15 +30,7 @@ STATE_WORDS = {"running": "Training", "paused": "Stopped", "finished": "Finished
 
 def corpus_choice(options: list[str]) -> str:
     """Which data to train on, bound to the URL; a link naming an unavailable corpus falls back to copy."""
-    key = "tr_data"
-    if st.session_state.get(key) not in options:
-        raw = controls._raw(key) if key not in st.session_state else None
-        if raw is not None and raw not in options:
-            controls._note(f"The link asked for the data “{escape_md(raw[:40])}”, which is not available here; "
-                           f"using {options[0]}.")
-        st.session_state[key] = raw if raw in options else options[0]
-    return controls._record(key, st.sidebar.radio(
-        "Train on", options, key=key, bind="query-params", captions=[CORPUS_CAPTIONS[o] for o in options]))
+    return controls.option("tr_data", "Train on", options, captions=[CORPUS_CAPTIONS[o] for o in options])
 
 
 def learning_rate() -> float:
@@ -46,11 +38,9 @@ def learning_rate() -> float:
     lr = controls.choice("tr_lr", "Learning rate", LR_OPTIONS, 1e-2,
                          help="How far each Adam step moves the weights. Too small: slow. Too large: chaos.")
     with st.sidebar.expander("Advanced"):
-        controls._prepare("tr_lr_override", 0.0, ts.MAX_LR, 0.0, integer=False)
-        override = controls._record("tr_lr_override", st.number_input(
-            "Learning rate override (0 = use the slider)", 0.0, ts.MAX_LR, step=0.001, format="%g",
-            key="tr_lr_override", bind="query-params",
-            help=f"Any rate up to {ts.MAX_LR:g}. Try 1000 to see training diverge."))
+        override = controls.number_box(
+            "tr_lr_override", "Learning rate override (0 = use the slider)", 0.0, ts.MAX_LR, 0.0, step=0.001,
+            container=st, format="%g", help=f"Any rate up to {ts.MAX_LR:g}. Try 1000 to see training diverge.")
     return float(override) if override else float(lr)
 
 

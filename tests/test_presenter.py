@@ -135,10 +135,6 @@ def test_chart_scale():
     assert page.chart_scale() == 1.0  # outside a presenter session
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "ui/render.show_heatmap snaps the 1.5x cell to ui.charts._CELL_SIZES (34 -> 46, 22 -> 30, 26 -> 34), so "
-    "presenter cells grow by about 1.35x, not the 1.5x page.chart_scale() asks for. Fix belongs in ui/charts.py "
-    "(sizes for the 1.5x steps) or ui/render.py."))
 def test_presenter_cells_are_exactly_one_and_a_half_times_bigger(normal_views):
     normal = normal_views["qkv"]
     at = ok(run_page(LESSONS["qkv"].path, {"present": "true"}))

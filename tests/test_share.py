@@ -290,10 +290,6 @@ def test_ignored_names_are_shown_as_text():
     assert "\\[click\\]" in message and "\\<b\\>x\\</b\\>" in message
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "ui/controls.apply_settings pops each key, so Streamlit treats the widget as new and seeds it again from "
-    "the URL the session was opened with: a file loaded after opening a shared link changes none of the "
-    "settings that link carried (seen in Chromium too). Fix belongs in ui/controls.py."))
 def test_loading_a_file_overrides_the_link_the_page_was_opened_with():
     at = ok(run_page(LESSONS["scaling"].path, {"d_k": "512", "seed": "4"}))
     assert widget(at, "d_k").value == 512

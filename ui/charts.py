@@ -70,7 +70,8 @@ def _fmt(v: float, decimals: int) -> str:
     return f"{v:.{decimals}f}"
 
 
-_CELL_SIZES = (8, 10, 12, 14, 16, 18, 22, 26, 30, 34, 40, 46, 52)
+# The normal sizes and, for presenter mode, each of them times 1.5.
+_CELL_SIZES = (8, 10, 12, 14, 15, 16, 18, 21, 22, 24, 26, 27, 30, 33, 34, 39, 40, 45, 46, 51, 52, 60, 69, 78)
 
 
 def cell_size(n_cols: int, cell_px: int = CELL_PX, max_width: int = 520) -> int:

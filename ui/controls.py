@@ -17,6 +17,8 @@ from ui.text import escape_md
 
 DEFAULT_TEXT = "The cat sat on the warm mat"
 MAX_TEXT_CHARS = 2000
+TRUE_WORDS = ("true", "1", "on", "yes")  # what a link may say for a switch that is on
+FALSE_WORDS = ("false", "0", "off", "no")
 _NOTES = "_url_notes"
 _VIEW = "_view"  # the settings the current page used this run: what a shared link must carry
 _PENDING = "_pending_settings"  # settings loaded from a file, read like a URL on the next run
@@ -40,10 +42,9 @@ def _record(key: str, value):
 def apply_settings(settings: dict) -> None:
     """Take settings (a loaded JSON file) as if they came in a link: same checks, same messages.
 
-    Must run in a widget callback (before the page's widgets are drawn in the next run).
+    Runs in a widget callback; each control picks its value up when it is drawn next, and that value
+    wins over the browser's copy and over the link the page was opened with.
     """
-    for key in settings:
-        st.session_state.pop(key, None)
     st.session_state[_PENDING] = {str(k): str(v) for k, v in settings.items()}
 
 
@@ -57,10 +58,13 @@ def show_url_notes() -> None:
         st.info(message, icon="🔗")
 
 
-def _raw(key: str) -> str | None:
+def _incoming(key: str) -> str | None:
+    """A new value for `key` as text: from a loaded settings file, else from the link on first sight."""
     pending = st.session_state.get(_PENDING, {})
     if key in pending:
         return pending.pop(key)
+    if key in st.session_state:
+        return None  # the widget has its value; the link only seeds it
     raw = st.query_params.get(key)
     return None if raw is None else str(raw)
 
@@ -86,13 +90,13 @@ def _parse_number(key: str, raw: str, lo, hi, default, integer: bool):
 
 def _prepare(key: str, lo, hi, default, integer: bool) -> None:
     """Put a valid value into session state before the widget is drawn (from the URL on first sight)."""
-    if key in st.session_state:
-        value = st.session_state[key]  # another page may have allowed a wider range
-        if not (lo <= value <= hi):
-            st.session_state[key] = min(max(value, lo), hi)
-        return
-    raw = _raw(key)
-    st.session_state[key] = default if raw is None else _parse_number(key, raw, lo, hi, default, integer)
+    raw = _incoming(key)
+    if raw is not None:
+        st.session_state[key] = _parse_number(key, raw, lo, hi, default, integer)
+    elif key not in st.session_state:
+        st.session_state[key] = default
+    elif not (lo <= st.session_state[key] <= hi):  # another page may have allowed a wider range
+        st.session_state[key] = min(max(st.session_state[key], lo), hi)
 
 
 def number_slider(key: str, label: str, lo, hi, default, step=1, help: str | None = None, container=None):
@@ -107,21 +111,20 @@ def choice(key: str, label: str, options: Sequence, default, help: str | None = 
            nearest: bool = True):
     """A select slider over numeric options bound to the URL; an invalid value snaps to the nearest option."""
     options = list(options)
-    current = st.session_state.get(key)
-    if current is None:
-        raw = _raw(key)
+    raw = _incoming(key)
+    current = st.session_state.get(key, default)
+    if raw is not None:
         current = default
-        if raw is not None:
-            try:
-                asked = float(raw)
-                if not math.isfinite(asked):  # no option is nearest to nan or inf
-                    raise ValueError
-                current = min(options, key=lambda o: (abs(o - asked), o))
-                if current != asked:
-                    _note(f"The link set {key} to {escape_md(raw[:40])}, which is not one of {options}; "
-                          f"using {current}.")
-            except ValueError:
-                _note(f"The link set {key} to “{escape_md(raw[:40])}”, which is not a number; using {default}.")
+        try:
+            asked = float(raw)
+            if not math.isfinite(asked):  # no option is nearest to nan or inf
+                raise ValueError
+            current = min(options, key=lambda o: (abs(o - asked), o))
+            if current != asked:
+                _note(f"The link set {key} to {escape_md(raw[:40])}, which is not one of {options}; "
+                      f"using {current}.")
+        except ValueError:
+            _note(f"The link set {key} to “{escape_md(raw[:40])}”, which is not a number; using {default}.")
     if current not in options:
         snapped = min(options, key=lambda o: (abs(o - current), o)) if nearest else default
         current = snapped
@@ -130,15 +133,39 @@ def choice(key: str, label: str, options: Sequence, default, help: str | None = 
     return _record(key, box.select_slider(label, options=options, key=key, help=help, bind="query-params"))
 
 
+def option(key: str, label: str, options: Sequence[str], default: str | None = None, kind: str = "radio",
+           container=None, **widget_args) -> str:
+    """One of a few names (a radio or a select box) bound to the URL; a name not offered means the default."""
+    options = list(options)
+    default = default if default in options else options[0]
+    raw = _incoming(key)
+    if raw is not None and raw not in options:
+        _note(f"The link asked for {key} “{escape_md(raw[:40])}”, which is not available here; using {default}.")
+    if raw is not None:
+        st.session_state[key] = raw if raw in options else default
+    elif st.session_state.get(key) not in options:
+        st.session_state[key] = default
+    box = container or st.sidebar
+    widget = box.radio if kind == "radio" else box.selectbox
+    return _record(key, widget(label, options, key=key, bind="query-params", **widget_args))
+
+
+def number_box(key: str, label: str, lo, hi, default, step, container=None, **widget_args):
+    """A typed number in [lo, hi] bound to the URL, with the same checks and notes as the sliders."""
+    _prepare(key, lo, hi, default, integer=isinstance(step, int) and isinstance(lo, int))
+    box = container or st.sidebar
+    return _record(key, box.number_input(label, lo, hi, step=step, key=key, bind="query-params", **widget_args))
+
+
 # ---- the shared settings ----------------------------------------------------------------------------
 
 
 def input_text(default: str = DEFAULT_TEXT, label: str = "Input text") -> str:
     """The sentence the page works on. Capped in length: the pages read only the first seq_len tokens."""
-    if "text" not in st.session_state:
-        raw = _raw("text")
-        if raw is not None and len(raw) > MAX_TEXT_CHARS:
-            _note(f"The link's text was {len(raw)} characters long; only the first {MAX_TEXT_CHARS} are kept.")
+    raw = _incoming("text")
+    if raw is not None and len(raw) > MAX_TEXT_CHARS:
+        _note(f"The link's text was {len(raw)} characters long; only the first {MAX_TEXT_CHARS} are kept.")
+    if raw is not None or "text" not in st.session_state:
         st.session_state["text"] = default if raw is None else raw[:MAX_TEXT_CHARS]
     return _record("text", st.sidebar.text_area(
         label, key="text", max_chars=MAX_TEXT_CHARS, height=80, bind="query-params",
@@ -147,13 +174,13 @@ def input_text(default: str = DEFAULT_TEXT, label: str = "Input text") -> str:
 
 def toggle(key: str, label: str, default: bool = False, help: str | None = None, container=None) -> bool:
     """An on/off switch bound to the URL (key=true / key=false); anything else in the link means the default."""
-    if key not in st.session_state:
-        raw = _raw(key)
+    raw = _incoming(key)
+    if raw is not None or key not in st.session_state:
         value = default
         if raw is not None:
-            if raw.strip().lower() in ("true", "1", "on", "yes"):
+            if raw.strip().lower() in TRUE_WORDS:
                 value = True
-            elif raw.strip().lower() in ("false", "0", "off", "no"):
+            elif raw.strip().lower() in FALSE_WORDS:
                 value = False
             else:
                 _note(f"The link set {key} to “{escape_md(raw[:40])}”; use true or false. Using {default}.")
@@ -164,10 +191,10 @@ def toggle(key: str, label: str, default: bool = False, help: str | None = None,
 
 def text(key: str, label: str, default: str, max_chars: int = 200, help: str | None = None, container=None) -> str:
     """A one-line text input bound to the URL, capped at max_chars."""
-    if key not in st.session_state:
-        raw = _raw(key)
-        if raw is not None and len(raw) > max_chars:
-            _note(f"The link's {key} was {len(raw)} characters long; only the first {max_chars} are kept.")
+    raw = _incoming(key)
+    if raw is not None and len(raw) > max_chars:
+        _note(f"The link's {key} was {len(raw)} characters long; only the first {max_chars} are kept.")
+    if raw is not None or key not in st.session_state:
         st.session_state[key] = default if raw is None else raw[:max_chars]
     box = container or st.sidebar
     return _record(key, box.text_input(label, key=key, max_chars=max_chars, help=help, bind="query-params"))
