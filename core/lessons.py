@@ -96,10 +96,3 @@ def multi_head(tokens: list[str], D: int, n_heads: int, seed: int, causal: bool 
                 for name, (o, w) in forms.items()}
     return {"X": X, **W, "Q": Q, "K": K, "V": V, "weights": weights, "heads": heads, "concat": concat,
             "out": concat @ W["w_o"] + W["b_o"], "forms": forms, "max_diff": max_diff}
-
-
-def row_entropy(weights: np.ndarray) -> np.ndarray:
-    """Entropy in bits of each attention row: (..., Tq, Tk) -> (..., Tq). 0 = one key; log2(Tk) = uniform."""
-    w = np.asarray(weights, dtype=np.float64)
-    logs = np.log2(np.where(w > 0, w, 1.0))  # 0 log 0 = 0
-    return -np.sum(w * logs, axis=-1)

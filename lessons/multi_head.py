@@ -12,7 +12,8 @@ from core.attention import (
     qkv_heads,
     split_heads,
 )
-from core.lessons import mha_weights, multi_head, row_entropy
+from core.experiments import entropy
+from core.lessons import mha_weights, multi_head
 from core.tokenize import word_embeddings, word_tokens
 from ui import charts, controls, explain, page, render
 from ui.text import code_span, notice, shape_caption, shape_str, show_code
@@ -177,8 +178,8 @@ else:
         shape_caption("weights", a["weights"], "(H, T, T)")
         if H > COMPARE_PANELS:
             st.caption(f"The first {COMPARE_PANELS} of the {H} heads; the grid at the top of the page has them all.")
-    ent_one = float(row_entropy(one["weights"]).mean())
-    ent_heads = row_entropy(a["weights"]).mean(axis=-1)  # (H,)
+    ent_one = float(entropy(one["weights"]).mean())
+    ent_heads = entropy(a["weights"]).mean(axis=-1)  # (H,)
     cols = st.columns(3)
     cols[0].metric("Mean row entropy, 1 head", f"{ent_one:.2f} bits")
     cols[1].metric(f"Mean row entropy, {H} heads", f"{ent_heads.mean():.2f} bits",
