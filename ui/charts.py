@@ -30,8 +30,13 @@ def unique_labels(tokens: Sequence[str]) -> list[str]:
     return [f"{t} ({i})" if counts[t] > 1 else t for i, t in enumerate(tokens)]
 
 
-def heatmap_frame(matrix, row_labels: Sequence[str], col_labels: Sequence[str], decimals: int = 2) -> pd.DataFrame:
-    """(R, C) matrix -> one row per cell: row, col, their indices, value, the printed text, text colour."""
+def heatmap_frame(matrix, row_labels: Sequence[str], col_labels: Sequence[str], decimals: int = 2,
+                  with_text: bool = True) -> pd.DataFrame:
+    """(R, C) matrix -> one row per cell: row, col, their indices, value, the printed text, text colour.
+
+    with_text=False leaves out the text and its colour, for a chart that prints no numbers: every
+    column is sent to the browser on every rerun.
+    """
     m = np.asarray(matrix, dtype=np.float64)
     if m.ndim != 2:
         raise ValueError(f"A heatmap needs a 2-D matrix, got shape {m.shape}.")
@@ -48,7 +53,7 @@ def heatmap_frame(matrix, row_labels: Sequence[str], col_labels: Sequence[str], 
     # Cell text is only printed up to 16 x 16; formatting 16,000 unprinted strings cost a third of a
     # large page's rerun. Categorical labels travel to the browser as a small dictionary.
     printed = max(R, C) <= ANNOTATE_MAX_CELLS
-    return pd.DataFrame({
+    frame = pd.DataFrame({
         "row": pd.Categorical.from_codes(ri.ravel(), categories=pd.Index(rows, dtype=object)),
         "col": pd.Categorical.from_codes(ci.ravel(), categories=pd.Index(cols, dtype=object)),
         "row_i": ri.ravel(),
@@ -60,6 +65,7 @@ def heatmap_frame(matrix, row_labels: Sequence[str], col_labels: Sequence[str], 
         "dark_text": ((flat - lo) / span > 0.55) | ~finite,
         "dark_text_div": (np.abs(flat) < 0.5 * max(abs(lo), abs(hi), 1e-12)) | ~finite,
     })
+    return frame if with_text else frame.drop(columns=["text", "dark_text", "dark_text_div"])
 
 
 def _fmt(v: float, decimals: int) -> str:

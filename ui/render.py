@@ -34,9 +34,13 @@ def spec_for(builder: Callable, **settings) -> dict:
     """The cached spec of builder(**settings); settings must be hashable (numbers, strings, tuples).
 
     A plain per-process LRU cache, not st.cache_resource: the key is a short tuple, and Streamlit's
-    cache hashed it at ~4 ms a call, more than the chart itself costs to send.
+    cache hashed it at ~4 ms a call, more than the chart itself costs to send. The title is left out
+    of the key and set on a shallow copy: titles that carry a live number (a temperature, a head)
+    would otherwise make every slider position a new design to build.
     """
-    return _spec(builder.__module__, builder.__qualname__, tuple(sorted(settings.items())))
+    title = settings.pop("title", "")
+    spec = _spec(builder.__module__, builder.__qualname__, tuple(sorted(settings.items())))
+    return {**spec, "title": title} if title else spec
 
 
 def show(builder: Callable, data: pd.DataFrame, key: str | None = None, on_select: str = "ignore",
@@ -79,14 +83,14 @@ def show_heatmap(matrix, row_labels, col_labels, title: str = "", key: str | Non
     Cells are square while the plot fits in max_width pixels (about a half-width column; pass more for a
     chart that has the page to itself); a wider matrix stretches to its column instead of spilling over.
     """
-    df = charts.heatmap_frame(matrix, row_labels, col_labels)
     n_rows, n_cols = np.shape(matrix)
+    settings.setdefault("annotate", max(n_rows, n_cols) <= charts.ANNOTATE_MAX_CELLS)
+    df = charts.heatmap_frame(matrix, row_labels, col_labels, with_text=settings["annotate"])
     scale = page.chart_scale()
     cell = charts.cell_size(n_cols, int(settings.pop("cell_px", charts.CELL_PX) * scale), int(max_width * scale))
     fits = cell * n_cols <= max_width * scale
     # The spec must not depend on the shape (or every slider move would rebuild it): pass the
     # snapped cell size and the annotate flag instead of n_rows / n_cols.
-    settings.setdefault("annotate", max(n_rows, n_cols) <= charts.ANNOTATE_MAX_CELLS)
     settings = dict(cell_px=cell, title=title, select_rows=select_rows, **settings)
     spec = spec_for(charts.heatmap_chart, **settings)
     state = _draw(spec, df, key=key, on_select="rerun" if select_rows else "ignore",
