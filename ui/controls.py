@@ -152,9 +152,15 @@ def option(key: str, label: str, options: Sequence[str], default: str | None = N
 
 def number_box(key: str, label: str, lo, hi, default, step, container=None, **widget_args):
     """A typed number in [lo, hi] bound to the URL, with the same checks and notes as the sliders."""
-    _prepare(key, lo, hi, default, integer=isinstance(step, int) and isinstance(lo, int))
+    integer = isinstance(step, int) and isinstance(lo, int)
+    _prepare(key, lo, hi, default, integer=integer)
+    st.session_state[key] = float(st.session_state[key])
     box = container or st.sidebar
-    return _record(key, box.number_input(label, lo, hi, step=step, key=key, bind="query-params", **widget_args))
+    # A float box even for whole numbers: Streamlit seeds an integer box from the URL with int(value)
+    # before any range check, and a link with fm_length=inf would raise there instead of being clamped.
+    value = box.number_input(label, float(lo), float(hi), step=float(step), key=key, bind="query-params",
+                             **({"format": "%.0f"} if integer else {}), **widget_args)
+    return _record(key, int(value) if integer else value)
 
 
 # ---- the shared settings ----------------------------------------------------------------------------
