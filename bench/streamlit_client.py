@@ -1,0 +1,366 @@
+"""A minimal Streamlit client: one browser session over Streamlit's own websocket protocol.
+
+It does what the browser's frontend does for a page view and a slider move, no more:
+
+1. GET /_stcore/health, which sets the `_streamlit_xsrf` cookie (the frontend pings health before it
+   opens the stream);
+2. open ws://host:port/_stcore/stream with the subprotocol list ["streamlit", <xsrf token>], the cookie
+   and a same-origin Origin header, as the browser does (XSRF protection stays on);
+3. send a BackMsg `rerun_script` (ClientState: the deep link's query string, the page's url path as
+   page_name, the widget values the user has set, context info) and read ForwardMsgs until
+   `script_finished`: the time in between is what a student waits for the page to redraw.
+
+Widget ids and ranges come from the Slider protos of the last render, so a "student" moves exactly the
+sliders the page drew. Used by bench/load_test.py, bench/soak.py and tests/test_load_smoke.py.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import http.client
+import os
+import random
+import re
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from dataclasses import dataclass, field
+from http.cookies import SimpleCookie
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from streamlit.proto.BackMsg_pb2 import BackMsg
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+from streamlit.proto.Slider_pb2 import Slider
+from streamlit.proto.WidgetStates_pb2 import WidgetState
+from websockets.asyncio.client import connect
+
+ROOT = Path(__file__).resolve().parents[1]
+XSRF_COOKIE = "_streamlit_xsrf"
+FINISHED = ForwardMsg.ScriptFinishedStatus
+DONE = {FINISHED.FINISHED_SUCCESSFULLY, FINISHED.FINISHED_WITH_COMPILE_ERROR}
+
+
+# ---- the server ---------------------------------------------------------------------------------------
+
+
+def free_port(ports: range = range(9100, 9200)) -> int:
+    """A loopback port in `ports` that nothing listens on now (tried in random order: other test runs on the
+    machine pick from the same range)."""
+    for port in random.sample(list(ports), len(ports)):
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError(f"no free port in {ports.start}-{ports.stop - 1}")
+
+
+def proc_status(pid: int) -> dict[str, int]:
+    """VmRSS / VmHWM of a process in bytes (Linux /proc)."""
+    out = {}
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith(("VmRSS:", "VmHWM:")):
+                name, value, _unit = line.split()
+                out[name[:-1]] = int(value) * 1024
+    return out
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time a process has used so far."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+class Server:
+    """`streamlit run streamlit_app.py` on a loopback port, in its own process group (killed as a group)."""
+
+    def __init__(self, port: int | None = None, post_script_gc: bool | None = None, extra: tuple[str, ...] = ()):
+        self.port = port or free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.log = tempfile.NamedTemporaryFile(prefix=f"streamlit-{self.port}-", suffix=".log", delete=False)
+        args = [sys.executable, "-m", "streamlit", "run", "streamlit_app.py", "--server.port", str(self.port),
+                "--server.address", "127.0.0.1", "--server.headless", "true", *extra]
+        if post_script_gc is not None:
+            args += ["--runner.postScriptGC", "true" if post_script_gc else "false"]
+        self.proc = subprocess.Popen(args, cwd=ROOT, stdout=self.log, stderr=subprocess.STDOUT,
+                                     env={**os.environ, "PYTHONUNBUFFERED": "1"}, start_new_session=True)
+
+    @property
+    def pid(self) -> int:
+        return self.proc.pid
+
+    def health(self, timeout: float = 5) -> str:
+        with urllib.request.urlopen(f"{self.url}/_stcore/health", timeout=timeout) as response:
+            return response.read().decode()
+
+    @classmethod
+    def start(cls, attempts: int = 3, **kwargs) -> Server:
+        """A ready server; if another process took the port between the check and the bind, try another."""
+        for attempt in range(attempts):
+            server = cls(**kwargs)
+            try:
+                return server.wait_ready()
+            except RuntimeError:
+                lost_race = server.proc.poll() is not None and re.search(r"is not available|already in use",
+                                                                          server.output()) is not None
+                server.stop()
+                if not lost_race or attempt == attempts - 1:
+                    raise
+        raise AssertionError("unreachable")
+
+    def wait_ready(self, timeout: float = 90) -> Server:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"streamlit exited with {self.proc.returncode}:\n{self.output()}")
+            with contextlib.suppress(OSError, http.client.HTTPException):
+                if self.health() == "ok" and self.owns_port():
+                    return self
+            time.sleep(0.2)
+        raise RuntimeError(f"streamlit did not answer on {self.url} within {timeout} s:\n{self.output()}")
+
+    def owns_port(self) -> bool:
+        """True when the socket listening on the port is this server's (not another process that took it)."""
+        target = f"0100007F:{self.port:04X}"
+        inodes = set()
+        with open("/proc/net/tcp") as f:
+            for line in f.readlines()[1:]:
+                fields = line.split()
+                if fields[1] == target and fields[3] == "0A":  # 0A: LISTEN
+                    inodes.add(fields[9])
+        fds = Path(f"/proc/{self.pid}/fd")
+        with contextlib.suppress(OSError):
+            return any(os.readlink(fd).removeprefix("socket:[").rstrip("]") in inodes for fd in fds.iterdir())
+        return False
+
+    def output(self) -> str:
+        return Path(self.log.name).read_text(errors="replace")[-4000:]
+
+    def stop(self) -> None:
+        """SIGTERM the process group, SIGKILL it if it lingers; remove the log."""
+        if self.proc.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.proc.pid, signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(self.proc.pid, signal.SIGKILL)
+                self.proc.wait(timeout=10)
+        self.log.close()
+        Path(self.log.name).unlink(missing_ok=True)
+
+    def __enter__(self) -> Server:
+        try:
+            return self.wait_ready()
+        except BaseException:
+            self.stop()
+            raise
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+
+# ---- what a render showed -----------------------------------------------------------------------------
+
+
+@dataclass
+class SliderInfo:
+    """A slider or select slider the page drew: enough to send a new value for it."""
+
+    id: str
+    key: str  # the user key (the URL parameter it is bound to)
+    kind: str  # "slider" or "select_slider"
+    min: float
+    max: float
+    step: float
+    integer: bool
+    options: tuple[str, ...]
+    value: tuple  # the value shown (numbers for a slider, option labels for a select slider)
+
+    @classmethod
+    def from_proto(cls, s: Slider) -> SliderInfo:
+        select = s.type == Slider.Type.SELECT_SLIDER
+        value = tuple(s.raw_value) if select else tuple(s.value or s.default)
+        return cls(id=s.id, key=s.query_param_key or s.id.rsplit("-", 1)[-1],
+                   kind="select_slider" if select else "slider", min=s.min, max=s.max, step=s.step,
+                   integer=s.data_type == Slider.DataType.INT, options=tuple(s.options), value=value)
+
+    def values(self) -> list:
+        """Every value this slider offers (option labels, or numbers on its step grid; at most 1000)."""
+        if self.kind == "select_slider":
+            return list(self.options)
+        n = round((self.max - self.min) / self.step) + 1 if self.step else 1
+        stride = max(1, n // 1000)
+        grid = [self.min + i * self.step for i in range(0, n, stride)]
+        return [round(v) if self.integer else round(v, 10) for v in grid]
+
+    def state(self, value) -> WidgetState:
+        """The WidgetState the browser sends when the user drags this slider to `value`."""
+        ws = WidgetState(id=self.id)
+        if self.kind == "select_slider":
+            ws.string_array_value.data[:] = [str(value)]
+        else:
+            ws.double_array_value.data[:] = [float(value)]
+        return ws
+
+
+@dataclass
+class Render:
+    """One script run as the client saw it."""
+
+    latency_s: float = 0.0
+    status: str = ""
+    exceptions: list[str] = field(default_factory=list)
+    headings: list[str] = field(default_factory=list)
+    sliders: dict[str, SliderInfo] = field(default_factory=dict)  # by user key
+    elements: int = 0
+    bytes: int = 0
+
+    @property
+    def title(self) -> str:
+        return self.headings[0] if self.headings else ""
+
+
+# ---- the session ---------------------------------------------------------------------------------------
+
+
+class Session:
+    """One browser tab on one server. `await Session.open(url, "qkv", "seed=3")`, then `await s.rerun(...)`."""
+
+    def __init__(self, base_url: str, page: str = "", query: str = "", timeout: float = 120):
+        self.base_url = base_url.rstrip("/")
+        self.page = page  # url path of the page ("" = the default page)
+        self.query = query
+        self.timeout = timeout
+        self.page_script_hash = ""
+        self.session_id = ""  # the server's id for this session (uploads are PUT under it)
+        self.xsrf = ""  # the XSRF token (the cookie's value), sent as X-Xsrftoken on uploads
+        self.pages: dict[str, str] = {}  # url path -> page script hash, from the navigation message
+        self.widgets: dict[str, WidgetState] = {}  # values this user has set, by widget id
+        self._ws = None
+        self._reader: asyncio.Task | None = None
+        self._current = Render()
+        self._waiter: asyncio.Future | None = None
+        self.closed_reason: str | None = None
+
+    @classmethod
+    async def open(cls, base_url: str, page: str = "", query: str = "", timeout: float = 120) -> tuple[Session, Render]:
+        """Connect as a browser opening base_url/page?query, and wait for the first render."""
+        session = cls(base_url, page, query, timeout)
+        await session.connect()
+        return session, await session.rerun()
+
+    async def connect(self) -> None:
+        xsrf = self.xsrf = await asyncio.to_thread(self._xsrf_cookie)
+        host = urlsplit(self.base_url).netloc
+        self._ws = await connect(
+            f"ws://{host}/_stcore/stream", origin=self.base_url, subprotocols=["streamlit", xsrf],
+            additional_headers={"Cookie": f"{XSRF_COOKIE}={xsrf}"}, max_size=None, compression=None,
+            open_timeout=self.timeout, ping_interval=None)
+        self._reader = asyncio.create_task(self._read())
+
+    def _xsrf_cookie(self) -> str:
+        with urllib.request.urlopen(f"{self.base_url}/_stcore/health", timeout=self.timeout) as response:
+            cookies = SimpleCookie()
+            for header in response.headers.get_all("Set-Cookie") or []:
+                cookies.load(header)
+        if XSRF_COOKIE not in cookies:
+            raise RuntimeError("the server set no XSRF cookie (is enableXsrfProtection off?)")
+        return cookies[XSRF_COOKIE].value
+
+    async def close(self) -> None:
+        if self._ws is not None:
+            with contextlib.suppress(Exception):
+                await self._ws.close()
+        if self._reader is not None:
+            self._reader.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._reader
+
+    async def __aenter__(self) -> Session:
+        return self
+
+    async def __aexit__(self, *exc) -> None:
+        await self.close()
+
+    # -- messages from the server --
+
+    async def _read(self) -> None:
+        try:
+            async for raw in self._ws:
+                self._handle(raw)
+        except Exception as err:  # the connection dropped: fail whoever waits
+            self.closed_reason = repr(err)
+        else:
+            self.closed_reason = "closed by the server"
+        if self._waiter is not None and not self._waiter.done():
+            self._waiter.set_exception(ConnectionError(self.closed_reason))
+
+    def _handle(self, raw: bytes) -> None:
+        msg = ForwardMsg.FromString(raw)
+        self._current.bytes += len(raw)
+        kind = msg.WhichOneof("type")
+        if kind == "new_session":
+            self.page_script_hash = msg.new_session.page_script_hash or self.page_script_hash
+            self.session_id = msg.new_session.initialize.session_id or self.session_id
+        elif kind == "navigation":
+            self.pages = {p.url_pathname: p.page_script_hash for p in msg.navigation.app_pages}
+            self.page_script_hash = msg.navigation.page_script_hash or self.page_script_hash
+        elif kind == "delta" and msg.delta.WhichOneof("type") == "new_element":
+            self._element(msg.delta.new_element)
+        elif kind == "script_finished" and msg.script_finished in DONE:
+            render, self._current = self._current, Render()
+            render.status = FINISHED.Name(msg.script_finished)
+            if self._waiter is not None and not self._waiter.done():
+                self._waiter.set_result(render)
+
+    def _element(self, el) -> None:
+        self._current.elements += 1
+        kind = el.WhichOneof("type")
+        if kind == "slider":
+            info = SliderInfo.from_proto(el.slider)
+            self._current.sliders[info.key] = info
+        elif kind == "heading":
+            self._current.headings.append(el.heading.body)
+        elif kind == "exception":
+            self._current.exceptions.append(f"{el.exception.type}: {el.exception.message}")
+
+    # -- messages to the server --
+
+    async def rerun(self, page: str | None = None) -> Render:
+        """Send rerun_script with the widget values set so far and wait until the script has finished."""
+        if page is not None and page != self.page:  # a click on a page link: new page, its own widgets
+            self.page = page
+            self.page_script_hash = self.pages.get(page, "")
+            self.widgets.clear()
+        msg = BackMsg()
+        cs = msg.rerun_script
+        cs.query_string = self.query
+        cs.page_script_hash = self.page_script_hash
+        cs.page_name = self.page
+        cs.widget_states.widgets.extend(self.widgets.values())
+        cs.context_info.timezone = "UTC"
+        cs.context_info.locale = "en-US"
+        cs.context_info.url = f"{self.base_url}/{self.page}" + (f"?{self.query}" if self.query else "")
+        self._waiter = asyncio.get_running_loop().create_future()
+        self._current = Render()
+        start = time.perf_counter()
+        await self._ws.send(msg.SerializeToString())
+        render = await asyncio.wait_for(self._waiter, self.timeout)
+        render.latency_s = time.perf_counter() - start
+        return render
+
+    async def move(self, slider: SliderInfo, value) -> Render:
+        """Drag `slider` to `value` and wait for the page to redraw."""
+        self.widgets[slider.id] = slider.state(value)
+        return await self.rerun()
