@@ -42,7 +42,12 @@ def probs_from_logits(logits: np.ndarray, temperature: float = 1.0, top_k: int |
         onehot = np.zeros_like(logits)
         np.put_along_axis(onehot, np.argmax(logits, axis=-1)[..., None], 1.0, axis=-1)
         return onehot
-    return softmax(logits / t, axis=-1)
+    # Subtract the max before dividing: at a tiny temperature (1e-300 arrives by URL) logits / t would
+    # overflow to +inf and the softmax would see inf - inf. Shifted logits are <= 0, so the division can
+    # only reach -inf (weight exactly 0), the right limit; the overflow there is expected, not an error.
+    shifted = logits - np.max(logits, axis=-1, keepdims=True)
+    with np.errstate(over="ignore"):
+        return softmax(shifted / t, axis=-1)
 
 
 def sample(logits, temperature=1.0, top_k=None, rng: np.random.Generator | None = None) -> int:

@@ -211,3 +211,13 @@ def test_next_token_probs(model):
     expected = probs_from_logits(forward(params, cfg, np.array(long[-12:]))[0][-1], 1.0, 3)
     np.testing.assert_allclose(next_token_probs(params, cfg, long, 1.0, top_k=3), expected)
     assert np.count_nonzero(expected) == 3
+
+
+@pytest.mark.parametrize("temperature", [1e-300, 5e-324, 1e-12])
+def test_tiny_temperatures_give_a_clean_one_hot_without_warnings(temperature):
+    logits = np.array([2.0, 7.5, -1.0, 7.4999])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        p = probs_from_logits(logits, temperature)
+    assert np.isfinite(p).all() and p.sum() == pytest.approx(1.0)
+    assert p.argmax() == 1 and p[1] == pytest.approx(1.0)
