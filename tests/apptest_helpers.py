@@ -74,3 +74,22 @@ def texts(at: AppTest) -> str:
     for kind in ("markdown", "caption", "info", "warning", "error", "success", "title", "subheader", "header"):
         parts += [str(el.value) for el in getattr(at, kind)]
     return "\n".join(parts)
+
+
+def type_everywhere(at: AppTest, value_for):
+    """Type value_for(box) into every text box: first those outside forms, then run; then each form's boxes
+    (the exercises' answers) and press its submit button, as a form sends its values with the press.
+    Yields after every run."""
+    for box in [*at.text_input, *at.text_area]:
+        if not box.proto.form_id:
+            box.set_value(value_for(box))
+    at.run()
+    yield
+    forms = sorted({b.proto.form_id for b in at.button if b.proto.is_form_submitter})
+    for form in forms:
+        for box in [*at.text_input, *at.text_area]:
+            if box.proto.form_id == form:
+                box.set_value(value_for(box))
+        next(b for b in at.button if b.proto.is_form_submitter and b.proto.form_id == form).click()
+        at.run()
+        yield

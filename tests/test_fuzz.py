@@ -23,7 +23,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from streamlit.testing.v1 import AppTest
 
-from tests.apptest_helpers import ROOT
+from tests.apptest_helpers import ROOT, type_everywhere
 from ui.nav import available
 
 pytestmark = pytest.mark.timeout(600)
@@ -153,19 +153,3 @@ def test_any_text_typed_into_any_box(lesson, data):
         assert_page_shown(at, lesson, typed)
 
 
-def type_everywhere(at: AppTest, value_for):
-    """Type value_for(box) into the boxes outside forms and run; then into each form's boxes (the exercises'
-    answers) and press its submit button, as a form sends its values with the press. Yields after every run."""
-    for box in [*at.text_input, *at.text_area]:
-        if not box.proto.form_id:
-            box.set_value(value_for(box))
-    at.run()
-    yield
-    forms = sorted({b.proto.form_id for b in at.button if b.proto.is_form_submitter})
-    for form in forms:
-        for box in [*at.text_input, *at.text_area]:
-            if box.proto.form_id == form:
-                box.set_value(value_for(box))
-        next(b for b in at.button if b.proto.is_form_submitter and b.proto.form_id == form).click()
-        at.run()
-        yield

@@ -31,7 +31,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from bench.streamlit_client import Server, Session
-from tests.apptest_helpers import ROOT
+from tests.apptest_helpers import ROOT, type_everywhere
 from ui.exercises import parse_number
 from ui.nav import available
 
@@ -167,24 +167,6 @@ def test_typed_text_is_shown_escaped(lesson, payload):
     at = open_page(lesson)
     for _ in type_everywhere(at, lambda box: payload):
         assert not leaks(at), leaks(at)
-
-
-def type_everywhere(at: AppTest, value_for):
-    """Type value_for(box) into the boxes outside forms and run; then into each form's boxes and press its
-    submit button (a form sends its values with the press). Yields after every run."""
-    for box in [*at.text_input, *at.text_area]:
-        if not box.proto.form_id:
-            box.set_value(value_for(box))
-    at.run()
-    yield
-    forms = sorted({b.proto.form_id for b in at.button if b.proto.is_form_submitter})
-    for form in forms:
-        for box in [*at.text_input, *at.text_area]:
-            if box.proto.form_id == form:
-                box.set_value(value_for(box))
-        next(b for b in at.button if b.proto.is_form_submitter and b.proto.form_id == form).click()
-        at.run()
-        yield
 
 
 def test_the_shown_tokens_carry_the_typed_text():
