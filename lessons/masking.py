@@ -3,9 +3,9 @@
 import pandas as pd
 import streamlit as st
 
-from core import experiments as ex
 from core.attention import causal_mask, scaled_dot_product_attention, softmax
-from core.lessons import single_head
+from core.demos import masking
+from core.demos.heads import single_head
 from core.tokenize import word_tokens
 from ui import charts, controls, explain, page, render
 from ui.text import code_span, notice, shape_caption, show_code
@@ -16,12 +16,12 @@ MAX_T = 32  # seq_len's upper end; the position slider keeps one fixed range so 
 
 @st.cache_data(show_spinner=False, max_entries=256)
 def compute(tokens: tuple[str, ...], D: int, d_k: int, seed: int) -> dict:
-    return ex.masking_view(list(tokens), D, d_k, seed)
+    return masking.masking_view(list(tokens), D, d_k, seed)
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
 def peek(tokens: tuple[str, ...], position: int, replacement: str, D: int, d_k: int, seed: int) -> dict:
-    return ex.no_peeking(list(tokens), position, replacement, D, d_k, seed)
+    return masking.no_peeking(list(tokens), position, replacement, D, d_k, seed)
 
 
 def fmt(x: float) -> str:
@@ -257,7 +257,7 @@ notice([
     "Changing a later token leaves every earlier output bit for bit the same: the model cannot peek.",
 ])
 if not page.presenting():
-    show_code(ex.masking_view, causal_mask, single_head, scaled_dot_product_attention, softmax, ex.fill_masked,
-              ex.running_mean_weights, ex.running_mean, ex.mask_after_softmax, ex.naive_softmax,
-              ex.fully_masked_row, ex.fill_in_float16, ex.no_peeking)
+    show_code(masking.masking_view, causal_mask, single_head, scaled_dot_product_attention, softmax,
+              masking.fill_masked, masking.running_mean_weights, masking.running_mean, masking.mask_after_softmax,
+              masking.naive_softmax, masking.fully_masked_row, masking.fill_in_float16, masking.no_peeking)
 page.footer(__file__)

@@ -12,8 +12,8 @@ from core.attention import (
     qkv_heads,
     split_heads,
 )
-from core.experiments import entropy
-from core.lessons import mha_weights, multi_head
+from core.demos.heads import mha_weights, multi_head
+from core.demos.measures import entropy
 from core.tokenize import word_embeddings, word_tokens
 from ui import charts, controls, explain, page, render
 from ui.text import code_span, notice, shape_caption, shape_str, show_code

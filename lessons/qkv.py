@@ -3,7 +3,7 @@
 import streamlit as st
 
 from core.attention import scaled_dot_product_attention, softmax
-from core.lessons import projections, single_head
+from core.demos.heads import projections, single_head
 from core.tokenize import word_embeddings, word_tokens
 from ui import controls, explain, page, render
 from ui.text import code_span, notice, shape_caption, show_code

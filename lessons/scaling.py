@@ -4,9 +4,9 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from core import experiments as ex
 from core.attention import softmax
-from core.lessons import single_head
+from core.demos import measures, scaling
+from core.demos.heads import single_head
 from core.sampling import probs_from_logits
 from core.tokenize import word_tokens
 from ui import charts, controls, explain, page, render
@@ -19,17 +19,18 @@ VARIANCE_PAIRS = 2000
 @st.cache_data(show_spinner=False, max_entries=256)
 def compute(tokens: tuple[str, ...], D: int, d_k: int, seed: int, scaled: bool, temperature: float,
             d_v: int) -> dict:
-    return ex.scaling_view(list(tokens), D, d_k, seed, scaled, temperature, d_v)
+    return scaling.scaling_view(list(tokens), D, d_k, seed, scaled, temperature, d_v)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def saturation(T: int, trials: int, seed: int) -> dict:
-    return ex.saturation_experiment(ex.D_K_SWEEP, T, trials, np.random.default_rng([seed, T, trials]))
+    return scaling.saturation_experiment(scaling.D_K_SWEEP, T, trials, np.random.default_rng([seed, T, trials]))
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def variance(seed: int) -> dict:
-    return ex.dot_product_variance(ex.D_K_SWEEP, VARIANCE_PAIRS, np.random.default_rng([seed, VARIANCE_PAIRS]))
+    rng = np.random.default_rng([seed, VARIANCE_PAIRS])
+    return scaling.dot_product_variance(scaling.D_K_SWEEP, VARIANCE_PAIRS, rng)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -230,6 +231,6 @@ notice([
     "Temperature multiplies the divisor: τ < 1 sharpens the weights like a larger d_k would, τ > 1 flattens them.",
 ])
 if not page.presenting():
-    show_code(ex.scaling_view, single_head, ex.scaled_weights, probs_from_logits, softmax, ex.saturation_experiment,
-              ex.entropy, ex.dot_product_variance, ex.scale_mistake)
+    show_code(scaling.scaling_view, single_head, scaling.scaled_weights, probs_from_logits, softmax,
+              scaling.saturation_experiment, measures.entropy, scaling.dot_product_variance, scaling.scale_mistake)
 page.footer(__file__)

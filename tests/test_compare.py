@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from core.lessons import multi_head
+from core.demos.heads import multi_head
 from core.tokenize import word_tokens
 from tests.apptest_helpers import chart_by_title, chart_data, chart_title, charts, matrix, run_page
 from ui import model_store

@@ -15,7 +15,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 from streamlit.util import calc_hash
 
-from core.lessons import single_head
+from core.demos.heads import single_head
 from core.sampling import probs_from_logits
 from core.tokenize import word_tokens
 from tests.apptest_helpers import chart_by_title, matrix, run_app, run_page

@@ -1,4 +1,4 @@
-"""Tests for core/experiments.py: every vectorised experiment against a plain loop, and the facts it shows.
+"""Tests for core/demos/ (the lessons' set-ups): each experiment against a plain loop, and the facts it shows.
 
 Shapes: N trials, T sequence length, D d_model, d_k query/key size, d_v value size.
 """
@@ -14,9 +14,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from core import experiments as ex
 from core.attention import causal_mask, softmax
-from core.lessons import single_head
+from core.demos import masking, measures, scaling
+from core.demos.heads import single_head
 
 TOKENS = ["The", "cat", "sat", "on", "the", "warm", "mat"]
 
@@ -37,21 +37,21 @@ def entropy_loop(row) -> float:
 
 
 def test_entropy_of_uniform_and_one_hot():
-    assert ex.entropy(np.full(8, 1 / 8)) == pytest.approx(3.0)
-    assert ex.entropy(np.eye(4)).tolist() == [0.0, 0.0, 0.0, 0.0]
-    assert ex.entropy([0.5, 0.5, 0.0]) == pytest.approx(1.0)  # a masked key adds nothing
+    assert measures.entropy(np.full(8, 1 / 8)) == pytest.approx(3.0)
+    assert measures.entropy(np.eye(4)).tolist() == [0.0, 0.0, 0.0, 0.0]
+    assert measures.entropy([0.5, 0.5, 0.0]) == pytest.approx(1.0)  # a masked key adds nothing
 
 
 def test_entropy_matches_loop_and_axis():
     w = softmax(np.random.default_rng(0).standard_normal((3, 4, 5)))
     expected = [[entropy_loop(row) for row in block] for block in w]
-    np.testing.assert_allclose(ex.entropy(w), expected, rtol=1e-12)
-    np.testing.assert_allclose(ex.entropy(np.swapaxes(w, -1, -2), axis=-2), expected, rtol=1e-12)
+    np.testing.assert_allclose(measures.entropy(w), expected, rtol=1e-12)
+    np.testing.assert_allclose(measures.entropy(np.swapaxes(w, -1, -2), axis=-2), expected, rtol=1e-12)
 
 
 def test_entropy_rejects_negative_weights():
     with pytest.raises(ValueError, match=">= 0"):
-        ex.entropy([0.5, -0.1, 0.6])
+        measures.entropy([0.5, -0.1, 0.6])
 
 
 # ---- the saturation experiment ----------------------------------------------------------------------
@@ -84,7 +84,7 @@ def saturation_loop(d_ks, T, trials, seed):
 
 def test_saturation_matches_plain_loop():
     d_ks, T, trials = (1, 2, 4, 8), 3, 2
-    result = ex.saturation_experiment(d_ks, T, trials, np.random.default_rng(5))
+    result = scaling.saturation_experiment(d_ks, T, trials, np.random.default_rng(5))
     expected = saturation_loop(d_ks, T, trials, 5)
     for name, values in expected.items():
         np.testing.assert_allclose(result[name], values, rtol=1e-10, err_msg=name)
@@ -94,7 +94,7 @@ def test_saturation_matches_plain_loop():
 
 
 def test_saturation_shows_the_effect():
-    r = ex.saturation_experiment(ex.D_K_SWEEP, T=16, trials=50, rng=np.random.default_rng(0))
+    r = scaling.saturation_experiment(scaling.D_K_SWEEP, T=16, trials=50, rng=np.random.default_rng(0))
     # at d_k = 1 dividing by sqrt(1) changes nothing
     assert r["max_unscaled"][0] == r["max_scaled"][0]
     assert r["entropy_unscaled"][0] == r["entropy_scaled"][0]
@@ -107,16 +107,16 @@ def test_saturation_shows_the_effect():
 
 
 def test_saturation_is_reproducible_and_checks_its_arguments():
-    a = ex.saturation_experiment((1, 64), 4, 3, np.random.default_rng(1))
-    b = ex.saturation_experiment((1, 64), 4, 3, np.random.default_rng(1))
+    a = scaling.saturation_experiment((1, 64), 4, 3, np.random.default_rng(1))
+    b = scaling.saturation_experiment((1, 64), 4, 3, np.random.default_rng(1))
     for key in ("max_unscaled", "entropy_scaled", "score_var"):
         np.testing.assert_array_equal(a[key], b[key])
     with pytest.raises(ValueError, match="Generator"):
-        ex.saturation_experiment((1, 2), 4, 3, None)
+        scaling.saturation_experiment((1, 2), 4, 3, None)
     for bad in (dict(d_ks=(0, 2)), dict(d_ks=(1.5,)), dict(T=0), dict(trials=-1), dict(d_ks=())):
         args = {"d_ks": (1, 2), "T": 4, "trials": 3, "rng": np.random.default_rng(0), **bad}
         with pytest.raises(ValueError):
-            ex.saturation_experiment(**args)
+            scaling.saturation_experiment(**args)
 
 
 # ---- why sqrt(d_k) ----------------------------------------------------------------------------------
@@ -124,7 +124,7 @@ def test_saturation_is_reproducible_and_checks_its_arguments():
 
 def test_dot_product_variance_matches_loop():
     d_ks, n = (1, 3, 5), 6
-    r = ex.dot_product_variance(d_ks, n, np.random.default_rng(2))
+    r = scaling.dot_product_variance(d_ks, n, np.random.default_rng(2))
     rng = np.random.default_rng(2)
     q, k = rng.standard_normal((n, 5)), rng.standard_normal((n, 5))
     for i, d in enumerate(d_ks):
@@ -135,11 +135,11 @@ def test_dot_product_variance_matches_loop():
 
 
 def test_dot_product_variance_is_d_k():
-    r = ex.dot_product_variance(ex.D_K_SWEEP, 4000, np.random.default_rng(0))
+    r = scaling.dot_product_variance(scaling.D_K_SWEEP, 4000, np.random.default_rng(0))
     np.testing.assert_allclose(r["raw"], r["formula"], rtol=0.12)
     np.testing.assert_allclose(r["scaled"], 1.0, rtol=0.12)
     with pytest.raises(ValueError):
-        ex.dot_product_variance((4,), 1, np.random.default_rng(0))
+        scaling.dot_product_variance((4,), 1, np.random.default_rng(0))
 
 
 # ---- scaling a sentence -----------------------------------------------------------------------------
@@ -147,36 +147,36 @@ def test_dot_product_variance_is_d_k():
 
 def test_scaled_weights_forms():
     scores = np.random.default_rng(3).standard_normal((4, 4)) * 8
-    logits, w = ex.scaled_weights(scores, 64)
+    logits, w = scaling.scaled_weights(scores, 64)
     np.testing.assert_allclose(logits, scores / 8)
     np.testing.assert_allclose(w, [softmax_loop(r) for r in scores / 8], rtol=1e-12)
-    logits, w = ex.scaled_weights(scores, 64, scaled=False, temperature=2.0)
+    logits, w = scaling.scaled_weights(scores, 64, scaled=False, temperature=2.0)
     np.testing.assert_allclose(logits, scores)
     np.testing.assert_allclose(w, [softmax_loop(r) for r in scores / 2], rtol=1e-12)
-    _, cold = ex.scaled_weights(scores, 64, temperature=0.0)  # argmax, no division by zero
+    _, cold = scaling.scaled_weights(scores, 64, temperature=0.0)  # argmax, no division by zero
     assert cold.sum(axis=1).tolist() == [1.0] * 4
     assert (cold.argmax(axis=1) == scores.argmax(axis=1)).all() and set(np.unique(cold)) == {0.0, 1.0}
     with pytest.raises(ValueError):
-        ex.scaled_weights(scores, 0)
+        scaling.scaled_weights(scores, 0)
     with pytest.raises(ValueError):
-        ex.scaled_weights(scores, 4, temperature=-1)
+        scaling.scaled_weights(scores, 4, temperature=-1)
 
 
 def test_scale_mistake():
     scores = np.random.default_rng(4).standard_normal((5, 5)) * 8
-    m = ex.scale_mistake(scores, d_k=64, d_v=32)
+    m = scaling.scale_mistake(scores, d_k=64, d_v=32)
     np.testing.assert_allclose(m["wrong"], [softmax_loop(r) for r in scores / 32], rtol=1e-12)
     np.testing.assert_allclose(m["right"], [softmax_loop(r) for r in scores / 8], rtol=1e-12)
     assert m["wrong_entropy"] > m["right_entropy"]  # divided 4x too much: flatter
     assert m["wrong_max"] < m["right_max"]
-    same = ex.scale_mistake(scores, d_k=64, d_v=8)  # d_v = sqrt(d_k): by coincidence right
+    same = scaling.scale_mistake(scores, d_k=64, d_v=8)  # d_v = sqrt(d_k): by coincidence right
     np.testing.assert_array_equal(same["wrong"], same["right"])
-    sharp = ex.scale_mistake(scores, d_k=64, d_v=1)
+    sharp = scaling.scale_mistake(scores, d_k=64, d_v=1)
     assert sharp["wrong_entropy"] < sharp["right_entropy"]
 
 
 def test_scaling_view_matches_single_head():
-    v = ex.scaling_view(TOKENS, 16, 64, 0, scaled=True, temperature=1.0, d_v=64)
+    v = scaling.scaling_view(TOKENS, 16, 64, 0, scaled=True, temperature=1.0, d_v=64)
     head = single_head(TOKENS, 16, 64, 0)
     raw = single_head(TOKENS, 16, 64, 0, scale=1.0)
     np.testing.assert_array_equal(v["scores"], head["scores"])
@@ -184,7 +184,7 @@ def test_scaling_view_matches_single_head():
     np.testing.assert_array_equal(v["weights_unscaled"], raw["weights"])
     assert v["summary_unscaled"]["max"] > v["summary_scaled"]["max"]
     assert v["spread_raw"] == pytest.approx(8 * v["spread_scaled"])
-    off = ex.scaling_view(TOKENS, 16, 64, 0, scaled=False)
+    off = scaling.scaling_view(TOKENS, 16, 64, 0, scaled=False)
     np.testing.assert_allclose(off["weights"], raw["weights"], atol=1e-15)
     assert "mistake" not in off
 
@@ -193,23 +193,23 @@ def test_scaling_view_matches_single_head():
 
 
 def test_strict_mask_and_fill():
-    m = ex.strict_causal_mask(4)
+    m = masking.strict_causal_mask(4)
     assert m.tolist() == [[j < i for j in range(4)] for i in range(4)]
     assert not m[0].any()
-    filled = ex.fill_masked(np.ones((4, 4)), m)
+    filled = masking.fill_masked(np.ones((4, 4)), m)
     assert np.isneginf(filled[~m]).all() and (filled[m] == 1).all()
-    assert (ex.fill_masked(np.ones((4, 4)), m, -1e9)[~m] == -1e9).all()
+    assert (masking.fill_masked(np.ones((4, 4)), m, -1e9)[~m] == -1e9).all()
     with pytest.raises(ValueError, match="boolean"):
-        ex.fill_masked(np.ones((4, 4)), m.astype(int))
+        masking.fill_masked(np.ones((4, 4)), m.astype(int))
     with pytest.raises(ValueError, match="shape"):
-        ex.fill_masked(np.ones((3, 4)), m)
+        masking.fill_masked(np.ones((3, 4)), m)
 
 
 def test_naive_softmax_nan_row_without_warnings():
-    x = ex.fill_masked(np.random.default_rng(0).standard_normal((4, 4)), ex.strict_causal_mask(4))
+    x = masking.fill_masked(np.random.default_rng(0).standard_normal((4, 4)), masking.strict_causal_mask(4))
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        naive = ex.naive_softmax(x)
+        naive = masking.naive_softmax(x)
     assert np.isnan(naive[0]).all()
     np.testing.assert_allclose(naive[1:], softmax(x)[1:], rtol=1e-12)
     assert softmax(x)[0].tolist() == [0.0] * 4
@@ -217,7 +217,7 @@ def test_naive_softmax_nan_row_without_warnings():
 
 def test_mask_after_softmax():
     scores = np.random.default_rng(6).standard_normal((5, 5))
-    r = ex.mask_after_softmax(scores, causal_mask(5))
+    r = masking.mask_after_softmax(scores, causal_mask(5))
     expected = [[w if j <= i else 0.0 for j, w in enumerate(softmax_loop(row))] for i, row in enumerate(scores)]
     np.testing.assert_allclose(r["wrong"], expected, rtol=1e-12)
     assert (r["row_sums"][:-1] < 1).all()
@@ -230,7 +230,7 @@ def test_mask_after_softmax():
 def test_fully_masked_row_four_ways():
     T = 5
     scores = np.random.default_rng(7).standard_normal((T, T))
-    r = ex.fully_masked_row(scores, ex.strict_causal_mask(T))
+    r = masking.fully_masked_row(scores, masking.strict_causal_mask(T))
     assert r["empty_rows"].tolist() == [0]
     assert np.isnan(r["naive"][0]).all()
     assert r["ours"][0].tolist() == [0.0] * T
@@ -242,7 +242,7 @@ def test_fully_masked_row_four_ways():
 
 
 def test_fill_values_in_float16():
-    r = ex.fill_in_float16()
+    r = masking.fill_in_float16()
     as_16 = dict(zip(r["value"].tolist(), r["float16"].tolist()))
     assert as_16[-1e4] == -1e4 and as_16[-65504.0] == -65504.0
     assert all(math.isinf(as_16[v]) for v in (-1e5, -1e9, -1e10))
@@ -251,18 +251,18 @@ def test_fill_values_in_float16():
 
 def test_running_mean_is_uniform_causal_attention():
     T = 6
-    W = ex.running_mean_weights(T)
+    W = masking.running_mean_weights(T)
     assert W.tolist() == [[1 / (i + 1) if j <= i else 0.0 for j in range(T)] for i in range(T)]
     V = np.random.default_rng(8).standard_normal((T, 3))
     loop = np.array([V[: i + 1].mean(axis=0) for i in range(T)])
-    np.testing.assert_allclose(ex.running_mean(V), loop, rtol=1e-12)
+    np.testing.assert_allclose(masking.running_mean(V), loop, rtol=1e-12)
     np.testing.assert_allclose(W @ V, loop, rtol=1e-12, atol=1e-15)
     with pytest.raises(ValueError):
-        ex.running_mean(np.zeros((0, 3)))
+        masking.running_mean(np.zeros((0, 3)))
 
 
 def test_masking_view():
-    v = ex.masking_view(TOKENS, 16, 8, 0)
+    v = masking.masking_view(TOKENS, 16, 8, 0)
     T = len(TOKENS)
     w = v["weights_masked"]
     assert w[0].tolist() == [1.0] + [0.0] * (T - 1)  # exactly, not approximately
@@ -279,7 +279,7 @@ def test_masking_view():
 
 @pytest.mark.parametrize("position", [1, 3, 6])
 def test_no_peeking_is_exact(position):
-    p = ex.no_peeking(TOKENS, position, "dog", 16, 8, 0)
+    p = masking.no_peeking(TOKENS, position, "dog", 16, 8, 0)
     assert p["changed_tokens"][position] == "dog"
     assert p["diff_masked"][:position].tolist() == [0.0] * position  # bit for bit
     assert (p["diff_masked"][position:] > 0).all()
@@ -292,15 +292,15 @@ def test_no_peeking_is_exact(position):
 
 
 def test_no_peeking_same_embedding_and_errors():
-    p = ex.no_peeking(TOKENS, 4, "THE", 16, 8, 0)  # embeddings ignore case: nothing changes anywhere
+    p = masking.no_peeking(TOKENS, 4, "THE", 16, 8, 0)  # embeddings ignore case: nothing changes anywhere
     assert p["diff_unmasked"].max() == 0 and p["diff_masked"].max() == 0
     for position in (-1, 7, 1.5, True):
         with pytest.raises(ValueError, match="position"):
-            ex.no_peeking(TOKENS, position, "dog", 16, 8, 0)
+            masking.no_peeking(TOKENS, position, "dog", 16, 8, 0)
     with pytest.raises(ValueError, match="empty"):
-        ex.no_peeking(TOKENS, 2, "", 16, 8, 0)
+        masking.no_peeking(TOKENS, 2, "", 16, 8, 0)
     with pytest.raises(ValueError, match="no tokens"):
-        ex.no_peeking([], 0, "dog", 16, 8, 0)
+        masking.no_peeking([], 0, "dog", 16, 8, 0)
 
 
 # ---- properties -------------------------------------------------------------------------------------
@@ -311,11 +311,11 @@ def test_no_peeking_same_embedding_and_errors():
     lambda s: (s[0], s[0])), elements=st.floats(-50, 50)))
 def test_masking_invariants(scores):
     T = scores.shape[0]
-    r = ex.mask_after_softmax(scores, causal_mask(T))
+    r = masking.mask_after_softmax(scores, causal_mask(T))
     assert (r["row_sums"] <= 1 + 1e-12).all()
     np.testing.assert_allclose(r["right_row_sums"], 1.0)
-    e = ex.entropy(r["right"])
+    e = measures.entropy(r["right"])
     assert (e >= 0).all() and (e <= np.log2(np.arange(1, T + 1)) + 1e-9).all()  # row i has i + 1 keys
-    fm = ex.fully_masked_row(scores, ex.strict_causal_mask(T))
+    fm = masking.fully_masked_row(scores, masking.strict_causal_mask(T))
     assert fm["ours"][0].tolist() == [0.0] * T
     assert np.isfinite(fm["ours"]).all()

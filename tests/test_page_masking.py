@@ -8,14 +8,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from core import experiments as ex
+from core.demos import masking
 from core.tokenize import word_tokens
 from tests.apptest_helpers import chart_by_title, chart_data, chart_title, charts, matrix, run_page, texts
 from ui.charts import unique_labels
 from ui.controls import DEFAULT_TEXT
 
 PAGE = "lessons/masking.py"
-# heatmap title prefix -> key of core.experiments.masking_view's result (or a path into it)
+# heatmap title prefix -> key of core.demos.masking.masking_view's result (or a path into it)
 HEATMAPS = {"causal mask": "mask", "masked scores": "masked_scores", "weights without": "weights_free",
             "weights with the": "weights_masked", "outputs without": "out_free", "outputs with the": "out_masked",
             "uniform causal": "uniform", "wrong: softmax, then mask": ("after_softmax", "wrong"),
@@ -42,7 +42,7 @@ def settings(at) -> dict:
 def expected(at) -> tuple[list[str], dict]:
     s = settings(at)
     tokens = word_tokens(s["text"], s["seq_len"])
-    return tokens, ex.masking_view(tokens, s["d_model"], s["d_k"], s["seed"])
+    return tokens, masking.masking_view(tokens, s["d_model"], s["d_k"], s["seed"])
 
 
 def assert_charts_match_core(at):

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from core.lessons import multi_head
+from core.demos.heads import multi_head
 from core.model import divisors
 from core.tokenize import word_tokens
 from tests.apptest_helpers import chart_by_title, chart_data, chart_title, charts, matrix, run_app, run_page, texts

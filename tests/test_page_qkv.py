@@ -8,14 +8,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from core.lessons import single_head
+from core.demos.heads import single_head
 from core.tokenize import word_tokens
 from tests.apptest_helpers import chart_by_title, chart_data, chart_title, charts, matrix, run_page, texts
 from ui.charts import unique_labels
 from ui.controls import DEFAULT_TEXT
 
 PAGE = "lessons/qkv.py"
-# chart title prefix -> key of core.lessons.single_head's result
+# chart title prefix -> key of core.demos.heads.single_head's result
 CHARTS = {"X": "X", "W_Q": "W_Q", "W_K": "W_K", "W_V": "W_V", "Q:": "Q", "K:": "K", "V:": "V",
           "scores": "scores", "softmax": "weights"}
 DEFAULTS = {"seq_len": 16, "d_model": 16, "d_k": 8, "seed": 0}

@@ -8,14 +8,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from core import experiments as ex
+from core.demos import measures, scaling
 from core.tokenize import word_tokens
 from tests.apptest_helpers import chart_by_title, chart_data, chart_title, charts, matrix, run_page, texts
 from ui.charts import unique_labels
 from ui.controls import DEFAULT_TEXT
 
 PAGE = "lessons/scaling.py"
-# heatmap title prefix -> key of core.experiments.scaling_view's result (or of its "mistake" dict)
+# heatmap title prefix -> key of core.demos.scaling.scaling_view's result (or of its "mistake" dict)
 HEATMAPS = {"logits": "logits", "weights: click": "weights", "unscaled scores": "scores",
             "unscaled weights": "weights_unscaled", "scaled scores": "scaled_scores",
             "scaled weights": "weights_scaled", "wrong:": ("mistake", "wrong"), "right:": ("mistake", "right")}
@@ -42,7 +42,7 @@ def settings(at) -> dict:
 def expected(at) -> tuple[list[str], dict]:
     s = settings(at)
     tokens = word_tokens(s["text"], s["seq_len"])
-    return tokens, ex.scaling_view(tokens, s["d_model"], s["d_k"], s["seed"], s["scaling_on"], s["temp"],
+    return tokens, scaling.scaling_view(tokens, s["d_model"], s["d_k"], s["seed"], s["scaling_on"], s["temp"],
                                    s["scaling_d_v"])
 
 
@@ -71,9 +71,9 @@ def assert_charts_match_core(at):
 def assert_experiment_matches_core(at):
     s = settings(at)
     T, trials, seed = s["scaling_T"], s["scaling_trials"], s["seed"]
-    r = ex.saturation_experiment(ex.D_K_SWEEP, T, trials, np.random.default_rng([seed, T, trials]))
+    r = scaling.saturation_experiment(scaling.D_K_SWEEP, T, trials, np.random.default_rng([seed, T, trials]))
     top, spread = lines(at, "max weight vs d_k"), lines(at, "row entropy vs d_k")
-    assert top["x"].tolist() == list(ex.D_K_SWEEP)
+    assert top["x"].tolist() == list(scaling.D_K_SWEEP)
     np.testing.assert_allclose(top["unscaled"], r["max_unscaled"], rtol=1e-12)
     np.testing.assert_allclose(top["scaled by √d_k"], r["max_scaled"], rtol=1e-12)
     np.testing.assert_allclose(spread["unscaled"], r["entropy_unscaled"], rtol=1e-12)
@@ -123,7 +123,7 @@ def test_compare_side_by_side(default_page):
     np.testing.assert_allclose(matrix(chart_by_title(at, "scaled scores")).to_numpy(), raw / 8, rtol=1e-12)
     # at d_k = 64 the raw scores saturate the softmax: a bigger favourite per row, a lower entropy
     assert unscaled.max(axis=1).mean() > scaled.max(axis=1).mean() + 0.3
-    assert ex.entropy(unscaled).mean() < ex.entropy(scaled).mean() - 1.0
+    assert measures.entropy(unscaled).mean() < measures.entropy(scaled).mean() - 1.0
     assert "Spread (standard deviation): 7.43; √d_k = 8.00." in texts(at)
 
 
@@ -142,7 +142,7 @@ def test_variance_chart_and_table(default_page):
     np.testing.assert_allclose(v["measured: q·k"], v["x"], rtol=0.15)
     np.testing.assert_allclose(v["measured: q·k / √d_k"], 1.0, rtol=0.15)
     table = next(df.value for df in default_page.dataframe if "Var(q·k)" in df.value.columns)
-    assert table["d_k"].tolist() == list(ex.D_K_SWEEP)
+    assert table["d_k"].tolist() == list(scaling.D_K_SWEEP)
     np.testing.assert_allclose(table["Var(q·k)"], v["measured: q·k"])
     assert any("Var" in str(el.value) for el in default_page.get("latex"))
 

@@ -1,4 +1,4 @@
-"""Small, seeded set-ups the lesson pages draw: the same maths as the model, laid out for display.
+"""Small seeded set-ups of one attention head and one multi-head layer, laid out for the lessons to draw.
 
 Shapes: T sequence length, D d_model, d_k query/key size, d_v value size.
 """
