@@ -17,7 +17,7 @@ from core.costs import (
 from core.layers import positional_encoding, sinusoidal_encoding
 from core.model import attention_layer, block, embed, forward
 from core.sampling import generate, next_token_probs, probs_from_logits
-from ui import charts, controls, model_store, page, render
+from ui import charts, controls, model_store, page, presenter, render
 from ui.text import code_span, escape_md, notice, shape_caption, show_code
 
 DEFAULT_PROMPT = "The attention "
@@ -237,7 +237,7 @@ if ids_key:
         W = seen["weights"]
         L, H, T = W.shape[0], W.shape[1], W.shape[-1]
         drawn = min(T, MAX_DRAWN)
-        scale = page.chart_scale()
+        scale = presenter.chart_scale()
         fit = int(180 * scale) // drawn  # panels about 180 px wide, so a layer's heads fit in one row
         cell_px = charts.cell_size(drawn, int(26 * scale), max_width=int(180 * scale)) if fit >= 8 else max(4, fit)
         columns = max(1, min(H, int(1000 * scale) // (cell_px * drawn + 70)))
@@ -324,7 +324,7 @@ notice([
     "Most parameters sit in the feed-forward layers and the embedding, not in attention.",
     "The attention weights grow with the square of the length: double T and they take four times the memory.",
 ])
-if not page.presenting():
+if not presenter.presenting():
     show_code(forward, embed, block, attention_layer, next_token_probs, probs_from_logits, generate,
               sinusoidal_encoding, param_count, attention_memory, attention_flops, kv_cache_bytes)
 page.footer(__file__)

@@ -7,7 +7,7 @@ from core.attention import causal_mask, scaled_dot_product_attention, softmax
 from core.demos import masking
 from core.demos.heads import single_head
 from core.tokenize import word_tokens
-from ui import charts, controls, explain, page, render
+from ui import charts, controls, explain, page, presenter, render
 from ui.text import code_span, notice, shape_caption, show_code
 
 MAX_DIMS_IN_TABLE = 6
@@ -256,7 +256,7 @@ notice([
     "−1e9 behaves like −∞ until a row is fully masked (uniform leak) or the numbers are float16 (−∞, then NaN).",
     "Changing a later token leaves every earlier output bit for bit the same: the model cannot peek.",
 ])
-if not page.presenting():
+if not presenter.presenting():
     show_code(masking.masking_view, causal_mask, single_head, scaled_dot_product_attention, softmax,
               masking.fill_masked, masking.running_mean_weights, masking.running_mean, masking.mask_after_softmax,
               masking.naive_softmax, masking.fully_masked_row, masking.fill_in_float16, masking.no_peeking)

@@ -15,7 +15,7 @@ from core.attention import (
 from core.demos.heads import mha_weights, multi_head
 from core.demos.measures import entropy
 from core.tokenize import word_embeddings, word_tokens
-from ui import charts, controls, explain, page, render
+from ui import charts, controls, explain, page, presenter, render
 from ui.text import code_span, notice, shape_caption, shape_str, show_code
 
 GRID_DROP = ["text", "dark_text", "dark_text_div"]  # the small multiples print no values in their cells
@@ -41,7 +41,7 @@ def head_grid(tokens: tuple[str, ...], D: int, H: int, seed: int, causal: bool, 
 
 def grid_layout(T: int, H: int, width_px: int, panel_px: int) -> tuple[int, int]:
     """(cell_px, columns): panels at most panel_px wide (half that beyond 16 heads), as many per row as fit."""
-    scale = page.chart_scale()
+    scale = presenter.chart_scale()
     cell_px = charts.cell_size(T, int(34 * scale), max_width=int((panel_px if H <= 16 else panel_px // 2) * scale))
     columns = max(1, min(H, int(width_px * scale) // (cell_px * T + 70)))
     return cell_px, columns
@@ -202,7 +202,7 @@ notice([
     "too coarse to be selective. Real models keep d_k around 64.",
     "Switch on the causal mask: every head loses its upper triangle, the first token can only look at itself.",
 ])
-if not page.presenting():
+if not presenter.presenting():
     show_code(multi_head, mha_weights, multi_head_attention, qkv_heads, split_heads, merge_heads,
               multi_head_attention_loop, multi_head_attention_einsum, word_embeddings)
 page.footer(__file__)

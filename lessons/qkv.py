@@ -5,7 +5,7 @@ import streamlit as st
 from core.attention import scaled_dot_product_attention, softmax
 from core.demos.heads import projections, single_head
 from core.tokenize import word_embeddings, word_tokens
-from ui import controls, explain, page, render
+from ui import controls, explain, page, presenter, render
 from ui.text import code_span, notice, shape_caption, show_code
 
 
@@ -86,6 +86,6 @@ notice([
     "The scores are not symmetric: q_i·k_j ≠ q_j·k_i because W_Q ≠ W_K (compare row 0 with column 0).",
     "Move d_k up: the scores spread wider, and the softmax rows get sharper. The next lesson is about that.",
 ])
-if not page.presenting():
+if not presenter.presenting():
     show_code(single_head, projections, word_embeddings, scaled_dot_product_attention, softmax)
 page.footer(__file__)

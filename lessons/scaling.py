@@ -9,7 +9,7 @@ from core.demos import measures, scaling
 from core.demos.heads import single_head
 from core.sampling import probs_from_logits
 from core.tokenize import word_tokens
-from ui import charts, controls, explain, page, render
+from ui import charts, controls, explain, page, presenter, render
 from ui.text import code_span, notice, shape_caption, show_code
 
 TRIALS = (1, 10, 50, 100)
@@ -230,7 +230,7 @@ notice([
     "The measured variance of q·k follows the line Var = d_k; divided by √d_k it stays at 1.",
     "Temperature multiplies the divisor: τ < 1 sharpens the weights like a larger d_k would, τ > 1 flattens them.",
 ])
-if not page.presenting():
+if not presenter.presenting():
     show_code(scaling.scaling_view, single_head, scaling.scaled_weights, probs_from_logits, softmax,
               scaling.saturation_experiment, measures.entropy, scaling.dot_product_variance, scaling.scale_mistake)
 page.footer(__file__)

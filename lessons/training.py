@@ -9,7 +9,7 @@ from core.backward import loss_and_grads
 from core.data import TASKS
 from core.model import divisors
 from core.train import AdamW, TrainConfig, Trainer, clip_grad_norm
-from ui import charts, controls, nav, page, render
+from ui import charts, controls, nav, page, presenter, render
 from ui import training_session as ts
 from ui.text import escape_md, notice, shape_str, show_code
 
@@ -118,7 +118,7 @@ def draw_attention(session: ts.TrainingSession) -> None:
     labels = [shown(c) for c in view["chars"]]
     names = [f"layer {layer + 1} · head {h + 1}" for layer in range(L) for h in range(H)]
     frame = charts.grid_frame(w.reshape(L * H, T, T), names, labels, labels).drop(columns=GRID_DROP)
-    scale = page.chart_scale()
+    scale = presenter.chart_scale()
     cell_px = charts.cell_size(T, int(18 * scale), max_width=int(200 * scale))
     columns = max(1, min(H, int(GRID_WIDTH_PX * scale) // (cell_px * T + 80)))  # as many panels as fit a row
     render.show(charts.grid_chart, frame, columns=columns, cell_px=cell_px,
@@ -249,6 +249,6 @@ notice([
     "A learning rate of 1000 (Advanced) makes the loss explode within a step or two: training stops and "
     "the weights go back to the last good step.",
 ])
-if not page.presenting():
+if not presenter.presenting():
     show_code(loss_and_grads, Trainer.step, AdamW.update, clip_grad_norm, TrainConfig)
 page.footer(__file__)

@@ -8,7 +8,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests.apptest_helpers import chart_data, chart_spec, chart_title, charts, run_page
-from ui import page
+from ui import presenter
 from ui.charts import _CELL_SIZES as CELL_SIZES
 from ui.nav import available
 
@@ -132,7 +132,7 @@ def test_exercises_work_in_presenter_mode():
 
 
 def test_chart_scale():
-    assert page.chart_scale() == 1.0  # outside a presenter session
+    assert presenter.chart_scale() == 1.0  # outside a presenter session
 
 
 def test_presenter_cells_are_exactly_one_and_a_half_times_bigger(normal_views):

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from core.lessons import weighted_sum_terms
+from core.demos.heads import weighted_sum_terms
 from ui.charts import unique_labels
 from ui.text import escape_md
 

@@ -10,20 +10,8 @@ from pathlib import Path
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
-from ui import controls, exercise_bank, exercises, export, nav, share
+from ui import controls, exercise_bank, exercises, export, nav, presenter, share
 
-PRESENTER_CSS = """
-<style>
-  /* Presenter mode: type and charts readable from the back of a room. */
-  .stMainBlockContainer { max-width: 100%; padding-top: 2rem; }
-  .stMainBlockContainer p, .stMainBlockContainer li { font-size: 1.45rem; line-height: 1.5; }
-  .stMainBlockContainer h1 { font-size: 3.2rem; }
-  .stMainBlockContainer h2, .stMainBlockContainer h3 { font-size: 2.2rem; }
-  .stMainBlockContainer [data-testid="stCaptionContainer"] { font-size: 1.2rem; }
-</style>
-"""
-
-_PRESENT_KEY = "present"
 _SEEN = "_settings_seen"  # every URL-bound setting a lesson has drawn in this session
 
 
@@ -40,16 +28,6 @@ def _keep_settings() -> None:
             st.session_state[key] = st.session_state[key]
 
 
-def presenting() -> bool:
-    """True in presenter mode: pages show one idea per screen and hide the secondary material."""
-    return bool(st.session_state.get(_PRESENT_KEY, False))
-
-
-def chart_scale() -> float:
-    """Cells grow by half in presenter mode."""
-    return 1.5 if presenting() else 1.0
-
-
 def _lesson(file: str) -> nav.Lesson:
     return nav.by_path(Path(file).resolve().relative_to(nav.ROOT).as_posix())
 
@@ -58,10 +36,10 @@ def header(file: str) -> nav.Lesson:
     """Presenter toggle and share panel at the top of the sidebar; returns this page's lesson."""
     lesson = _lesson(file)
     _keep_settings()
-    controls.toggle(_PRESENT_KEY, "Presenter mode", help="Large type and cells for a projector; the sidebar "
+    controls.toggle(presenter.KEY, "Presenter mode", help="Large type and cells for a projector; the sidebar "
                     "starts collapsed when a link with present=true is opened.")
-    if presenting():
-        st.html(PRESENTER_CSS)
+    if presenter.presenting():
+        st.html(presenter.CSS)
     share.share_panel()
     return lesson
 
@@ -90,5 +68,5 @@ def footer(file: str) -> None:
         _link(right, following, f"Next: {following.title} →")
     st.session_state.setdefault(_SEEN, set()).update(controls.current_view())
     share.fill_share_panel()
-    if not presenting():
+    if not presenter.presenting():
         export.export_panel()

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from ui import charts, export, page
+from ui import charts, export, presenter
 
 
 @functools.lru_cache(maxsize=512)
@@ -86,7 +86,7 @@ def show_heatmap(matrix, row_labels, col_labels, title: str = "", key: str | Non
     n_rows, n_cols = np.shape(matrix)
     settings.setdefault("annotate", max(n_rows, n_cols) <= charts.ANNOTATE_MAX_CELLS)
     df = charts.heatmap_frame(matrix, row_labels, col_labels, with_text=settings["annotate"])
-    scale = page.chart_scale()
+    scale = presenter.chart_scale()
     cell = charts.cell_size(n_cols, int(settings.pop("cell_px", charts.CELL_PX) * scale), int(max_width * scale))
     fits = cell * n_cols <= max_width * scale
     # The spec must not depend on the shape (or every slider move would rebuild it): pass the
