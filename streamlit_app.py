@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 from threadpoolctl import threadpool_limits
 
+from tools.process import keep_freed_memory
 from ui import controls, exercises, export
 from ui.nav import available
 
@@ -60,6 +61,7 @@ presenting = str(st.query_params.get("present", "")).strip().lower() in controls
 st.set_page_config(page_title="Attention Lab", page_icon="🔍", layout="wide",
                    initial_sidebar_state="collapsed" if presenting else "auto")
 one_blas_thread()
+keep_freed_memory()  # a training step frees and reallocates MB-sized arrays: keep them in the heap
 controls.start_run()
 export.start_run()
 pages = [st.Page(home, title="Home", icon="🏠", default=True)] + [

@@ -23,7 +23,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from core.backward import loss_and_grads
 from core.model import ModelConfig
-from core.train import TrainConfig, Trainer, keep_freed_memory
+from core.train import TrainConfig, Trainer
+from tools.process import keep_freed_memory
 
 WEIGHTS = Path(__file__).resolve().parents[1] / "core" / "weights" / "pydoc_char.json"
 
@@ -67,8 +68,8 @@ def main() -> None:
     args = ap.parse_args()
     cfg, B = shipped_config()
     T = cfg.max_len
-    trainer = Trainer(cfg, RandomText(cfg.vocab_size, T), TrainConfig(batch_size=B), seed=0)
     keep_freed_memory()
+    trainer = Trainer(cfg, RandomText(cfg.vocab_size, T), TrainConfig(batch_size=B), seed=0)
     trainer.step(3)  # warm up: first allocations, BLAS threads
     ids, targets, _ = trainer.data.train_batch(np.random.default_rng(1), B)
     step_ms = median_ms(lambda: trainer.step(1), args.repeats)

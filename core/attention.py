@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from core.layers import linear
+
 
 def softmax(x: np.ndarray, axis: int = -1) -> np.ndarray:
     """Numerically stable softmax along `axis`.
@@ -23,8 +25,9 @@ def softmax(x: np.ndarray, axis: int = -1) -> np.ndarray:
     row_max = np.where(np.isfinite(row_max), row_max, 0.0)
     e = np.exp(x - row_max)
     total = np.sum(e, axis=axis, keepdims=True)
-    # Divide only where the row has mass; fully masked rows stay exactly 0.
-    return np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+    # A fully masked row sums to 0: divide it by 1 instead, so that it stays exactly 0.
+    e /= np.where(total > 0, total, 1)
+    return e
 
 
 def causal_mask(T: int) -> np.ndarray:
@@ -110,9 +113,16 @@ def _check_mha(x, w_qkv, w_o, n_heads) -> None:
         raise ValueError(f"w_o must have shape (D, D) = ({D}, {D}), got {w_o.shape}.")
 
 
+def _per_head(mask):
+    """A batched mask (..., T, T) gains a head axis, (..., 1, T, T); a shared (T, T) mask broadcasts as is."""
+    if mask is None or np.ndim(mask) <= 2:
+        return mask
+    return np.asarray(mask)[..., None, :, :]
+
+
 def qkv_heads(x, w_qkv, b_qkv, n_heads):
     """Project x and split into heads. x (..., T, D) -> q, k, v each (..., H, T, d_k)."""
-    qkv = x @ w_qkv + b_qkv  # (..., T, 3D) laid out [Q | K | V]
+    qkv = linear(x, w_qkv, b_qkv)  # (..., T, 3D) laid out [Q | K | V]
     q, k, v = np.split(qkv, 3, axis=-1)  # each (..., T, D)
     return split_heads(q, n_heads), split_heads(k, n_heads), split_heads(v, n_heads)
 
@@ -127,10 +137,8 @@ def multi_head_attention(x, w_qkv, b_qkv, w_o, b_o, n_heads, mask=None):
     x = np.asarray(x)
     _check_mha(x, w_qkv, w_o, n_heads)
     q, k, v = qkv_heads(x, w_qkv, b_qkv, n_heads)  # (..., H, T, d_k)
-    if mask is not None:
-        mask = np.asarray(mask)[..., None, :, :] if np.ndim(mask) > 2 else mask  # add the head axis
-    heads, weights = scaled_dot_product_attention(q, k, v, mask)  # (..., H, T, d_k), (..., H, T, T)
-    return merge_heads(heads) @ w_o + b_o, weights
+    heads, weights = scaled_dot_product_attention(q, k, v, _per_head(mask))  # (..., H, T, d_k), (..., H, T, T)
+    return linear(merge_heads(heads), w_o, b_o), weights
 
 
 def multi_head_attention_loop(x, w_qkv, b_qkv, w_o, b_o, n_heads, mask=None):
@@ -160,7 +168,9 @@ def multi_head_attention_loop(x, w_qkv, b_qkv, w_o, b_o, n_heads, mask=None):
 def multi_head_attention_einsum(x, w_qkv, b_qkv, w_o, b_o, n_heads, mask=None):
     """The same computation with the head axis folded into the weights and einsum doing the sums.
 
-    W_Q is viewed as (D, H, d_k) so one einsum projects every head. Same shapes as multi_head_attention.
+    W_Q is viewed as (D, H, d_k) so one einsum projects every head, and W_O as (H, d_k, D) so one einsum
+    merges them; softmax(Q K^T / sqrt(d_k)) V in between is scaled_dot_product_attention, as in the other
+    forms. Same shapes as multi_head_attention.
     """
     x = np.asarray(x)
     _check_mha(x, w_qkv, w_o, n_heads)
@@ -171,11 +181,7 @@ def multi_head_attention_einsum(x, w_qkv, b_qkv, w_o, b_o, n_heads, mask=None):
     q = np.einsum("...td,dhk->...htk", x, w[:, 0]) + b[0][:, None, :]  # (..., H, T, d_k)
     k = np.einsum("...td,dhk->...htk", x, w[:, 1]) + b[1][:, None, :]
     v = np.einsum("...td,dhk->...htk", x, w[:, 2]) + b[2][:, None, :]
-    scores = np.einsum("...hqk,...hsk->...hqs", q, k) / float(np.sqrt(d_k))  # (..., H, T, T); keeps float32
-    if mask is not None:
-        m = np.asarray(mask)
-        scores = np.where(m[..., None, :, :] if m.ndim > 2 else m, scores, -np.inf)
-    weights = softmax(scores, axis=-1)
-    heads = np.einsum("...hqs,...hsk->...hqk", weights, v)  # (..., H, T, d_k)
+    heads, weights = scaled_dot_product_attention(q, k, v, _per_head(mask))  # (..., H, T, d_k), (..., H, T, T)
+    # Concatenating the heads and multiplying by W_O is one sum over (head, d_k): W_O viewed as (H, d_k, D).
     out = np.einsum("...hqk,hkd->...qd", heads, w_o.reshape(n_heads, d_k, D)) + b_o
     return out, weights

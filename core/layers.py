@@ -7,8 +7,21 @@ from __future__ import annotations
 
 import numpy as np
 
+# sqrt(2/pi) of GELU's tanh form, shared with its backward pass (core/backward.py).
 # A Python float, not np.float64: a NumPy float64 scalar would promote float32 activations to float64.
 _GELU_C = float(np.sqrt(2.0 / np.pi))
+
+
+def linear(x: np.ndarray, w: np.ndarray, b: np.ndarray | None = None) -> np.ndarray:
+    """x @ w + b: x (..., n), w (n, m), b (m,) or None -> (..., m).
+
+    The leading axes are folded into one first: NumPy would run (B, T, n) @ (n, m) as B small products,
+    and one (B*T, n) @ (n, m) product is faster.
+    """
+    y = x.reshape(-1, x.shape[-1]) @ w  # (B*T, n) @ (n, m) -> (B*T, m)
+    if b is not None:
+        y = y + b
+    return y.reshape(*x.shape[:-1], w.shape[-1])
 
 
 def layer_norm(x: np.ndarray, g: np.ndarray, b: np.ndarray, eps: float = 1e-5) -> np.ndarray:
@@ -23,8 +36,13 @@ def layer_norm(x: np.ndarray, g: np.ndarray, b: np.ndarray, eps: float = 1e-5) -
 
 def gelu(x: np.ndarray) -> np.ndarray:
     """GELU, tanh approximation (as GPT-2): 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))."""
+    return 0.5 * x * (1.0 + gelu_tanh_term(x))
+
+
+def gelu_tanh_term(x: np.ndarray) -> np.ndarray:
+    """tanh(sqrt(2/pi) (x + 0.044715 x^3)), the inner term of GELU; its backward pass recomputes it."""
     # x * x * x, not x**3: NumPy's float32 pow is ~300x slower than two multiplies.
-    return 0.5 * x * (1.0 + np.tanh(_GELU_C * (x + 0.044715 * (x * x * x))))
+    return np.tanh(_GELU_C * (x + 0.044715 * (x * x * x)))
 
 
 def relu(x: np.ndarray) -> np.ndarray:
@@ -40,9 +58,19 @@ def ffn(x, w_fc, b_fc, w_proj, b_proj, activation: str = "gelu"):
 
     x (..., T, D), w_fc (D, F), w_proj (F, D) -> (..., T, D). Each position is transformed alone.
     """
+    return ffn_with_hidden(x, w_fc, b_fc, w_proj, b_proj, activation)[0]
+
+
+def ffn_with_hidden(x, w_fc, b_fc, w_proj, b_proj, activation: str = "gelu"):
+    """ffn, also returning its hidden layer: (out (..., T, D), pre-activation (..., T, F), activation (..., T, F)).
+
+    The model keeps the hidden layer in its trace: the backward pass needs both of its arrays.
+    """
     if activation not in ACTIVATIONS:
         raise ValueError(f"Unknown activation {activation!r}; choose one of {sorted(ACTIVATIONS)}.")
-    return ACTIVATIONS[activation](x @ w_fc + b_fc) @ w_proj + b_proj
+    pre = linear(x, w_fc, b_fc)  # (..., T, F)
+    act = ACTIVATIONS[activation](pre)
+    return linear(act, w_proj, b_proj), pre, act
 
 
 def sinusoidal_encoding(T: int, D: int) -> np.ndarray:

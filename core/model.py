@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from core.attention import causal_mask, merge_heads, qkv_heads, scaled_dot_product_attention
-from core.layers import ACTIVATIONS, ffn, layer_norm, positional_encoding
+from core.layers import ACTIVATIONS, ffn_with_hidden, layer_norm, linear, positional_encoding
 
 
 @dataclass(frozen=True)
@@ -166,28 +166,36 @@ def attention_layer(p, x, n_heads, past_k=None, past_v=None, start=0):
     # Query i sits at absolute position start + i and may see keys 0..start + i.
     mask = causal_mask(Tk)[start : start + T]  # (T, Tk)
     heads, weights = scaled_dot_product_attention(q, k, v, mask)  # (B, H, T, d_k), (B, H, T, Tk)
-    out = merge_heads(heads) @ p["w_o"] + p["b_o"]  # (B, T, D)
+    out = linear(merge_heads(heads), p["w_o"], p["b_o"])  # (B, T, D)
     return out, {"q": q, "k": k, "v": v, "weights": weights, "heads": heads}
 
 
 def block(p, x, cfg: ModelConfig, past_k=None, past_v=None, start=0):
-    """One transformer block, pre-norm or post-norm. x (B, T, D) -> (B, T, D), trace of this layer."""
-    eps, mlp = cfg.ln_eps, p["mlp"]
+    """One transformer block, pre-norm or post-norm. x (B, T, D) -> (B, T, D), trace of this layer.
 
-    def ff(h):
-        return ffn(h, mlp["w_fc"], mlp["b_fc"], mlp["w_proj"], mlp["b_proj"], cfg.activation)
-
-    if cfg.norm == "pre":
-        a, tr = attention_layer(p["attn"], layer_norm(x, **p["ln_1"], eps=eps), cfg.n_heads, past_k, past_v, start)
-        x = x + a
-        x = x + ff(layer_norm(x, **p["ln_2"], eps=eps))
-    else:
-        a, tr = attention_layer(p["attn"], x, cfg.n_heads, past_k, past_v, start)
-        x = layer_norm(x + a, **p["ln_1"], eps=eps)
-        x = layer_norm(x + ff(x), **p["ln_2"], eps=eps)
-    tr["attn_out"] = a
-    tr["out"] = x
-    return x, tr
+    The trace keeps the input of every sublayer, which is what the backward pass (core/backward.py) reads:
+    in, attn_in, q, k, v, weights, heads, attn_out, res_1 (x + attention), ffn_in, ffn_pre and ffn_act
+    (B, T, F), ffn_out, res_2 (the second residual sum) and out.
+    """
+    eps = cfg.ln_eps
+    if cfg.norm == "pre":  # GPT-2: x + attn(ln_1(x)), then x + mlp(ln_2(x))
+        attn_in = layer_norm(x, **p["ln_1"], eps=eps)
+        a, tr = attention_layer(p["attn"], attn_in, cfg.n_heads, past_k, past_v, start)
+        res_1 = x + a
+        ffn_in = layer_norm(res_1, **p["ln_2"], eps=eps)
+        m, ffn_pre, ffn_act = ffn_with_hidden(ffn_in, **p["mlp"], activation=cfg.activation)
+        res_2 = out = res_1 + m
+    else:  # the 2017 paper: ln_1(x + attn(x)), then ln_2(x + mlp(x))
+        attn_in = x
+        a, tr = attention_layer(p["attn"], attn_in, cfg.n_heads, past_k, past_v, start)
+        res_1 = x + a
+        ffn_in = layer_norm(res_1, **p["ln_1"], eps=eps)
+        m, ffn_pre, ffn_act = ffn_with_hidden(ffn_in, **p["mlp"], activation=cfg.activation)
+        res_2 = ffn_in + m
+        out = layer_norm(res_2, **p["ln_2"], eps=eps)
+    tr.update({"in": x, "attn_in": attn_in, "attn_out": a, "res_1": res_1, "ffn_in": ffn_in,
+               "ffn_pre": ffn_pre, "ffn_act": ffn_act, "ffn_out": m, "res_2": res_2, "out": out})
+    return out, tr
 
 
 def forward(params, cfg: ModelConfig, ids, cache: KVCache | None = None):
@@ -196,7 +204,9 @@ def forward(params, cfg: ModelConfig, ids, cache: KVCache | None = None):
     With a cache, the ids are the *new* tokens: only their positions are computed, attending to every
     cached key, and the cache is extended in place.
     trace = {"x": block input (..., T, D), "layers": [per-layer dict: q, k, v (..., H, T, d_k),
-             weights (..., H, T, Tk), heads, attn_out, out], "h": final normed (..., T, D)}
+             weights (..., H, T, Tk), heads, attn_out, out, and the sublayer inputs listed in block],
+             "h": final normed (..., T, D)}
+    The trace is all that the backward pass (core/backward.py) needs besides the parameters and the ids.
     """
     start = cache.length if cache is not None else 0
     ids = check_ids(cfg, ids, start)
@@ -218,7 +228,7 @@ def forward(params, cfg: ModelConfig, ids, cache: KVCache | None = None):
         trace["layers"].append(tr)
     h = layer_norm(x, **params["ln_f"], eps=cfg.ln_eps)
     trace["h"] = h
-    logits = h @ params["wte"].T  # tied output head: (B, T, V)
+    logits = linear(h, params["wte"].T)  # tied output head, h @ wte.T: (B, T, V)
     if not batched:
         logits = logits[0]
         trace = _drop_batch(trace)

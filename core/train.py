@@ -1,33 +1,27 @@
-"""Training: AdamW with gradient clipping, a Trainer that runs in small chunks, checkpoints, the CLI.
+"""Training: AdamW with gradient clipping, and a Trainer that runs in small chunks.
 
     trainer = Trainer(cfg, data, TrainConfig(lr=3e-3), seed=0)
     losses = trainer.step(20)          # 20 optimiser steps; call again to go on (a UI trains in chunks)
     val = trainer.evaluate()           # validation loss on a fixed set of windows
-    trainer.save_checkpoint("run.npz") # params + optimiser state + history; Trainer.load_checkpoint resumes
 
-The backward passes and loss_and_grads live in core/backward.py; they are re-exported here.
-Run `python -m core.train --help` for the command line that trains and ships a model.
+The backward passes and loss_and_grads live in core/backward.py; they are re-exported here. The command
+line that trains and ships a model, checkpoints and process tuning live outside core, in tools/
+(`python -m tools.train --help`).
 
 Shapes: B batch, T sequence length, V vocabulary.
 """
 
 from __future__ import annotations
 
-import argparse
-import ctypes
-import json
 import math
-import shlex
-import sys
 import time
-from dataclasses import asdict, dataclass, replace
-from pathlib import Path
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from core.backward import loss_and_grads, loss_only
-from core.data import SyntheticTask, make_data
-from core.model import ModelConfig, flatten, forward, init_params, save, unflatten
+from core.data import SyntheticTask
+from core.model import ModelConfig, flatten, forward, init_params, unflatten
 
 __all__ = ["AdamW", "TrainConfig", "Trainer", "TrainingDiverged", "clip_grad_norm", "loss_and_grads"]
 
@@ -112,20 +106,6 @@ class AdamW:
             p -= step * m / (np.sqrt(v) + eps)
 
 
-def keep_freed_memory() -> None:
-    """Ask glibc to keep freed blocks instead of returning them to the system (Linux only, else a no-op).
-
-    A training step allocates and frees dozens of 1-4 MB arrays; by default each one is handed back and
-    page-faulted in again next time, which doubles the step time on small models.
-    """
-    try:
-        libc = ctypes.CDLL("libc.so.6")
-        libc.mallopt(-3, 32 << 20)  # M_MMAP_THRESHOLD: below 32 MB, allocate from the heap
-        libc.mallopt(-1, 256 << 20)  # M_TRIM_THRESHOLD: keep up to 256 MB of free heap
-    except (OSError, AttributeError):
-        pass
-
-
 class Trainer:
     """Holds the parameters, the optimiser state and the history, and trains a few steps at a time.
 
@@ -141,7 +121,6 @@ class Trainer:
             raise ValueError(f"The data has {data.vocab_size} tokens but the model's vocabulary has {cfg.vocab_size}.")
         if data.seq_len > cfg.max_len:
             raise ValueError(f"The data's sequences ({data.seq_len} tokens) exceed the model's max_len {cfg.max_len}.")
-        keep_freed_memory()
         self.cfg, self.data, self.train_cfg = cfg, data, train_cfg or TrainConfig()
         self.rng = np.random.default_rng(seed)
         if params is None:
@@ -216,37 +195,6 @@ class Trainer:
             self.val_history.append((self.steps, loss))
         return loss
 
-    # ---- checkpoints: one .npz, arrays plus a JSON string, no pickle ------------------------------
-
-    def save_checkpoint(self, path) -> Path:
-        path = Path(path).with_suffix(".npz")
-        path.parent.mkdir(parents=True, exist_ok=True)
-        state = {"model": self.cfg.to_dict(), "train": asdict(self.train_cfg), "steps": self.steps,
-                 "adam_t": self.opt.t, "history": self.history, "val_history": self.val_history,
-                 "rng": self.rng.bit_generator.state, "data": self.data.name, "status": self.status,
-                 "seconds": self.seconds}
-        arrays = flatten({"params": self.params, "adam_m": unflatten(self.opt.m), "adam_v": unflatten(self.opt.v)})
-        np.savez(path, state=np.array(json.dumps(state)), **arrays)
-        return path
-
-    @classmethod
-    def load_checkpoint(cls, path, data) -> Trainer:
-        """Resume from save_checkpoint's file; data must be the same source (same name and vocabulary)."""
-        with np.load(Path(path).with_suffix(".npz"), allow_pickle=False) as f:
-            state = json.loads(str(f["state"]))
-            tree = unflatten({k: f[k] for k in f.files if k != "state"})
-        if state["data"] != data.name:
-            raise ValueError(f"This checkpoint was trained on {state['data']!r}, not {data.name!r}.")
-        trainer = cls(ModelConfig(**state["model"]), data, TrainConfig(**state["train"]), params=tree["params"])
-        for target, saved in ((trainer.opt.m, tree["adam_m"]), (trainer.opt.v, tree["adam_v"])):
-            for k, a in flatten(saved).items():
-                target[k][...] = a
-        trainer.opt.t, trainer.steps = state["adam_t"], state["steps"]
-        trainer.history, trainer.status, trainer.seconds = state["history"], state["status"], state["seconds"]
-        trainer.val_history = [tuple(x) for x in state["val_history"]]
-        trainer.rng.bit_generator.state = state["rng"]
-        return trainer
-
 
 def pattern_mass(params, cfg: ModelConfig, task: SyntheticTask, n: int = 256) -> np.ndarray:
     """(n_layers, H): mean attention weight that each head puts, at the task's second-half queries, on
@@ -256,72 +204,3 @@ def pattern_mass(params, cfg: ModelConfig, task: SyntheticTask, n: int = 256) ->
     keys = task.expected_keys()
     q = np.flatnonzero(keys >= 0)
     return np.array([layer["weights"][:, :, q, keys[q]].mean(axis=(0, 2)) for layer in trace["layers"]])
-
-
-# ---- the command line: python -m core.train --data pydoc --steps 3000 --out core/weights/pydoc_char ---
-
-
-def _parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="python -m core.train", description="Train a small transformer and save it.")
-    ap.add_argument("--data", default="pydoc", help="pydoc, copy, reverse or induction")
-    ap.add_argument("--d-model", type=int, default=64)
-    ap.add_argument("--heads", type=int, default=4)
-    ap.add_argument("--layers", type=int, default=2)
-    ap.add_argument("--d-ff", type=int, default=None, help="feed-forward width (default 4 * d_model)")
-    ap.add_argument("--context", type=int, default=64, help="characters per window (text data)")
-    ap.add_argument("--task-length", type=int, default=8, help="letters in a synthetic task's first half")
-    ap.add_argument("--symbols", type=int, default=16, help="letters a synthetic task draws from")
-    ap.add_argument("--pos-encoding", default="sinusoidal", choices=["sinusoidal", "learned"])
-    ap.add_argument("--norm", default="pre", choices=["pre", "post"])
-    ap.add_argument("--activation", default="gelu", choices=["gelu", "relu"])
-    ap.add_argument("--steps", type=int, default=3000)
-    ap.add_argument("--batch", type=int, default=32)
-    ap.add_argument("--lr", type=float, default=3e-3)
-    ap.add_argument("--weight-decay", type=float, default=0.1)
-    ap.add_argument("--warmup", type=int, default=100)
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--eval-every", type=int, default=250)
-    ap.add_argument("--checkpoint", default=None, help="save training state here at every evaluation")
-    ap.add_argument("--resume", action="store_true", help="continue from --checkpoint")
-    ap.add_argument("--out", required=True, help="path of the model to write (.npz and .json)")
-    return ap
-
-
-def main(argv: list[str] | None = None) -> None:
-    argv = sys.argv[1:] if argv is None else argv
-    args = _parser().parse_args(argv)
-    data = make_data(args.data, args.context, length=args.task_length, n_symbols=args.symbols)
-    if args.resume and args.checkpoint and Path(args.checkpoint).with_suffix(".npz").exists():
-        trainer = Trainer.load_checkpoint(args.checkpoint, data)
-    else:
-        cfg = ModelConfig(vocab_size=data.vocab_size, d_model=args.d_model, n_heads=args.heads,
-                          n_layers=args.layers, max_len=data.seq_len, d_ff=args.d_ff,
-                          pos_encoding=args.pos_encoding, norm=args.norm, activation=args.activation)
-        tc = TrainConfig(lr=args.lr, batch_size=args.batch, weight_decay=args.weight_decay,
-                         warmup_steps=args.warmup, decay_steps=args.steps)
-        trainer = Trainer(cfg, data, tc, seed=args.seed)
-    while trainer.steps < args.steps:
-        losses = trainer.step(min(args.eval_every, args.steps - trainer.steps))
-        val = trainer.evaluate()
-        print(f"step {trainer.steps:6d}  train {np.mean(losses):.4f}  val {val:.4f}  {trainer.seconds:7.1f} s",
-              flush=True)
-        if args.checkpoint:
-            trainer.save_checkpoint(args.checkpoint)
-    meta = {
-        "tokenizer": data.tokenizer.to_dict(), "data": data.name, "steps": trainer.steps,
-        "train_loss": trainer.evaluate(1024, split="train"), "val_loss": trainer.evaluate(None),
-        "bigram_val_loss": data.bigram_baseline(), "wall_time_s": round(trainer.seconds, 1),
-        "train_config": asdict(trainer.train_cfg), "seed": args.seed,
-        "command": "python -m core.train " + shlex.join(argv),
-    }
-    if isinstance(data, SyntheticTask):
-        meta["task"] = asdict(data)
-        mass = pattern_mass(trainer.params, trainer.cfg, data)
-        layer, head = np.unravel_index(mass.argmax(), mass.shape)
-        meta["pattern"] = {"layer": int(layer), "head": int(head), "mass": round(float(mass.max()), 4)}
-    save(args.out, trainer.params, trainer.cfg, meta)
-    print(json.dumps({k: meta[k] for k in ("train_loss", "val_loss", "bigram_val_loss", "wall_time_s")}))
-
-
-if __name__ == "__main__":
-    main()

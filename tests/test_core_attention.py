@@ -480,3 +480,20 @@ def test_mha_checks_weight_shapes(form):
         form(x, w_qkv[:, :12], b_qkv, w_o, b_o, 2)
     with pytest.raises(ValueError, match="w_o"):
         form(x, w_qkv, b_qkv, w_o[:4], b_o, 2)
+
+
+@pytest.mark.parametrize("form", MHA_FORMS)
+def test_every_mha_form_uses_scaled_dot_product_attention(form, monkeypatch):
+    """softmax(Q K^T / sqrt(d_k)) V is written once in core; the three forms differ in how they project."""
+    import core.attention
+
+    calls = []
+
+    def spy(q, k, v, mask=None, scale=None):
+        calls.append(q.shape)
+        return scaled_dot_product_attention(q, k, v, mask, scale)
+
+    monkeypatch.setattr(core.attention, "scaled_dot_product_attention", spy)
+    x, w_qkv, b_qkv, w_o, b_o = mha_inputs(np.random.default_rng(17), 8, lead=(2, 5))
+    form(x, w_qkv, b_qkv, w_o, b_o, 2, causal_mask(5))
+    assert calls, f"{form.__name__} does not call scaled_dot_product_attention"

@@ -10,7 +10,17 @@ import math
 import numpy as np
 import pytest
 
-from core.layers import ffn, gelu, layer_norm, positional_encoding, relu, sinusoidal_encoding
+from core.layers import (
+    ffn,
+    ffn_with_hidden,
+    gelu,
+    gelu_tanh_term,
+    layer_norm,
+    linear,
+    positional_encoding,
+    relu,
+    sinusoidal_encoding,
+)
 
 # ---- layer norm ---------------------------------------------------------------------------------
 
@@ -57,13 +67,13 @@ def test_layer_norm_constant_row_is_finite():
 # ---- activations and the feed-forward block -----------------------------------------------------
 
 
-def gelu_tanh(x: float) -> float:
+def gelu_scalar(x: float) -> float:
     return 0.5 * x * (1 + math.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x**3)))
 
 
 def test_gelu_matches_tanh_formula():
     xs = np.linspace(-6, 6, 121)
-    np.testing.assert_allclose(gelu(xs), [gelu_tanh(float(v)) for v in xs], rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(gelu(xs), [gelu_scalar(float(v)) for v in xs], rtol=1e-12, atol=1e-15)
 
 
 def test_gelu_known_values():
@@ -90,7 +100,7 @@ def test_ffn_matches_per_position_loop(activation):
     D, F, T = 4, 8, 5
     x = rng.standard_normal((2, T, D))
     w_fc, b_fc, w_proj, b_proj = (rng.standard_normal(s) for s in [(D, F), (F,), (F, D), (D,)])
-    act = gelu_tanh if activation == "gelu" else (lambda v: max(v, 0.0))
+    act = gelu_scalar if activation == "gelu" else (lambda v: max(v, 0.0))
     out = ffn(x, w_fc, b_fc, w_proj, b_proj, activation)
     assert out.shape == x.shape
     for b in range(2):
@@ -100,10 +110,47 @@ def test_ffn_matches_per_position_loop(activation):
             np.testing.assert_allclose(out[b, t], expected, rtol=1e-12, atol=1e-12)
 
 
+@pytest.mark.parametrize("shape", [(5,), (3, 5), (2, 3, 5)])
+def test_linear_matches_per_row_loop(shape):
+    rng = np.random.default_rng(5)
+    x, w, b = rng.standard_normal(shape), rng.standard_normal((5, 4)), rng.standard_normal(4)
+    out = linear(x, w, b)
+    assert out.shape == (*shape[:-1], 4)
+    rows, expected = x.reshape(-1, 5), out.reshape(-1, 4)
+    for r in range(len(rows)):
+        np.testing.assert_allclose(expected[r], [sum(rows[r, i] * w[i, j] for i in range(5)) + b[j] for j in range(4)],
+                                   rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(linear(x, w), out - b, rtol=1e-12, atol=1e-12)
+    assert linear(x.astype(np.float32), w.astype(np.float32), b.astype(np.float32)).dtype == np.float32
+
+
+@pytest.mark.parametrize("activation", ["gelu", "relu"])
+def test_ffn_with_hidden_returns_its_hidden_layer(activation):
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((2, 5, 4))
+    p = {"w_fc": rng.standard_normal((4, 8)), "b_fc": rng.standard_normal(8),
+         "w_proj": rng.standard_normal((8, 4)), "b_proj": rng.standard_normal(4)}
+    out, pre, act = ffn_with_hidden(x, **p, activation=activation)
+    assert pre.shape == act.shape == (2, 5, 8)
+    np.testing.assert_allclose(pre, x @ p["w_fc"] + p["b_fc"], rtol=1e-12)
+    np.testing.assert_allclose(act, {"gelu": gelu, "relu": relu}[activation](pre), rtol=1e-12)
+    np.testing.assert_allclose(out, act @ p["w_proj"] + p["b_proj"], rtol=1e-12)
+    np.testing.assert_array_equal(out, ffn(x, **p, activation=activation))
+
+
+def test_gelu_tanh_term_is_the_inner_tanh():
+    xs = np.linspace(-5, 5, 41)
+    expected = [math.tanh(math.sqrt(2 / math.pi) * (v + 0.044715 * v**3)) for v in xs]
+    np.testing.assert_allclose(gelu_tanh_term(xs), expected, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(gelu(xs), 0.5 * xs * (1 + gelu_tanh_term(xs)), rtol=1e-12, atol=1e-15)
+
+
 def test_ffn_unknown_activation():
     z = np.zeros((2, 2))
     with pytest.raises(ValueError, match="activation"):
         ffn(z, z, np.zeros(2), z, np.zeros(2), "swish")
+    with pytest.raises(ValueError, match="activation"):
+        ffn_with_hidden(z, z, np.zeros(2), z, np.zeros(2), "swish")
 
 
 # ---- positional encodings -----------------------------------------------------------------------

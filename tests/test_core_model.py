@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from core.attention import causal_mask, multi_head_attention
-from core.layers import ffn, layer_norm, positional_encoding, sinusoidal_encoding
+from core.layers import ffn, gelu, layer_norm, positional_encoding, relu, sinusoidal_encoding
 from core.model import PRESETS, KVCache, ModelConfig, divisors, forward, init_params, load, save
 
 OPTIONS = list(itertools.product(["pre", "post"], ["gelu", "relu"], ["sinusoidal", "learned"]))
@@ -202,6 +202,65 @@ def test_forward_matches_the_design_written_out(opts):
     np.testing.assert_allclose(forward(p, cfg, ids)[0], forward_by_hand(p, cfg, ids), rtol=1e-10, atol=1e-10)
 
 
+def trace_by_loop(p, cfg, ids):
+    """The trace of one sequence (T,), one position and one head at a time, with no attention code from core."""
+    T, H, d_k = len(ids), cfg.n_heads, cfg.d_k
+    act = {"gelu": gelu, "relu": relu}[cfg.activation]
+
+    def ln(row, q):
+        return (row - row.mean()) / np.sqrt(row.var() + cfg.ln_eps) * q["g"] + q["b"]
+
+    def mlp(row, q):
+        pre = row @ q["w_fc"] + q["b_fc"]
+        return pre, act(pre), act(pre) @ q["w_proj"] + q["b_proj"]
+
+    x = np.array([p["wte"][i] + positional_encoding(T, cfg.d_model, cfg.pos_encoding, p.get("wpe"))[t]
+                  for t, i in enumerate(ids)])
+    trace, layers = {"x": x}, []
+    for blk in p["blocks"]:
+        tr = {"in": x}
+        norm_first = cfg.norm == "pre"
+        tr["attn_in"] = np.array([ln(row, blk["ln_1"]) for row in x]) if norm_first else x
+        qkv = np.array([row @ blk["attn"]["w_qkv"] + blk["attn"]["b_qkv"] for row in tr["attn_in"]])  # (T, 3D)
+        q, k, v = (np.stack([qkv[:, j * cfg.d_model + h * d_k:][:, :d_k] for h in range(H)]) for j in range(3))
+        weights, heads = np.zeros((H, T, T)), np.zeros((H, T, d_k))
+        for h in range(H):
+            for i in range(T):
+                scores = np.array([q[h, i] @ k[h, j] / np.sqrt(d_k) for j in range(i + 1)])  # keys 0..i
+                e = np.exp(scores - scores.max())
+                weights[h, i, : i + 1] = e / e.sum()
+                heads[h, i] = sum(weights[h, i, j] * v[h, j] for j in range(i + 1))
+        tr |= {"q": q, "k": k, "v": v, "weights": weights, "heads": heads}
+        tr["attn_out"] = np.array([np.concatenate(heads[:, i]) @ blk["attn"]["w_o"] + blk["attn"]["b_o"]
+                                   for i in range(T)])
+        tr["res_1"] = x + tr["attn_out"]
+        tr["ffn_in"] = np.array([ln(row, blk["ln_2" if norm_first else "ln_1"]) for row in tr["res_1"]])
+        tr["ffn_pre"], tr["ffn_act"], tr["ffn_out"] = (np.array(a) for a in zip(
+            *(mlp(row, blk["mlp"]) for row in tr["ffn_in"]), strict=True))
+        tr["res_2"] = (tr["res_1"] if norm_first else tr["ffn_in"]) + tr["ffn_out"]
+        tr["out"] = tr["res_2"] if norm_first else np.array([ln(row, blk["ln_2"]) for row in tr["res_2"]])
+        layers.append(tr)
+        x = tr["out"]
+    trace["layers"] = layers
+    trace["h"] = np.array([ln(row, p["ln_f"]) for row in x])
+    return trace["h"] @ p["wte"].T, trace
+
+
+@pytest.mark.parametrize("opts", OPTIONS, ids=OPTION_IDS)
+def test_trace_matches_a_per_position_loop(opts):
+    """Every array of the trace of a batch, against the same quantities computed position by position."""
+    cfg, p = make(*opts)
+    ids = np.random.default_rng(6).integers(0, 11, size=(2, 7))
+    logits, trace = forward(p, cfg, ids)
+    for b in range(2):
+        ref_logits, ref = trace_by_loop(p, cfg, ids[b])
+        np.testing.assert_allclose(logits[b], ref_logits, rtol=1e-9, atol=1e-9)
+        assert [set(tr) for tr in trace["layers"]] == [set(tr) for tr in ref["layers"]]
+        expected = dict(trace_arrays(ref))
+        for name, arr in trace_arrays(trace):
+            np.testing.assert_allclose(arr[b], expected[name], rtol=1e-9, atol=1e-9, err_msg=name)
+
+
 @pytest.mark.parametrize("opts", OPTIONS, ids=OPTION_IDS)
 def test_batched_equals_unbatched(opts):
     cfg, p = make(*opts)
@@ -317,7 +376,7 @@ def test_float32_close_to_float64():
 @pytest.mark.parametrize("pos_encoding", ["sinusoidal", "learned"])
 def test_save_load_round_trip(tmp_path, pos_encoding):
     cfg, p = make(pos_encoding=pos_encoding, dtype=np.float32, n_layers=3)
-    meta = {"tokenizer": {"kind": "char", "chars": "abc"}, "losses": [3.2, 2.1], "command": "python -m core.train"}
+    meta = {"tokenizer": {"kind": "char", "chars": "abc"}, "losses": [3.2, 2.1], "command": "python -m tools.train"}
     save(tmp_path / "model", p, cfg, meta)
     assert (tmp_path / "model.npz").exists() and (tmp_path / "model.json").exists()
     assert json.loads((tmp_path / "model.json").read_text())["config"]["pos_encoding"] == pos_encoding

@@ -1,5 +1,8 @@
 """Every backward pass against central finite differences in float64.
 
+There is one forward pass, core.model.forward (and the layer functions it calls); each backward is checked
+against finite differences of that forward.
+
 A check passes when ||analytic - numeric|| / (||analytic|| + ||numeric||) < 1e-6 over the sampled entries
 of each tensor. Parameters are drawn larger than init_params' (std 0.3, gains near 1, non-zero biases) so
 that every path carries a gradient well above the finite-difference noise.
@@ -13,7 +16,8 @@ import numpy as np
 import pytest
 
 from core import backward as bw
-from core.model import ModelConfig, flatten, forward, init_params
+from core.layers import ffn_with_hidden, layer_norm
+from core.model import ModelConfig, attention_layer, block, embed, flatten, forward, init_params, unflatten
 
 TOL = 1e-6
 STEP = 1e-5
@@ -70,19 +74,6 @@ def small_cfg(norm, activation, pos_encoding) -> ModelConfig:
 
 
 @pytest.mark.parametrize(("norm", "activation", "pos_encoding"), OPTIONS)
-def test_training_forward_matches_model_forward(norm, activation, pos_encoding):
-    cfg = small_cfg(norm, activation, pos_encoding)
-    rng = np.random.default_rng(0)
-    for dtype in (np.float64, np.float32):
-        params = init_params(cfg, rng, dtype=dtype)
-        ids = rng.integers(0, cfg.vocab_size, (3, 5))
-        expected, _ = forward(params, cfg, ids)
-        logits, _ = bw.model_forward(params, cfg, ids)
-        assert logits.dtype == dtype
-        np.testing.assert_array_equal(logits, expected)
-
-
-@pytest.mark.parametrize(("norm", "activation", "pos_encoding"), OPTIONS)
 @pytest.mark.parametrize("masked", [False, True])
 def test_loss_and_grads_every_parameter(norm, activation, pos_encoding, masked):
     cfg = small_cfg(norm, activation, pos_encoding)
@@ -133,24 +124,17 @@ def test_bad_batches_raise_readable_errors():
 # ---- the layers one by one: objective = sum(out * R) for a fixed random R --------------------------
 
 
-def layer_check(forward_fn, backward_fn, inputs: dict, rng, n=8) -> float:
-    """Check d sum(out * R) / d input for every named input array."""
-    out, cache = forward_fn(**inputs)
-    R = rng.standard_normal(out.shape)
-    dx, grads = backward_fn(R, cache)
-    analytic = {"x": dx, **{k[1:] if k.startswith("d") else k: v for k, v in grads.items()}}
-    worst = 0.0
-    for name, arr in inputs.items():
-        if isinstance(arr, np.ndarray) and arr.dtype.kind == "f":
-            worst = max(worst, check_grad(lambda: float((forward_fn(**inputs)[0] * R).sum()),
-                                          arr, analytic[name], rng, n))
-    return worst
-
-
 def test_layer_norm_backward():
     rng = np.random.default_rng(3)
-    inputs = {"x": rng.standard_normal((2, 3, 6)), "g": rng.standard_normal(6), "b": rng.standard_normal(6)}
-    layer_check(bw.layer_norm_forward, bw.layer_norm_backward, inputs, rng)
+    x, g, b = rng.standard_normal((2, 3, 6)), rng.standard_normal(6), rng.standard_normal(6)
+    R = rng.standard_normal(x.shape)
+    dx, grads = bw.layer_norm_backward(R, x, g, 1e-5)
+
+    def objective():
+        return float((layer_norm(x, g, b, 1e-5) * R).sum())
+
+    for arr, analytic in ((x, dx), (g, grads["g"]), (b, grads["b"])):
+        check_grad(objective, arr, analytic, rng, n=8)
 
 
 @pytest.mark.parametrize("activation", ["gelu", "relu"])
@@ -159,12 +143,12 @@ def test_ffn_backward(activation):
     p = {"w_fc": rng.standard_normal((4, 10)), "b_fc": rng.standard_normal(10),
          "w_proj": rng.standard_normal((10, 4)), "b_proj": rng.standard_normal(4)}
     x = rng.standard_normal((2, 3, 4))
-    out, cache = bw.ffn_forward(x, p, activation)
+    out, pre, act = ffn_with_hidden(x, **p, activation=activation)
     R = rng.standard_normal(out.shape)
-    dx, grads = bw.ffn_backward(R, cache)
+    dx, grads = bw.ffn_backward(R, {"ffn_in": x, "ffn_pre": pre, "ffn_act": act}, p, activation)
 
     def objective():
-        return float((bw.ffn_forward(x, p, activation)[0] * R).sum())
+        return float((ffn_with_hidden(x, **p, activation=activation)[0] * R).sum())
 
     check_grad(objective, x, dx, rng, n=8)
     for name, arr in p.items():
@@ -177,30 +161,35 @@ def test_attention_backward():
     p = {"w_qkv": rng.standard_normal((D, 3 * D)) * 0.5, "b_qkv": rng.standard_normal(3 * D) * 0.5,
          "w_o": rng.standard_normal((D, D)), "b_o": rng.standard_normal(D)}
     x = rng.standard_normal((2, 5, D))
-    out, cache = bw.attention_forward(x, p, H)
+    out, tr = attention_layer(p, x, H)
     R = rng.standard_normal(out.shape)
-    dx, grads = bw.attention_backward(R, cache)
+    dx, grads = bw.attention_backward(R, {**tr, "attn_in": x}, p)
 
     def objective():
-        return float((bw.attention_forward(x, p, H)[0] * R).sum())
+        return float((attention_layer(p, x, H)[0] * R).sum())
 
     check_grad(objective, x, dx, rng, n=10)
     for name, arr in p.items():
         check_grad(objective, arr, grads[name], rng, n=10)
 
 
-def test_attention_forward_matches_core_multi_head_attention():
-    from core.attention import causal_mask, multi_head_attention
+@pytest.mark.parametrize(("norm", "activation"), [("pre", "gelu"), ("post", "relu")])
+def test_block_backward(norm, activation):
+    cfg = small_cfg(norm, activation, "sinusoidal")
+    rng = np.random.default_rng(9)
+    p = random_params(cfg, rng)["blocks"][0]
+    x = rng.standard_normal((2, 5, cfg.d_model))
+    out, tr = block(p, x, cfg)
+    R = rng.standard_normal(out.shape)
+    dx, grads = bw.block_backward(R, tr, p, cfg)
 
-    rng = np.random.default_rng(6)
-    D, H, T = 8, 2, 5
-    p = {"w_qkv": rng.standard_normal((D, 3 * D)), "b_qkv": rng.standard_normal(3 * D),
-         "w_o": rng.standard_normal((D, D)), "b_o": rng.standard_normal(D)}
-    x = rng.standard_normal((2, T, D))
-    out, cache = bw.attention_forward(x, p, H)
-    expected, weights = multi_head_attention(x, **p, n_heads=H, mask=causal_mask(T))
-    np.testing.assert_allclose(out, expected, rtol=1e-12, atol=1e-12)
-    np.testing.assert_allclose(cache[4], weights, rtol=1e-12, atol=1e-14)
+    def objective():
+        return float((block(p, x, cfg)[0] * R).sum())
+
+    check_grad(objective, x, dx, rng, n=10)
+    flat_g = flatten(grads)
+    for name, arr in flatten(p).items():
+        check_grad(objective, arr, flat_g[name], rng, n=4)
 
 
 @pytest.mark.parametrize("masked", [False, True])
@@ -209,9 +198,9 @@ def test_softmax_cross_entropy_backward(masked):
     logits = rng.standard_normal((2, 4, 6)) * 3
     targets = rng.integers(0, 6, (2, 4))
     mask = rng.random((2, 4)) if masked else None
-    _, cache = bw.cross_entropy_forward(logits, targets, mask)
+    _, cache = bw.cross_entropy(logits, targets, mask)
     dlogits = bw.cross_entropy_backward(cache)
-    check_grad(lambda: bw.cross_entropy_forward(logits, targets, mask)[0], logits, dlogits, rng, n=12)
+    check_grad(lambda: bw.cross_entropy(logits, targets, mask)[0], logits, dlogits, rng, n=12)
 
 
 @pytest.mark.parametrize("pos_encoding", ["sinusoidal", "learned"])
@@ -220,15 +209,30 @@ def test_embedding_backward(pos_encoding):
     rng = np.random.default_rng(8)
     params = random_params(cfg, rng)
     ids = rng.integers(0, 5, (3, 4))
-    out, _ = bw.embedding_forward(params, cfg, ids)
+    out = embed(params, cfg, ids)
     R = rng.standard_normal(out.shape)
     dwte, dwpe = bw.embedding_backward(R, ids, cfg, 5)
 
     def objective():
-        return float((bw.embedding_forward(params, cfg, ids)[0] * R).sum())
+        return float((embed(params, cfg, ids) * R).sum())
 
     check_grad(objective, params["wte"], dwte, rng, n=20)
     if pos_encoding == "learned":
         full = np.zeros_like(params["wpe"])
         full[:4] = dwpe
         check_grad(objective, params["wpe"], full, rng, n=24)
+
+
+def test_float32_gradients_close_to_float64():
+    """Training runs in float32: its gradients follow the float64 ones to float32 precision."""
+    cfg = small_cfg("pre", "gelu", "sinusoidal")
+    rng = np.random.default_rng(10)
+    p64 = random_params(cfg, rng)
+    ids, targets = rng.integers(0, 7, (2, 5)), rng.integers(0, 7, (2, 5))
+    p32 = unflatten({k: v.astype(np.float32) for k, v in flatten(p64).items()})
+    loss64, g64 = bw.loss_and_grads(p64, cfg, ids, targets)
+    loss32, g32 = bw.loss_and_grads(p32, cfg, ids, targets)
+    assert loss32 == pytest.approx(loss64, rel=1e-5)
+    for name, g in flatten(g32).items():
+        assert g.dtype == np.float32, name
+        assert rel_error(g, flatten(g64)[name]) < 1e-4, name

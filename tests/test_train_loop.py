@@ -1,4 +1,4 @@
-"""AdamW, clipping, the learning-rate schedule, the Trainer (chunks, divergence, checkpoints) and the CLI."""
+"""AdamW, clipping, the learning-rate schedule, the Trainer (chunks, divergence); tools/: checkpoints, the CLI."""
 
 from __future__ import annotations
 
@@ -11,6 +11,8 @@ import pytest
 from core import train as tr
 from core.data import SyntheticTask, text_corpus
 from core.model import ModelConfig, flatten, load
+from tools import train as cli
+from tools.checkpoint import load_checkpoint, save_checkpoint
 
 
 def tiny_text():
@@ -116,9 +118,9 @@ def test_checkpoint_resume_continues_exactly(tmp_path):
     a = tr.Trainer(cfg, task, tr.TrainConfig(lr=3e-3, batch_size=8, decay_steps=20), seed=3)
     a.step(5)
     a.evaluate()
-    path = a.save_checkpoint(tmp_path / "ckpt")
+    path = save_checkpoint(a, tmp_path / "ckpt")
     assert path.suffix == ".npz"
-    b = tr.Trainer.load_checkpoint(path, task)
+    b = load_checkpoint(path, task)
     assert b.steps == 5 and b.history == a.history and b.val_history == a.val_history
     assert b.seconds == a.seconds > 0
     assert b.cfg == a.cfg and b.train_cfg == a.train_cfg
@@ -126,7 +128,7 @@ def test_checkpoint_resume_continues_exactly(tmp_path):
     for name, arr in flatten(a.params).items():
         np.testing.assert_array_equal(arr, flatten(b.params)[name])
     with pytest.raises(ValueError, match="trained on"):
-        tr.Trainer.load_checkpoint(path, SyntheticTask("reverse", length=4, n_symbols=6))
+        load_checkpoint(path, SyntheticTask("reverse", length=4, n_symbols=6))
 
 
 def test_cli_trains_and_saves_a_model_with_its_provenance(tmp_path, capsys):
@@ -134,14 +136,24 @@ def test_cli_trains_and_saves_a_model_with_its_provenance(tmp_path, capsys):
     argv = ["--data", "copy", "--task-length", "3", "--symbols", "4", "--d-model", "8", "--heads", "2",
             "--layers", "1", "--steps", "6", "--batch", "4", "--eval-every", "3", "--warmup", "2",
             "--checkpoint", str(tmp_path / "ck"), "--out", str(out)]
-    tr.main(argv)
+    cli.main(argv)
     _, cfg, meta = load(out)
     assert cfg.max_len == 6 and cfg.vocab_size == 6
-    assert meta["steps"] == 6 and meta["command"].startswith("python -m core.train --data copy")
+    assert meta["steps"] == 6 and meta["command"].startswith("python -m tools.train --data copy")
     assert meta["tokenizer"] == {"kind": "char", "chars": "ABCD|"}
     assert meta["task"] == {"kind": "copy", "length": 3, "n_symbols": 4}
     for key in ("train_loss", "val_loss", "bigram_val_loss", "wall_time_s"):
         assert math.isfinite(meta[key])
     assert json.loads(capsys.readouterr().out.strip().splitlines()[-1])["val_loss"] == meta["val_loss"]
-    tr.main([*argv[:-2], "--steps", "8", "--resume", "--out", str(out)])  # resume to step 8
+    cli.main([*argv[:-2], "--steps", "8", "--resume", "--out", str(out)])  # resume to step 8
     assert load(out)[2]["steps"] == 8
+
+
+def test_core_has_no_command_line_checkpoints_or_process_tuning():
+    """core stays a library a student reads: argparse, ctypes and checkpoint files live in tools/."""
+    import inspect
+
+    source = inspect.getsource(tr)
+    for word in ("argparse", "ctypes", "mallopt", "np.savez", "def main"):
+        assert word not in source, word
+    assert not hasattr(tr.Trainer, "save_checkpoint") and not hasattr(tr, "keep_freed_memory")

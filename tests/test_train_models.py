@@ -25,7 +25,7 @@ def test_char_model_loads_fast_and_is_small():
     start = time.perf_counter()
     _, cfg, meta = load(path)
     assert time.perf_counter() - start < 0.5
-    assert meta["data"] == "pydoc" and meta["command"].startswith("python -m core.train")
+    assert meta["data"] == "pydoc" and meta["command"].startswith("python -m tools.train")
     assert CharTokenizer.from_dict(meta["tokenizer"]).vocab_size == cfg.vocab_size
     # The stored figures: far below the bigram baseline on the same split.
     assert meta["val_loss"] < meta["bigram_val_loss"] - 0.6
