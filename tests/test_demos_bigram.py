@@ -1,0 +1,108 @@
+"""The bigram model: counts against a plain loop, probabilities, sampling and the loss."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+
+from core.data import bigram_log_probs
+from core.demos.bigram import bigram_counts, bigram_loss, bigram_probs, bigram_sample
+from core.tokenize import CharTokenizer
+
+TEXT = "the cat sat on the mat. the rat ate the hat, and that was that."
+TOK = CharTokenizer.fit(TEXT)
+IDS = TOK.encode(TEXT)
+V = TOK.vocab_size
+
+
+def test_counts_equal_a_double_loop():
+    counts = bigram_counts(IDS, V)
+    plain = np.zeros((V, V), dtype=np.int64)
+    for a in range(V):
+        for b in range(V):
+            plain[a, b] = sum(1 for t in range(len(IDS) - 1) if IDS[t] == a and IDS[t + 1] == b)
+    np.testing.assert_array_equal(counts, plain)
+    assert counts.sum() == len(IDS) - 1
+
+
+@pytest.mark.parametrize("alpha", [0.0, 0.1, 1.0, 5.0])
+def test_rows_sum_to_one(alpha):
+    probs = bigram_probs(bigram_counts(IDS, V), alpha=alpha)
+    assert probs.shape == (V, V)
+    assert np.all(probs >= 0)
+    np.testing.assert_allclose(probs.sum(axis=1), 1.0, rtol=1e-12)
+
+
+@pytest.mark.parametrize("alpha", [0.5, 1.0])
+def test_probs_agree_with_the_baseline_in_core_data(alpha):
+    probs = bigram_probs(bigram_counts(IDS, V), alpha=alpha)
+    np.testing.assert_allclose(np.log(probs), bigram_log_probs(IDS[:-1], IDS[1:], V, alpha=alpha), rtol=1e-12)
+
+
+def test_unseen_row_is_uniform_without_smoothing():
+    probs = bigram_probs(bigram_counts(IDS, V), alpha=0.0)
+    np.testing.assert_array_equal(probs[0], 1.0 / V)  # id 0 (unknown) never occurs in the text
+
+
+def test_loss_equals_a_plain_loop():
+    for alpha in (0.0, 1.0):
+        probs = bigram_probs(bigram_counts(IDS, V), alpha=alpha)
+        plain = sum(-math.log(probs[IDS[t], IDS[t + 1]]) for t in range(len(IDS) - 1)) / (len(IDS) - 1)
+        assert bigram_loss(probs, IDS) == pytest.approx(plain, rel=1e-12)
+
+
+def test_own_probabilities_beat_uniform_and_smoothing_costs_a_little():
+    counts = bigram_counts(IDS, V)
+    uniform = np.full((V, V), 1.0 / V)
+    assert bigram_loss(uniform, IDS) == pytest.approx(math.log(V))
+    assert bigram_loss(bigram_probs(counts, 0.0), IDS) < bigram_loss(bigram_probs(counts, 1.0), IDS) < math.log(V)
+
+
+def test_impossible_pair_costs_infinity():
+    probs = bigram_probs(bigram_counts(IDS, V), alpha=0.0)
+    unseen = TOK.encode("zq")  # 'z' and 'q' are not in the text: both map to id 0, whose row is uniform
+    assert np.isfinite(bigram_loss(probs, unseen))
+    assert bigram_loss(probs, TOK.encode("tt")) == math.inf
+
+
+def test_sampling_is_reproducible():
+    probs = bigram_probs(bigram_counts(IDS, V), alpha=1.0)
+    start = int(TOK.encode("t")[0])
+    a = bigram_sample(probs, start, 50, np.random.default_rng(7))
+    b = bigram_sample(probs, start, 50, np.random.default_rng(7))
+    c = bigram_sample(probs, start, 50, np.random.default_rng(8))
+    assert a.shape == (51,) and a[0] == start
+    np.testing.assert_array_equal(a, b)
+    assert not np.array_equal(a, c)
+    assert bigram_sample(probs, start, 0, np.random.default_rng(0)).tolist() == [start]
+
+
+def test_sampling_without_smoothing_only_uses_seen_pairs():
+    cyclic = "abcab cabba c"  # every character is followed by something somewhere, so no row is unseen
+    tok = CharTokenizer.fit(cyclic)
+    ids = tok.encode(cyclic + cyclic[0])  # wrap around: the last character has a successor too
+    counts = bigram_counts(ids, tok.vocab_size)
+    probs = bigram_probs(counts, alpha=0.0)
+    for seed in range(5):
+        out = bigram_sample(probs, int(ids[0]), 200, np.random.default_rng(seed))
+        assert all(counts[a, b] > 0 for a, b in itertools.pairwise(out))
+
+
+@pytest.mark.parametrize(("call", "word"), [
+    (lambda: bigram_counts([0, 1, 9], 5), "from 0 to 4"),
+    (lambda: bigram_counts([[0, 1]], 5), "flat list"),
+    (lambda: bigram_counts([0.5, 1.0], 5), "whole numbers"),
+    (lambda: bigram_counts([0, 1], 0), "vocabulary size"),
+    (lambda: bigram_probs(np.ones((2, 3))), "square"),
+    (lambda: bigram_probs(np.ones((2, 2)), alpha=-1), "alpha"),
+    (lambda: bigram_sample(np.ones((2, 2)), 0, 3, np.random.default_rng(0)), "summing to 1"),
+    (lambda: bigram_sample(np.eye(2), 2, 3, np.random.default_rng(0)), "start id"),
+    (lambda: bigram_sample(np.eye(2), 0, -1, np.random.default_rng(0)), "number of ids"),
+    (lambda: bigram_loss(np.eye(2), [0]), "at least 2"),
+])
+def test_bad_arguments_raise(call, word):
+    with pytest.raises(ValueError, match=word):
+        call()
