@@ -142,3 +142,17 @@ def test_from_source_gives_back_the_same_model(weights):
         assert model_store.from_source(m.source) is m
     with pytest.raises(ValueError):
         model_store.from_source(("nowhere", 1))
+
+
+def test_the_session_shelf_is_made_once_and_keeps_the_newest_models():
+    state: dict = {}
+    shelf = model_store.session_shelf(state)
+    assert shelf == {} and model_store.session_shelf(state) is shelf is state[model_store.SESSION_KEY]
+    base = model_store.random_model(0)
+    named = [model_store.Model(f"run {i}", base.params, base.cfg, base.tokenizer, {}, True, ("session", f"run {i}", 1))
+             for i in range(model_store.MAX_SESSION_MODELS + 1)]
+    for model in named:
+        model_store.add_session_model(shelf, model)
+    assert list(shelf) == [m.name for m in named[1:]]  # the oldest went first
+    model_store.add_session_model(shelf, named[2])  # a newer snapshot of a kept run moves to the end
+    assert list(shelf)[-1] == "run 2" and len(shelf) == model_store.MAX_SESSION_MODELS

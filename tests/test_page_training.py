@@ -14,6 +14,7 @@ from core.data import CorpusUnavailable
 from core.model import flatten
 from tests.apptest_helpers import chart_by_title, chart_data, run_app, run_page, texts
 from ui import training_session as ts
+from ui import training_setup as setup
 from ui.model_store import Model
 
 PAGE = "lessons/training.py"
@@ -204,7 +205,7 @@ def test_without_pydoc_data_the_page_says_so_and_offers_the_others(monkeypatch):
         raise CorpusUnavailable("This Python was built without pydoc_data.")
 
     monkeypatch.setattr(core_data, "pydoc_text", missing)
-    ts.bundled_problem.clear()
+    setup.bundled_problem.clear()
     try:
         at = ok(run_page(PAGE, {"tr_data": "pydoc"}))
         assert "pydoc" not in at.sidebar.radio(key="tr_data").options
@@ -213,11 +214,11 @@ def test_without_pydoc_data_the_page_says_so_and_offers_the_others(monkeypatch):
         assert any("not available here" in i.value for i in at.info)
     finally:
         monkeypatch.undo()
-        ts.bundled_problem.clear()
+        setup.bundled_problem.clear()
 
 
 def test_the_bundled_corpus_path_trains():
-    if ts.bundled_problem():
+    if setup.bundled_problem():
         pytest.skip("this Python has no pydoc_data")
     at = ok(run_page(PAGE, {**FAST, "tr_data": "pydoc", "tr_context": "16", "tr_d_model": "16"}))
     ok(at.button(key="tr_train").click().run())

@@ -1,4 +1,5 @@
-"""The Training page's state machine, driven directly: start, tick, stop, resume, pause, divergence, bad input."""
+"""The Training page's state machine, driven directly: start, tick, stop, resume, pause, divergence, bad input;
+and what a run shows and hands to the model store (ui/training_run.py)."""
 
 from __future__ import annotations
 
@@ -8,21 +9,23 @@ import numpy as np
 import pytest
 
 from core import data as core_data
-from core.data import CorpusUnavailable, SyntheticTask
+from core.data import CorpusUnavailable
 from core.model import ModelConfig, flatten
 from core.tokenize import CharTokenizer
+from ui import model_store
 from ui import training_session as ts
+from ui import training_setup as setup
 from ui.model_store import Model
 
 FAST = dict(corpus="copy", d_model=32, n_heads=2, n_layers=1, task_length=8, batch_size=16, lr=1e-2)
 TEXT = "The quick brown fox jumps over the lazy dog. A stitch in time saves nine. " * 40  # ~3,000 characters
 
 
-def settings(**changes) -> ts.Settings:
-    return ts.Settings(**{**FAST, "steps": 50, **changes})
+def settings(**changes) -> setup.Settings:
+    return setup.Settings(**{**FAST, "steps": 50, **changes})
 
 
-def train(session: ts.TrainingSession, s: ts.Settings, text=None, budget: float = 10.0):
+def train(session: ts.TrainingSession, s: setup.Settings, text=None, budget: float = 10.0):
     assert session.start(s, text), session.error
     while session.running:
         session.tick(budget)
@@ -53,9 +56,9 @@ def test_copy_loss_goes_down_and_the_model_is_stored():
     history = run.trainer.history
     assert run.state == "finished" and run.steps == 300 and len(history) == 300
     assert np.mean(history[-10:]) < np.mean(history[:10]) - 1.5  # ~2.87 -> ~0.01 here
-    f = session.figures()
+    f = session.run.figures()
     assert f["val_loss"] < f["bigram_val_loss"] - 1.0 and f["val_step"] == 300
-    assert session.attention()["mass"].max() > 0.5  # one head found the shifted diagonal
+    assert session.run.attention()["mass"].max() > 0.5  # one head found the shifted diagonal
 
     # The stored model, as the Full model page takes it.
     assert list(session.models) == [run.name]
@@ -85,10 +88,10 @@ def test_a_tick_is_bounded_and_the_curve_grows():
     rows = []
     for _ in range(3):
         assert 1 <= session.tick(0.02) < 2000
-        frame = session.loss_frame()
+        frame = session.run.loss_frame()
         rows.append(int((frame["series"] == "training (batch)").sum()))
     assert rows == sorted(rows) and rows[-1] > rows[0]
-    assert set(session.loss_frame()["series"]) == {"training (batch)", "validation", "bigram baseline",
+    assert set(session.run.loss_frame()["series"]) == {"training (batch)", "validation", "bigram baseline",
                                                    "uniform guess (log V)"}
     assert session.running and session.models[session.run.name].source[2] == session.run.steps
 
@@ -156,8 +159,8 @@ def test_a_run_that_diverges_late_keeps_its_last_good_snapshot():
     ("Too short to train on.", "", "too short"),
     (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "picture.txt", "binary"),
     ("café au lait ".encode("latin-1") * 100, "latin.txt", "UTF-8"),
-    (b"a" * (ts.UPLOAD_CAP_BYTES + 1), "big.txt", "200 KB"),
-    ("é" * (ts.UPLOAD_CAP_BYTES // 2 + 1), "", "200 KB"),  # counted in UTF-8 bytes, as a file would be
+    (b"a" * (setup.UPLOAD_CAP_BYTES + 1), "big.txt", "200 KB"),
+    ("é" * (setup.UPLOAD_CAP_BYTES // 2 + 1), "", "200 KB"),  # counted in UTF-8 bytes, as a file would be
 ])
 def test_bad_text_is_refused_and_nothing_is_lost(raw, name, expected):
     session = ts.TrainingSession()
@@ -177,16 +180,9 @@ def test_own_text_trains_a_character_model():
     assert run.name.startswith("your text") and model.meta["data"] == "your text"
     assert set(model.tokenizer.itos[1:]) == set(TEXT) and model.cfg.max_len == 16
     assert model.meta["truncated"] is False and "pattern" not in model.meta
-    view = session.attention()
+    view = session.run.attention()
     assert view["weights"].shape == (2, 2, 16, 16) and "".join(view["chars"]) == run.data.tokenizer.decode(run.example)
-    assert session.figures()["bigram_val_loss"] < math.log(model.cfg.vocab_size)
-
-
-def test_the_users_text_is_encoded_once_per_text_and_context():
-    session = ts.TrainingSession()
-    a = session.user_corpus(TEXT, 16)
-    assert session.user_corpus(TEXT, 16) is a
-    assert session.user_corpus(TEXT, 32) is not a and session.user_corpus(TEXT.encode(), 32).context == 32
+    assert session.run.figures()["bigram_val_loss"] < math.log(model.cfg.vocab_size)
 
 
 def test_a_run_left_alone_pauses_and_can_resume():
@@ -205,51 +201,42 @@ def test_without_pydoc_data_the_bundled_corpus_is_refused(monkeypatch):
         raise CorpusUnavailable("This Python was built without pydoc_data.")
 
     monkeypatch.setattr(core_data, "pydoc_text", missing)
-    ts.bundled_problem.clear()
-    ts.bundled_corpus.clear()
+    setup.bundled_problem.clear()
+    setup.bundled_corpus.clear()
     try:
-        assert "pydoc_data" in ts.bundled_problem()
+        assert "pydoc_data" in setup.bundled_problem()
         session = ts.TrainingSession()
         assert not session.start(settings(corpus="pydoc", context=16))
         assert "pydoc_data" in session.error and session.run is None
         assert session.start(settings())  # the others still work
     finally:
         monkeypatch.undo()
-        ts.bundled_problem.clear()
-        ts.bundled_corpus.clear()
+        setup.bundled_problem.clear()
+        setup.bundled_corpus.clear()
 
 
 def test_the_bundled_corpus_trains_a_step():
-    if ts.bundled_problem():
+    if setup.bundled_problem():
         pytest.skip("this Python has no pydoc_data")
     session = ts.TrainingSession()
     assert session.start(settings(corpus="pydoc", context=16, d_model=16))
     assert session.tick(0.0) == 1
-    assert session.run.data.name == "pydoc" and session.figures()["bigram_val_loss"] < 3.0
-
-
-@pytest.mark.parametrize("changes", [
-    dict(steps=2001), dict(d_model=128, n_heads=2), dict(n_layers=3), dict(context=65), dict(batch_size=64),
-    dict(n_heads=3), dict(lr=0.0), dict(lr=1001.0), dict(lr=float("nan")), dict(corpus="wiki"), dict(steps=0),
-])
-def test_settings_beyond_the_limits_are_refused(changes):
-    with pytest.raises(ValueError):
-        settings(**changes)
+    assert session.run.data.name == "pydoc" and session.run.figures()["bigram_val_loss"] < 3.0
 
 
 def test_at_most_max_models_are_kept_newest_first_out_last():
     session = ts.TrainingSession()
     names = []
-    for seed in range(ts.MAX_MODELS + 2):
+    for seed in range(model_store.MAX_SESSION_MODELS + 2):
         names.append(stopped_after_one_step(session, seed=seed).name)
-    assert list(session.models) == names[-ts.MAX_MODELS:]
+    assert list(session.models) == names[-model_store.MAX_SESSION_MODELS:]
 
 
 def test_get_attaches_the_session_to_the_shared_models_dict():
     state: dict = {}
     session = ts.get(state)
-    assert ts.get(state) is session and state[ts.MODELS_KEY] is session.models == {}
-    state[ts.MODELS_KEY] = other = {}
+    assert ts.get(state) is session and state[model_store.SESSION_KEY] is session.models == {}
+    state[model_store.SESSION_KEY] = other = {}
     assert ts.get(state).models is other
 
 
@@ -259,14 +246,6 @@ def test_get_keeps_a_session_made_before_the_module_was_reimported():
 
     old = TrainingSession()
     state = {ts.SESSION_KEY: old}
-    assert ts.get(state) is old and old.models is state[ts.MODELS_KEY]
+    assert ts.get(state) is old and old.models is state[model_store.SESSION_KEY]
     state[ts.SESSION_KEY] = "something else"
     assert isinstance(ts.get(state), ts.TrainingSession)
-
-
-def test_example_ids_are_fixed_and_text_examples_start_at_a_sentence():
-    task = SyntheticTask("reverse", 5)
-    np.testing.assert_array_equal(ts.example_ids(task), ts.example_ids(task))
-    assert ts.example_ids(task).shape == (task.seq_len,)
-    corpus = ts.TrainingSession().user_corpus("x = [1, 2]\n    Hello there, friend. " * 100, 16)
-    assert corpus.tokenizer.decode(ts.example_ids(corpus)) == "Hello there, fri"

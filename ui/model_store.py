@@ -106,11 +106,33 @@ def _load(json_path: str, mtime_ns: int) -> Model:
     return Model(path.stem, params, cfg, tokenizer, meta, True, ("file", path.stem, mtime_ns))
 
 
-SESSION_KEY = "session_models"  # name -> Model, filled by the Training page for this session only
+# ---- models trained in this browser session (this module is their one owner) ----------------------------
+
+SESSION_KEY = "session_models"  # name -> Model in st.session_state, oldest first; this session only
+MAX_SESSION_MODELS = 5  # trained models kept per session; the oldest go first
+
+
+def session_shelf(state=None) -> dict:
+    """The live dict of this session's trained models (name -> Model) in `state` (st.session_state by
+    default), made on first use. The Training page adds to it only through add_session_model()."""
+    state = st.session_state if state is None else state
+    models = state.get(SESSION_KEY)
+    if not isinstance(models, dict):
+        models = state[SESSION_KEY] = {}
+    return models
+
+
+def add_session_model(shelf: dict, model: Model) -> None:
+    """Keep `model` under its name (replacing an older snapshot of it) as the newest; at most
+    MAX_SESSION_MODELS are kept, the oldest dropped first."""
+    shelf.pop(model.name, None)  # re-inserted last: the dict stays in order of recency
+    shelf[model.name] = model
+    for name in list(shelf)[: max(0, len(shelf) - MAX_SESSION_MODELS)]:
+        del shelf[name]
 
 
 def session_models() -> dict:
-    """The models this session trained on the Training page (name -> Model), oldest first."""
+    """The models this session trained on the Training page (name -> Model), oldest first: a copy."""
     models = st.session_state.get(SESSION_KEY, {})
     return dict(models) if isinstance(models, dict) else {}
 

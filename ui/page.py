@@ -44,7 +44,7 @@ def header(file: str) -> nav.Lesson:
     return lesson
 
 
-def _link(container, lesson: nav.Lesson, label: str) -> None:
+def link(lesson: nav.Lesson, label: str, container=st) -> None:
     """A link to another lesson; a plain link when the page runs outside the app's navigation (tests)."""
     try:
         container.page_link(lesson.path, label=label, icon=lesson.icon)
@@ -63,9 +63,9 @@ def footer(file: str) -> None:
         st.markdown("\n".join(f"{i}. {step}" for i, step in enumerate(lesson.try_this, start=1)))
     left, right = st.columns(2)
     if previous:
-        _link(left, previous, f"← Previous: {previous.title}")
+        link(previous, f"← Previous: {previous.title}", left)
     if following:
-        _link(right, following, f"Next: {following.title} →")
+        link(following, f"Next: {following.title} →", right)
     st.session_state.setdefault(_SEEN, set()).update(controls.current_view())
     share.fill_share_panel()
     if not presenter.presenting():

@@ -2,13 +2,13 @@
 
 Building an Altair chart and validating it costs ~30 ms per heatmap; a page with eight of them would
 spend a quarter of a second on that alone. The spec depends only on a chart's shape and settings, so
-it is built once per process (st.cache_resource) and every rerun sends just the DataFrame.
+it is built once per process (an LRU cache keyed by the builder function and its settings) and every
+rerun sends just the DataFrame.
 """
 
 from __future__ import annotations
 
 import functools
-import importlib
 from collections.abc import Callable
 
 import numpy as np
@@ -19,9 +19,9 @@ from ui import charts, export, presenter
 
 
 @functools.lru_cache(maxsize=512)
-def _spec(module: str, name: str, settings: tuple) -> dict:
-    """The chart's spec without its data. Keyed by the builder and its (small, hashable) settings."""
-    builder: Callable = getattr(importlib.import_module(module), name)
+def _spec(builder: Callable, settings: tuple) -> dict:
+    """The chart's spec without its data. Keyed by the builder itself (a function is hashable) and its
+    (small, hashable) settings; a module reloaded by the dev server brings new functions, so new keys."""
     # Validation against the Vega-Lite schema is most of the build cost; the same design is validated
     # in the unit tests (tests/test_charts.py), so skip it here.
     spec = builder(**dict(settings)).to_dict(validate=False)
@@ -39,7 +39,7 @@ def spec_for(builder: Callable, **settings) -> dict:
     would otherwise make every slider position a new design to build.
     """
     title = settings.pop("title", "")
-    spec = _spec(builder.__module__, builder.__qualname__, tuple(sorted(settings.items())))
+    spec = _spec(builder, tuple(sorted(settings.items())))
     return {**spec, "title": title} if title else spec
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import importlib
+import functools
 import inspect
 import re
 
@@ -45,12 +45,14 @@ def notice(points: list[str], title: str = "What to notice") -> None:
     st.markdown("\n".join(f"- {p}" for p in points))
 
 
-@st.cache_data(show_spinner=False)
-def _source(module_name: str, qualname: str) -> str:
-    """Source of a function, class or method ('Trainer.step') in a module."""
-    obj = importlib.import_module(module_name)
-    for part in qualname.split("."):
-        obj = getattr(obj, part)
+@functools.lru_cache(maxsize=128)
+def _source(obj) -> str:
+    """Source of a function, class or method (Trainer.step), read once per process.
+
+    inspect.getsource reads and tokenizes the whole file (milliseconds), and every rerun of a page with an
+    open expander asks again. Keyed by the object itself (functions and classes are hashable): a module
+    the dev server reloads brings new objects, so edited source is never served stale.
+    """
     return inspect.getsource(obj)
 
 
@@ -59,4 +61,4 @@ def show_code(*functions, title: str = "Show the code") -> None:
     with st.expander(title):
         for fn in functions:
             st.markdown(f"`{fn.__module__}.{fn.__qualname__}`")
-            st.code(_source(fn.__module__, fn.__qualname__), language="python")
+            st.code(_source(fn), language="python")

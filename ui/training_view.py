@@ -1,0 +1,133 @@
+"""What the Training page shows of a run: status and figures, the loss curve, the layers x heads attention
+grid, the answer-key weights of a synthetic task, and the notes around them (errors, a pause, a saved model).
+
+live_panel is the part that reruns on its own while training (an st.fragment with a timer): it trains one
+tick, then draws. Shapes: L layers, H heads, T sequence length.
+"""
+
+from __future__ import annotations
+
+import time
+
+import streamlit as st
+
+from ui import charts, nav, page, render, views
+from ui import training_session as ts
+from ui.text import escape_md, shape_str
+from ui.training_run import MASS_SEQUENCES, Run
+from ui.training_setup import Settings
+
+TICK_EVERY_S = 1.0  # the live panel reruns this often while training; each rerun trains for <= 0.3 s
+SHOWN = {" ": "␣", "\n": "⏎", "\t": "⇥"}  # invisible characters, made visible on the axes
+STATE_WORDS = {"running": "Training", "paused": "Stopped", "finished": "Finished", "diverged": "Diverged"}
+# The attention panels share a row of about GRID_WIDTH_PX; each is at most GRID_PANEL_PX wide.
+GRID_WIDTH_PX, GRID_PANEL_PX, GRID_CELL_PX, GRID_GAP_PX = 880, 200, 18, 80
+
+
+def shown(c: str) -> str:
+    return SHOWN.get(c, c if c.isprintable() else f"U+{ord(c):04X}")
+
+
+def model_summary(settings: Settings) -> None:
+    st.markdown(f"Each update trains for up to {ts.TICK_BUDGET_S} s, then redraws. The model is "
+                f"{settings.n_layers} layer(s), d_model {settings.d_model}, {settings.n_heads} head(s) of "
+                f"d_k = {settings.d_model // settings.n_heads}.")
+
+
+def messages(session: ts.TrainingSession) -> None:
+    """The last problem (a bad input, a divergence), and why a run waits when the student left the page."""
+    run = session.run
+    if session.error:
+        st.error(session.error, icon="⚠️")
+    if run is not None and run.state == "paused" and run.reason == "left":
+        st.info(f"Training paused at step {run.steps} while you were on another page. Press Resume to go on.")
+
+
+def attention_maps(run: Run) -> None:
+    """Every layer x head map on the run's fixed example; for a synthetic task, each head's answer-key weight."""
+    view = run.attention()
+    w = view["weights"]  # (L, H, T, T)
+    L, H, T = w.shape[0], w.shape[1], w.shape[-1]
+    labels = [shown(c) for c in view["chars"]]
+    frame = views.grid_frame(w.reshape(L * H, T, T), labels, views.layer_head_names(L, H))
+    views.attention_grid(frame, T, panels=H, title="Attention on a fixed example, layer × head",
+                         width_px=GRID_WIDTH_PX, panel_px=GRID_PANEL_PX, cell_px=GRID_CELL_PX, gap_px=GRID_GAP_PX)
+    st.caption(f"weights · shape {shape_str(w.shape)} = (layers, H, T, T); row = query, column = key. "
+               f"Drawn at step {run.steps}.")
+    if "mass" in view:
+        answer_key_weights(view["mass"])
+
+
+def answer_key_weights(mass) -> None:
+    """(L, H) weight each head puts on the key that holds the answer, as a small annotated heatmap."""
+    L, H = mass.shape
+    render.show(charts.heatmap_chart, charts.heatmap_frame(mass, [f"layer {i + 1}" for i in range(L)],
+                                                           [f"head {h + 1}" for h in range(H)]),
+                width="content", title="Weight on the key that holds the answer", x_title="head",
+                y_title="layer", domain=(0.0, 1.0), annotate=True, cell_px=46)
+    st.caption(f"mass · shape {shape_str(mass.shape)} = (layers, H): at each query of the second half, the "
+               f"attention weight on the key the answer sits at, averaged over {MASS_SEQUENCES} sequences. Near 1: "
+               "that head has found the pattern.")
+
+
+def status(run: Run, f: dict) -> None:
+    """The progress bar and four figures: training and validation loss, the bigram baseline, the speed."""
+    words = STATE_WORDS[run.state] + (" (you left the page)" if run.reason == "left" else "")
+    st.progress(min(1.0, run.steps / run.settings.steps), text=f"{words} · step {run.steps} of {run.settings.steps}")
+    cols = st.columns(4)
+    cols[0].metric("Training loss (last 20 steps)", "—" if f["train_loss"] is None else f"{f['train_loss']:.3f}")
+    cols[1].metric(f"Validation loss (step {f['val_step']})", f"{f['val_loss']:.3f}")
+    cols[2].metric("Bigram baseline", f"{f['bigram_val_loss']:.3f}")
+    cols[3].metric("Speed", f"{f['steps_per_s']:.0f} steps/s" if f["steps_per_s"] else "—",
+                   help="Optimiser steps per second of wall time, while the page is training.")
+
+
+def loss_curve(run: Run) -> None:
+    render.show(charts.line_chart, run.loss_frame(), width="stretch", x_title="step",
+                y_title="cross-entropy (nats)", title="Loss while training")
+    st.caption("Training loss: the batches the model learns from (averaged over a few steps). Validation: text it "
+               "never trains on. Below the bigram line, the model uses more than the previous character.")
+
+
+def time_left(run: Run) -> None:
+    left = run.seconds_left()
+    eta = f"About {left / 60:.0f} minutes" if left > 90 else f"About {left:.0f} s"
+    st.caption(f"{eta} of training left at this speed. The model so far is kept as “{escape_md(run.name)}”; "
+               "Stop keeps it, and so does leaving the page.")
+
+
+def draw_run(run: Run) -> None:
+    status(run, run.figures())
+    loss_curve(run)
+    attention_maps(run)
+    if run.state == "running":
+        time_left(run)
+
+
+def live_panel() -> None:
+    """The part of the page that reruns on its own while training: a chunk of steps, then the charts."""
+    start = time.perf_counter()
+    session = ts.get(st.session_state)
+    was_running = session.running
+    done = session.tick()
+    trained_s = time.perf_counter() - start
+    if was_running and not session.running:
+        st.rerun(scope="app")  # finished or diverged: redraw the buttons and stop the timer
+    if session.run is None:
+        st.info("Press **Train** to start. The loss curve and the attention maps appear here and change as the "
+                "model learns.")
+        return
+    draw_run(session.run)
+    if done:
+        st.caption(f"This update: {done} steps in {trained_s * 1000:.0f} ms of training, "
+                   f"{(time.perf_counter() - start) * 1000:.0f} ms in all on the server.")
+
+
+def saved_model(session: ts.TrainingSession) -> None:
+    """Once a run stops, where its model went, with a link to the page that uses it."""
+    kept = session.kept
+    if kept is None:
+        return
+    st.success(f"Saved in this session as “{escape_md(kept.name)}” (step {kept.source[2]}): the Full model page "
+               "can read it, generate text with it and draw its attention.", icon="💾")
+    page.link(nav.by_path("lessons/full_model.py"), "Open the Full model page")
