@@ -5,9 +5,12 @@ Shapes: T sequence length, D d_model, H heads, V vocabulary, F feed-forward widt
 
 from __future__ import annotations
 
+import numpy as np
+
 from core.model import ModelConfig, flatten
 
 DTYPE_BYTES = {"float64": 8, "float32": 4, "float16": 2, "bfloat16": 2, "int8": 1}
+FLOAT_OF_BYTES = {2: "float16", 4: "float32", 8: "float64"}  # the float each size of number stands for
 
 
 def count_params(params) -> int:
@@ -30,6 +33,14 @@ def param_count(cfg: ModelConfig) -> dict:
     parts["final layer norm"] = 2 * D
     parts["total"] = sum(parts.values())
     return parts
+
+
+def attention_params(D: int) -> int:
+    """Parameters of one attention layer: W_qkv (D, 3D), b_qkv (3D,), W_o (D, D), b_o (D,) = 4D^2 + 4D.
+
+    The same for any number of heads: the heads are slices of these matrices, not extra ones.
+    """
+    return 4 * D * D + 4 * D
 
 
 def check_length(T) -> int:
@@ -66,6 +77,33 @@ def attention_flops(T: int, D: int, n_layers: int = 1) -> dict:
 def kv_cache_bytes(T: int, D: int, n_layers: int, dtype: str = "float32") -> int:
     """Bytes of cached keys and values for T tokens: 2 (K and V) x T x D per layer."""
     return 2 * check_length(T) * D * n_layers * DTYPE_BYTES[dtype]
+
+
+def attention_costs(T: int, cfg: ModelConfig, dtype: str = "float32") -> dict:
+    """What attention costs a model at length T: bytes of one head's (T, T) weights ("per_head") and of
+    all of them ("maps"), of the KV cache, FLOPs of attention over all layers and in one layer, and the
+    share of a layer's FLOPs spent on the T x T scores and the weighted sum ("quadratic_share")."""
+    memory = attention_memory(T, cfg.n_heads, cfg.n_layers, dtype)
+    flops = attention_flops(T, cfg.d_model, cfg.n_layers)
+    return {"per_head": memory["per_head"], "maps": memory["total"],
+            "kv_cache": kv_cache_bytes(T, cfg.d_model, cfg.n_layers, dtype),
+            "flops": flops["total"], "flops_per_layer": flops["per_layer"],
+            "quadratic_share": flops["scores_and_mix"] / flops["per_layer"]}
+
+
+def memory_curves(cfg: ModelConfig, dtype: str = "float32", lengths=None) -> tuple[np.ndarray, dict]:
+    """Bytes against sequence length: (lengths, {"attention maps", "KV cache", "parameters": (n,) each}).
+
+    All (T, T) weight matrices grow like T^2, the cached keys and values like T, the weights not at all.
+    lengths defaults to 16, 32, ..., 2^20.
+    """
+    lengths = 2 ** np.arange(4, 21) if lengths is None else np.asarray(lengths)
+    maps = [attention_memory(int(T), cfg.n_heads, cfg.n_layers, dtype)["total"] for T in lengths]
+    cache = [kv_cache_bytes(int(T), cfg.d_model, cfg.n_layers, dtype) for T in lengths]
+    weights = param_count(cfg)["total"] * DTYPE_BYTES[dtype]
+    curves = {"attention maps": np.array(maps, dtype=np.int64), "KV cache": np.array(cache, dtype=np.int64),
+              "parameters": np.full(len(lengths), weights, dtype=np.int64)}
+    return lengths, curves
 
 
 def human_bytes(n: float) -> str:

@@ -11,11 +11,14 @@ import numpy as np
 import pytest
 
 from core.costs import (
+    attention_costs,
     attention_flops,
     attention_memory,
+    attention_params,
     count_params,
     human_bytes,
     kv_cache_bytes,
+    memory_curves,
     param_count,
 )
 from core.model import ModelConfig, init_params
@@ -173,3 +176,34 @@ def test_attention_flops_by_hand():
 def test_kv_cache_bytes():
     assert kv_cache_bytes(10, 8, 2) == 2 * 10 * 8 * 2 * 4
     assert kv_cache_bytes(10, 8, 2, dtype="float16") == 640
+
+
+def test_attention_params_is_the_attention_part_of_param_count():
+    assert attention_params(4) == 80  # the hand count above: 48 + 12 + 16 + 4
+    cfg = ModelConfig(**CONFIGS[1])
+    assert param_count(cfg)["attention (W_qkv, W_o)"] == cfg.n_layers * attention_params(cfg.d_model)
+
+
+def test_attention_costs_gathers_memory_flops_and_cache():
+    cfg = ModelConfig(**CONFIGS[1])  # D = 64, 4 heads, 2 layers
+    c = attention_costs(100_000, cfg, "float16")
+    assert c["per_head"] == 2e10 and c["maps"] == 2e10 * 4 * 2
+    assert c["kv_cache"] == kv_cache_bytes(100_000, 64, 2, "float16")
+    flops = attention_flops(100_000, 64, 2)
+    assert (c["flops"], c["flops_per_layer"]) == (flops["total"], flops["per_layer"])
+    assert c["quadratic_share"] == pytest.approx(flops["scores_and_mix"] / flops["per_layer"])
+    assert attention_costs(1, cfg)["quadratic_share"] < 0.01 < 0.99 < c["quadratic_share"]
+
+
+def test_memory_curves_grow_like_t_squared_t_and_one():
+    cfg = ModelConfig(**CONFIGS[1])
+    lengths, curves = memory_curves(cfg, "float32")
+    assert lengths[0] == 16 and lengths[-1] == 2**20 and list(curves) == ["attention maps", "KV cache", "parameters"]
+    assert curves["attention maps"][0] == attention_memory(16, 4, 2, "float32")["total"]
+    assert curves["KV cache"][-1] == kv_cache_bytes(2**20, 64, 2, "float32")
+    assert (curves["parameters"] == param_count(cfg)["total"] * 4).all()
+    # doubling T: x4 for the maps, x2 for the cache, x1 for the weights (slopes 2, 1, 0 on log-log axes)
+    np.testing.assert_array_equal(curves["attention maps"][1:] / curves["attention maps"][:-1], 4)
+    np.testing.assert_array_equal(curves["KV cache"][1:] / curves["KV cache"][:-1], 2)
+    lengths, curves = memory_curves(cfg, "float16", lengths=[1, 10])
+    assert list(lengths) == [1, 10] and list(curves["KV cache"]) == [512, 5120]

@@ -189,6 +189,26 @@ def test_scaling_view_matches_single_head():
     assert "mistake" not in off
 
 
+def test_seeded_experiments_are_the_page_draws():
+    """The seeded forms are the experiments with generators seeded by their settings: one link, one picture."""
+    a = scaling.seeded_saturation(4, 3, 7)
+    b = scaling.saturation_experiment(scaling.D_K_SWEEP, 4, 3, np.random.default_rng([7, 4, 3]))
+    for key in ("max_unscaled", "max_scaled", "entropy_unscaled", "entropy_scaled"):
+        np.testing.assert_array_equal(a[key], b[key])
+    v = scaling.seeded_variance(7, 50)
+    np.testing.assert_array_equal(v["raw"], scaling.dot_product_variance(scaling.D_K_SWEEP, 50,
+                                                                         np.random.default_rng([7, 50]))["raw"])
+    assert scaling.VARIANCE_PAIRS == 2000
+
+
+def test_divisor_error():
+    assert scaling.divisor_error(64, 512) == ("too_much", pytest.approx(64.0))
+    assert scaling.divisor_error(64, 2) == ("too_little", pytest.approx(4.0))
+    assert scaling.divisor_error(64, 8) == ("equal", 1.0)  # d_v = sqrt(d_k): right by coincidence
+    with pytest.raises(ValueError):
+        scaling.divisor_error(64, 0)
+
+
 # ---- masking ----------------------------------------------------------------------------------------
 
 
@@ -301,6 +321,26 @@ def test_no_peeking_same_embedding_and_errors():
         masking.no_peeking(TOKENS, 2, "", 16, 8, 0)
     with pytest.raises(ValueError, match="no tokens"):
         masking.no_peeking([], 0, "dog", 16, 8, 0)
+
+
+def test_averaging_rows():
+    v = masking.masking_view(TOKENS, 16, 8, 0)
+    names, rows = masking.averaging_rows(v, TOKENS, 2)
+    assert names == ["out[2] = (W V)[2]", "mean of V[0..2]", "V[0] (The)", "V[1] (cat)", "V[2] (sat)"]
+    assert rows.shape == (5, 8)
+    np.testing.assert_allclose(rows[0], rows[1], atol=1e-15)  # W V is the running mean
+    np.testing.assert_allclose(rows[1], v["V"][:3].mean(axis=0), rtol=1e-12)
+    np.testing.assert_array_equal(rows[2:], v["V"][:3])
+
+
+def test_peek_outcome():
+    held = masking.peek_outcome(masking.no_peeking(TOKENS, 4, "dog", 16, 8, 0), 4)
+    assert held == {"kind": "held", "position": 4, "last": 3, "largest": 0.0, "moved": 4}
+    assert masking.peek_outcome(masking.no_peeking(TOKENS, 0, "dog", 16, 8, 0), 0)["kind"] == "first"
+    assert masking.peek_outcome(masking.no_peeking(TOKENS, 4, "THE", 16, 8, 0), 4)["kind"] == "same"
+    leaky = {"diff_masked": np.array([0.0, 0.5, 1.0]), "diff_unmasked": np.array([0.1, 0.5, 1.0])}
+    assert masking.peek_outcome(leaky, 2) == {"kind": "leaked", "position": 2, "last": 1, "largest": 0.5,
+                                              "moved": 2}
 
 
 # ---- properties -------------------------------------------------------------------------------------

@@ -15,7 +15,17 @@ from core.layers import sinusoidal_encoding
 from core.model import ModelConfig, forward, init_params, save
 from core.sampling import generate, probs_from_logits
 from core.tokenize import CharTokenizer
-from tests.apptest_helpers import chart_by_title, chart_data, chart_title, charts, matrix, run_app, run_page, texts
+from tests.apptest_helpers import (
+    chart_by_title,
+    chart_data,
+    chart_spec,
+    chart_title,
+    charts,
+    matrix,
+    run_app,
+    run_page,
+    texts,
+)
 from ui import model_store
 from ui.text import code_span
 
@@ -226,3 +236,16 @@ def test_deep_link_through_the_app():
     at = ok(run_app(PAGE, {"fm_prompt": "Hi", "temp": "0"}))
     assert at.title[0].value == "5 · Full model"
     assert bars(at)["value"].iloc[0] == 1.0 and grid(at).shape[-1] == 2
+
+
+@pytest.mark.parametrize("prompt, cell_px, fit", [(PROMPT, 12, 4), ("ab" * 300, 4, 3)])
+def test_attention_grid_layout(prompt, cell_px, fit):
+    """Panels about 180 px wide in rows of 1000 px: 14 characters get 12 px cells, four panels to a row;
+    64 get cells shrunk to 4 px (below the snapped sizes), three to a row. The title says when a row is a layer."""
+    at = ok(run_page(PAGE, {"fm_prompt": prompt}))
+    cfg = page_model().cfg
+    chart = next(c for c in charts(at) if " layers x " in chart_title(c))
+    spec, columns = chart_spec(chart), min(cfg.n_heads, fit)
+    assert (spec["spec"]["width"]["step"], spec["columns"]) == (cell_px, columns)
+    one_row = " (one row per layer)" if columns == cfg.n_heads else ""
+    assert chart_title(chart) == f"{cfg.n_layers} layers x {cfg.n_heads} heads{one_row}"

@@ -6,7 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from core.demos.heads import multi_head
+from core.demos.heads import head_entropies, multi_head
+from core.demos.measures import entropy
 from core.model import divisors
 from core.tokenize import word_tokens
 from tests.apptest_helpers import chart_by_title, chart_data, chart_title, charts, matrix, run_app, run_page, texts
@@ -190,3 +191,21 @@ def test_deep_link_through_the_app():
     at = ok(run_app(PAGE, {"d_model": "32", "heads": "4", "mh_causal": "true"}))
     assert at.title[0].value == "4 · Multi-head"
     assert panels(at).shape[0] == 4 and np.all(np.triu(panels(at), k=1) == 0)
+
+
+def test_head_entropies_by_hand():
+    w = np.array([[[1.0, 0.0], [0.5, 0.5]], [[0.5, 0.5], [0.5, 0.5]]])  # (H=2, T=2, T=2)
+    spread = head_entropies(w)
+    np.testing.assert_allclose(spread["per_head"], [0.5, 1.0])  # head 1: rows of 0 and 1 bit; head 2: 1 and 1
+    assert spread["mean"] == 0.75 and spread["uniform"] == 1.0
+
+
+def test_compare_entropies_are_core_measures():
+    at = ok(run_page(PAGE, {"heads": "4", "mh_causal": "true"}))
+    tokens, a = expected(at)
+    one = multi_head(tokens, 16, 1, 0, True)["weights"]
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Mean row entropy, 1 head"] == f"{entropy(one).mean():.2f} bits"
+    assert metrics["Mean row entropy, 4 heads"] == f"{entropy(a['weights']).mean():.2f} bits"
+    per_head = ", ".join(f"{e:.2f}" for e in entropy(a["weights"]).mean(axis=-1))
+    assert any(f"Entropy per head: {per_head} bits" in c.value for c in at.caption)

@@ -1,5 +1,6 @@
-"""Pieces of screen that several lessons draw: the tokens line, heatmaps side by side, one picked row
-written out as a weighted sum, and the layers x heads grid of attention maps.
+"""Pieces of screen that several lessons draw: the sidebar settings and tokens line, heatmaps side by side
+(or one beside a table), one picked row written out as a weighted sum, tables of numbers, and the layers x
+heads grid of attention maps.
 
 A lesson section calls these with arrays from core; the layout maths (cell sizes, columns) lives here.
 """
@@ -13,11 +14,19 @@ import pandas as pd
 import streamlit as st
 
 from core.tokenize import word_tokens
-from ui import charts, explain, presenter, render
+from ui import charts, controls, explain, presenter, render
 from ui.text import code_span, shape_caption
 
 NO_TOKENS = "There are no tokens to show: type a sentence in the sidebar (letters, digits or punctuation)."
 GRID_DROP = ["text", "dark_text", "dark_text_div"]  # the small multiples print no values in their cells
+
+
+def sentence_settings(d_k_hi: int = 64, d_k_default: int = 8, seq_len_hi: int = 32) -> tuple[str, int, int, int, int]:
+    """The sidebar settings of the one-head lessons, drawn in this order and returned so: the input text,
+    seq_len, d_model, d_k and the seed."""
+    sentence = controls.input_text()
+    max_tokens = controls.seq_len(hi=seq_len_hi)
+    return sentence, max_tokens, controls.d_model(), controls.d_k(hi=d_k_hi, default=d_k_default), controls.seed()
 
 
 def tokens_line(sentence: str, max_tokens: int) -> list[str]:
@@ -48,6 +57,7 @@ class Heatmap:
     name: str = ""
     shape: str = ""
     settings: dict = field(default_factory=dict)
+    note: str = ""  # a caption under the shape caption (a measured number, what to look for)
 
 
 def heatmaps(*maps: Heatmap, widths: list[float] | None = None) -> int | None:
@@ -56,11 +66,20 @@ def heatmaps(*maps: Heatmap, widths: list[float] | None = None) -> int | None:
     picked = None
     for column, m in zip(st.columns(widths or len(maps)), maps):
         with column:
-            row = render.show_heatmap(m.matrix, m.rows, m.cols, title=m.title, key=m.key, **m.settings)
-            shape_caption(m.name or m.title, m.matrix, m.shape)
+            row = heatmap(m)
             if m.settings.get("select_rows"):
                 picked = row
     return picked
+
+
+def heatmap(m: Heatmap) -> int | None:
+    """One heatmap where the page is (a column of its own), with its shape caption and note beneath it.
+    Returns the clicked row when drawn with select_rows=True."""
+    row = render.show_heatmap(m.matrix, m.rows, m.cols, title=m.title, key=m.key, **m.settings)
+    shape_caption(m.name or m.title, m.matrix, m.shape)
+    if m.note:
+        st.caption(m.note)
+    return row
 
 
 def picked_query(picked: int | None, T: int) -> int:
@@ -78,11 +97,21 @@ def explain_row(weights: np.ndarray, V: np.ndarray, tokens: list[str], picked: i
 
 
 def grid_layout(T: int, panels: int, width_px: int, panel_px: int, cell_px: int = charts.CELL_PX,
-                gap_px: int = 70) -> tuple[int, int]:
+                gap_px: int = 70, halve_above: int | None = None, min_cell_px: int | None = None
+                ) -> tuple[int, int]:
     """(cell_px, columns) for small multiples of (T, T) maps: panels at most panel_px wide, as many per
-    row as fit width_px. Presenter mode scales every size by the same factor."""
+    row as fit width_px. Presenter mode scales every size by the same factor.
+
+    halve_above: with more panels than this, each gets half of panel_px. min_cell_px: a map too long for
+    the smallest snapped cell shrinks its cells further, down to min_cell_px, to stay panel_px wide.
+    """
     scale = presenter.chart_scale()
-    cell = charts.cell_size(T, int(cell_px * scale), max_width=int(panel_px * scale))
+    if halve_above is not None and panels > halve_above:
+        panel_px //= 2
+    room = int(panel_px * scale)
+    cell = charts.cell_size(T, int(cell_px * scale), max_width=room)
+    if min_cell_px is not None and cell * T > room:
+        cell = max(min_cell_px, room // T)
     columns = max(1, min(panels, int(width_px * scale) // (cell * T + gap_px)))
     return cell, columns
 
@@ -98,7 +127,85 @@ def layer_head_names(n_layers: int, n_heads: int) -> list[str]:
 
 
 def attention_grid(frame: pd.DataFrame, T: int, panels: int, title: str, width_px: int, panel_px: int,
-                   cell_px: int = charts.CELL_PX, gap_px: int = 70) -> None:
+                   cell_px: int = charts.CELL_PX, gap_px: int = 70, halve_above: int | None = None) -> None:
     """Draw a grid chart of attention maps (a frame from grid_frame) laid out to fit width_px."""
-    cell, columns = grid_layout(T, panels, width_px, panel_px, cell_px, gap_px)
+    cell, columns = grid_layout(T, panels, width_px, panel_px, cell_px, gap_px, halve_above)
     render.show(charts.grid_chart, frame, columns=columns, cell_px=cell, title=title)
+
+
+def layers_heads_grid(frame: pd.DataFrame, n_layers: int, n_heads: int, T: int, width_px: int, panel_px: int,
+                      cell_px: int = charts.CELL_PX, min_cell_px: int | None = None) -> None:
+    """Every layer x head map (a frame from grid_frame with layer_head_names), one row per layer when a
+    layer's heads fit side by side in width_px; the title says so."""
+    cell, columns = grid_layout(T, n_heads, width_px, panel_px, cell_px, min_cell_px=min_cell_px)
+    title = f"{n_layers} layers x {n_heads} heads" + (" (one row per layer)" if columns == n_heads else "")
+    render.show(charts.grid_chart, frame, columns=columns, cell_px=cell, title=title)
+
+
+# ---- small pieces of the single-head lessons (QKV, scaling, masking) ----------------------------------
+
+PROBABILITY = (0.0, 1.0)  # the colour domain of attention weights
+PAIR_PX = 360  # the room one of two side-by-side heatmaps has
+
+
+def fit_cell(n: int, room_px: int = PAIR_PX, most: int = charts.CELL_PX) -> int:
+    """The edge of a cell when n of them must fit in room_px pixels, at most `most`."""
+    return min(most, room_px // max(n, 1))
+
+
+def square(matrix: np.ndarray, tokens: list[str], title: str, key: str, name: str = "", shape: str = "(T, T)",
+           note: str = "", **settings) -> Heatmap:
+    """A (T, T) map with the tokens on both axes (scores, weights, a mask), sized to sit beside another."""
+    settings.setdefault("cell_px", fit_cell(len(tokens)))
+    return Heatmap(matrix, tokens, tokens, title, key, name, shape, settings, note)
+
+
+def weights_map(matrix: np.ndarray, tokens: list[str], title: str, key: str, name: str = "weights",
+                shape: str = "(T, T)", **settings) -> Heatmap:
+    """square() for attention weights: coloured on the fixed scale 0 to 1."""
+    return square(matrix, tokens, title, key, name, shape, domain=PROBABILITY, **settings)
+
+
+def row_table(names: list[str], matrix: np.ndarray, first: str = "row") -> pd.DataFrame:
+    """A (N, d) matrix as a table: its row names in the first column, then d0, d1, ..."""
+    table = pd.DataFrame(matrix, columns=dim_labels(matrix.shape[1]))
+    table.insert(0, first, names)
+    return table
+
+
+def token_rows(matrix: np.ndarray, tokens: list[str], title: str, key: str, name: str = "", shape: str = "(T, d_k)",
+               **settings) -> Heatmap:
+    """A (T, d) map of one vector per token (embeddings, queries, outputs): tokens down, dimensions across."""
+    settings = {"diverging": True, "x_title": "dimension", "y_title": "token", **settings}
+    return Heatmap(matrix, tokens, dim_labels(matrix.shape[1]), title, key, name, shape, settings)
+
+
+def beside(m: Heatmap, widths: tuple[float, float] = (1, 1)):
+    """Draw m in a left column and return the right one, for what goes beside it: `with beside(m): ...`."""
+    left, right = st.columns(widths)
+    with left:
+        heatmap(m)
+    return right
+
+
+def dim_labels(n: int) -> list[str]:
+    """Column labels of n feature dimensions: d0, d1, ..."""
+    return [f"d{j}" for j in range(n)]
+
+
+def number(x: float, spec: str = "g") -> str:
+    """A number as people write it: -1e+09, -inf, 0.25, and NaN (which Python writes as 'nan')."""
+    return "NaN" if x != x else format(x, spec)
+
+
+def numbers_text(values, most: int = 6, spec: str = "g") -> str:
+    """The first `most` values as 'a, b, c, …' (the ellipsis only when some are left out)."""
+    shown = ", ".join(number(v, spec) for v in values[:most])
+    return shown + (", …" if len(values) > most else "")
+
+
+def number_table(table: pd.DataFrame, number_format: str = "%.3f", columns: list[str] | None = None) -> None:
+    """A full-width table; its number columns (every column but the first, unless named) in number_format."""
+    columns = list(table.columns[1:]) if columns is None else columns
+    st.dataframe(table, hide_index=True, width="stretch",
+                 column_config={c: st.column_config.NumberColumn(format=number_format) for c in columns})

@@ -16,6 +16,7 @@ from core.attention import (
     qkv_heads,
     scaled_dot_product_attention,
 )
+from core.demos.measures import entropy
 from core.tokenize import word_embeddings
 
 
@@ -96,3 +97,10 @@ def multi_head(tokens: list[str], D: int, n_heads: int, seed: int, causal: bool 
                 for name, (o, w) in forms.items()}
     return {"X": X, **W, "Q": Q, "K": K, "V": V, "weights": weights, "heads": heads, "concat": concat,
             "out": concat @ W["w_o"] + W["b_o"], "forms": forms, "max_diff": max_diff}
+
+
+def head_entropies(weights: np.ndarray) -> dict:
+    """How spread out each head's attention is: (H, Tq, Tk) weights -> "per_head" (H,), the mean row
+    entropy of each head in bits; "mean", their mean; "uniform", log2(Tk), the entropy of an even row."""
+    per_head = entropy(weights).mean(axis=-1)  # (H, Tq) -> (H,)
+    return {"per_head": per_head, "mean": float(per_head.mean()), "uniform": float(np.log2(weights.shape[-1]))}

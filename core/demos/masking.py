@@ -154,3 +154,28 @@ def masking_view(tokens: Sequence[str], D: int, d_k: int, seed: int) -> dict:
         "fully_masked": fully_masked_row(scaled_scores, strict_causal_mask(T)),
         "fills": fill_in_float16(),
     }
+
+
+def averaging_rows(view: dict, tokens: Sequence[str], i: int) -> tuple[list[str], np.ndarray]:
+    """Row i of the averaging trick, from masking_view's result, as named rows (i + 3, d_v), top to bottom:
+    out[i] = (W V)[i] of the uniform causal weights, the mean of V[0..i], then V[0], ..., V[i]."""
+    names = [f"out[{i}] = (W V)[{i}]", f"mean of V[0..{i}]", *(f"V[{j}] ({t})" for j, t in enumerate(tokens[: i + 1]))]
+    return names, np.vstack([view["uniform_out"][i], view["running_mean"][i], view["V"][: i + 1]])
+
+
+def peek_outcome(peek: dict, position: int) -> dict:
+    """What no_peeking's change at `position` shows about the outputs before it.
+
+    kind: "same" (the new token has the same embedding, so nothing moved anywhere), "first" (position 0
+    has no earlier output), "held" (with the mask every earlier output is the same, bit for bit) or
+    "leaked". The earlier outputs are positions 0 to last = position - 1. largest: their largest change
+    with the mask; moved: how many of them changed without a mask.
+    """
+    before = peek["diff_masked"][:position]  # (position,)
+    outcome = {"position": position, "last": position - 1, "largest": float(before.max(initial=0.0)),
+               "moved": int((peek["diff_unmasked"][:position] > 0).sum())}
+    if peek["diff_unmasked"].max() == 0:
+        return {"kind": "same", **outcome}
+    if position == 0:
+        return {"kind": "first", **outcome}
+    return {"kind": "held" if (before == 0).all() else "leaked", **outcome}

@@ -16,6 +16,7 @@ from core.demos.measures import check_matrix, check_whole, entropy, spread, weig
 from core.sampling import probs_from_logits
 
 D_K_SWEEP = tuple(2**i for i in range(10))  # 1, 2, 4, ..., 512
+VARIANCE_PAIRS = 2000  # random (q, k) pairs per d_k in the variance measurement
 
 
 def saturation_experiment(d_ks: Sequence[int] = D_K_SWEEP, T: int = 16, trials: int = 100,
@@ -121,3 +122,31 @@ def scaling_view(tokens: Sequence[str], D: int, d_k: int, seed: int, scaled: boo
     if d_v is not None:
         view["mistake"] = scale_mistake(scores, d_k, d_v)
     return view
+
+
+def seeded_saturation(T: int, trials: int, seed: int) -> dict:
+    """saturation_experiment over D_K_SWEEP, drawn from a generator seeded by (seed, T, trials).
+
+    The same settings always give the same curves, so a shared link shows the same picture.
+    """
+    return saturation_experiment(D_K_SWEEP, T, trials, np.random.default_rng([seed, T, trials]))
+
+
+def seeded_variance(seed: int, n: int = VARIANCE_PAIRS) -> dict:
+    """dot_product_variance over D_K_SWEEP with n pairs, drawn from a generator seeded by (seed, n)."""
+    return dot_product_variance(D_K_SWEEP, n, np.random.default_rng([seed, n]))
+
+
+def divisor_error(d_k: int, d_v: int) -> tuple[str, float]:
+    """How far the mistaken divisor d_v is from the right one, √d_k.
+
+    Returns ("too_much", d_v / √d_k) when it divides too much (flatter weights), ("too_little", √d_k / d_v)
+    when too little (sharper weights), or ("equal", 1.0) when d_v = √d_k by coincidence.
+    """
+    root = np.sqrt(check_whole("d_k", d_k))
+    d_v = check_whole("d_v", d_v)
+    if d_v > root:
+        return "too_much", float(d_v / root)
+    if d_v < root:
+        return "too_little", float(root / d_v)
+    return "equal", 1.0
