@@ -38,10 +38,27 @@ LESSONS = [
         "Go from 1 head to 4 at the same d_model: each head gets d_model / 4 dimensions and its own pattern.",
         "Check the three implementations: their largest difference is at float rounding, about 1e-16.",
     )),
+    Lesson("lessons/communication.py", "Context and order", "communication", "💬",
+           "tokens talk: context, order, cross-attention", (
+        "Compare the two sentences: the shared word gets two different outputs.",
+        "Shuffle the words with positions off: every output row moves with its word, nothing else changes.",
+    )),
+    Lesson("lessons/tiles.py", "Attention in tiles", "tiles", "🧱", "one block of keys at a time", (
+        "Step through the key blocks: the running maximum and sum are corrected at every step.",
+        "At the last block the tiled output equals the full softmax, to rounding.",
+    )),
+    Lesson("lessons/bigram.py", "Bigram model", "bigram", "🔤", "counts → probabilities → text", (
+        "Read a row of the probability table: it sums to 1.",
+        "Compare the bigram loss with the transformer's on the same text.",
+    )),
     Lesson("lessons/full_model.py", "Full model", "model", "🧠", "blocks → logits → next token", (
         "Move the temperature to 0: all probability goes to one character. Move it to 2: the bars flatten.",
         "Generate twice with the same seed: the same text. Change the seed: different text.",
         "Type a length of 100,000 in the cost panel: one head's attention matrix alone is gigabytes.",
+    )),
+    Lesson("lessons/circuit.py", "Induction circuit", "circuit", "🔁", "previous-token head → induction head", (
+        "Type a sequence that repeats: layer 1's induction head looks at the token after the earlier copy.",
+        "Knock out the previous-token head: in-context copying breaks.",
     )),
     Lesson("lessons/training.py", "Training", "training", "🏋️", "loss → gradients → learning", (
         "Train the copy task and watch one head's map turn into a shifted diagonal.",
