@@ -229,3 +229,98 @@ def test_widgets_move_freely_after_a_link(script):
     at.sidebar.text_area(key="text").set_value("new words").run()
     assert result(at)["text"] == "new words"
     assert not at.exception
+
+
+# ---- the other controls: a switch, a choice of names, a short text, a number box ----------------------------
+
+OTHERS = textwrap.dedent(f"""
+    import sys
+    sys.path.insert(0, {str(ROOT)!r})
+    import streamlit as st
+    from ui import controls
+
+    hi = st.session_state.get("_hi", 512)  # a test sets 64 to play another page with a narrower range
+    result = dict(d_k=controls.d_k(hi=hi, default=64), on=controls.toggle("on", "On", default=True),
+                  pick=controls.option("pick", "Pick", ["a", "b", "c"], default="b"),
+                  word=controls.text("word", "Word", "dog", max_chars=5),
+                  length=controls.number_box("length", "Length", 1, 1000, 100, step=10))
+    controls.show_url_notes()
+    st.session_state["result"] = result
+""")
+OTHER_DEFAULTS = {"d_k": 64, "on": True, "pick": "b", "word": "dog", "length": 100}
+
+
+@pytest.fixture
+def others(tmp_path):
+    path = tmp_path / "others_app.py"
+    path.write_text(OTHERS)
+    return path
+
+
+def test_other_controls_at_their_defaults(others):
+    at = run(others)
+    assert result(at) == OTHER_DEFAULTS
+    assert notes(at) == []
+    # the widgets' own defaults are the controls' defaults, so the binding drops exactly these from the URL
+    assert list(at.sidebar.slider(key="d_k").proto.default) == [64]
+    assert at.sidebar.toggle(key="on").proto.default is True
+    assert at.sidebar.radio(key="pick").proto.default == 1
+    assert at.sidebar.text_input(key="word").proto.default == "dog"
+    assert at.sidebar.number_input(key="length").proto.default == 100
+
+
+@pytest.mark.parametrize(("raw", "on"), [("yes", True), (" ON ", True), ("1", True), ("TRUE", True),
+                                         ("no", False), ("off", False), ("0", False), ("False", False)])
+def test_switch_words(others, raw, on):
+    at = run(others, {"on": raw})
+    assert result(at)["on"] is on
+    assert at.sidebar.toggle(key="on").value is on
+    assert notes(at) == []
+
+
+def test_switch_word_not_understood_means_the_default(others):
+    at = run(others, {"on": "maybe"})
+    assert result(at)["on"] is True
+    assert notes(at) == ["The link set on to “maybe”; use true or false. Using True."]
+
+
+def test_name_not_offered_means_the_default(others):
+    at = run(others, {"pick": "z"})
+    assert result(at)["pick"] == "b"
+    [note] = notes(at)
+    assert "pick" in note and "not available here" in note and "using b" in note
+    at = run(others, {"pick": "c"})
+    assert result(at)["pick"] == "c" and notes(at) == []
+
+
+def test_long_word_is_cut_with_a_message(others):
+    at = run(others, {"word": "abcdefgh"})
+    assert result(at)["word"] == "abcde"
+    assert notes(at) == ["The link's word was 8 characters long; only the first 5 are kept."]
+
+
+@pytest.mark.parametrize(("raw", "used", "says"), [
+    ("250", 250, None), ("inf", 1000, "so 1000 is used"), ("-1e400", 1, "so 1 is used"),
+    ("9" * 400, 1000, "so 1000 is used"), ("abc", 100, "not a number; using 100"), ("nan", 100, "not a number")])
+def test_number_box_clamps_like_a_slider(others, raw, used, says):
+    at = run(others, {"length": raw})
+    assert result(at)["length"] == used and isinstance(result(at)["length"], int)
+    assert [says in note for note in notes(at)] == ([] if says is None else [True])
+
+
+def test_a_value_from_a_page_with_a_wider_range_is_clamped(others):
+    """The same setting on two pages with different ranges: the value carried over is made to fit, silently."""
+    at = run(others)
+    at.sidebar.slider(key="d_k").set_value(300).run()
+    assert result(at)["d_k"] == 300
+    at.session_state["_hi"] = 64
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert result(at)["d_k"] == 64 and at.sidebar.slider(key="d_k").value == 64
+    assert notes(at) == []
+
+
+def test_every_bad_link_value_at_once_shows_no_traceback(others):
+    at = run(others, {"d_k": "1e309", "on": "<b>", "pick": "[x](y)", "word": "", "length": "-inf"})
+    assert result(at) == {"d_k": 512, "on": True, "pick": "b", "word": "", "length": 1}
+    assert len(notes(at)) == 4

@@ -260,39 +260,25 @@ def test_no_code_execution_primitives_in_the_app():
 
 
 def dynamic_imports(tree: ast.AST):
-    """(function name, index of the parameter that names the module) for every function that imports a
-    module named by one of its parameters (importlib.import_module(x) or __import__(x))."""
-    for fn in ast.walk(tree):
-        if not isinstance(fn, ast.FunctionDef):
-            continue
-        params = [a.arg for a in fn.args.args]
-        for node in ast.walk(fn):
-            if isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Name) and (
-                    (isinstance(node.func, ast.Attribute) and node.func.attr == "import_module")
-                    or (isinstance(node.func, ast.Name) and node.func.id == "__import__")):
-                if node.args[0].id in params:
-                    yield fn.name, params.index(node.args[0].id)
+    """Line numbers of every import by a computed name: importlib.import_module(x) or __import__(x)."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and (
+                (isinstance(node.func, ast.Attribute) and node.func.attr == "import_module")
+                or (isinstance(node.func, ast.Name) and node.func.id == "__import__")):
+            yield node.lineno
 
 
-def test_modules_are_only_imported_by_the_names_of_the_app_s_own_functions():
-    """A dynamic import (the 'show the code' expander, the chart-spec cache) must get its module name from
-    a function object (fn.__module__), never from anything a user can set."""
-    trees = {path: ast.parse(path.read_text()) for path in APP_SOURCES}
-    importers = {found for tree in trees.values() for found in dynamic_imports(tree)}
-    problems, calls = [], 0
-    for path, tree in trees.items():
-        for node in ast.walk(tree):
-            if not isinstance(node, ast.Call):
-                continue
-            name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
-            for fn_name, index in importers:
-                if name == fn_name and len(node.args) > index:
-                    calls += 1
-                    arg = node.args[index]
-                    if not (isinstance(arg, ast.Attribute) and arg.attr in ("__module__", "__name__")):
-                        problems.append(f"{path.relative_to(ROOT)}:{node.lineno} passes {ast.unparse(arg)}")
-    assert not problems, problems
-    assert calls >= len(importers), "every dynamic importer should be called with a module's own name"
+def test_no_module_is_imported_by_a_computed_name():
+    """A module name that arrives at run time could come from a user (a link, a settings file); the app
+    imports only by name in its source (the code expander reads the function objects themselves)."""
+    found = [f"{path.relative_to(ROOT)}:{line}" for path in APP_SOURCES
+             for line in dynamic_imports(ast.parse(path.read_text()))]
+    assert found == []
+
+
+def test_the_check_for_computed_imports_finds_them():
+    tree = ast.parse("import importlib\ndef f(name):\n    return importlib.import_module(name)\n__import__('os')\n")
+    assert sorted(dynamic_imports(tree)) == [3, 4]
 
 
 @pytest.mark.parametrize("typed", [

@@ -1,14 +1,20 @@
 """The shared sidebar controls, each bound to the URL so a copied link reproduces the exact view.
 
-The URL is read here, once, and checked: a value out of range is clamped, a value that is not a
-number falls back to the default, and either way the page says what happened. Streamlit's binding
-then keeps the URL in step with the widget as the user moves it.
+Streamlit's bind="query-params" seeds a widget from a valid URL value on the page's first run (over a
+value put in st.session_state in that run), keeps the URL in step as the user moves it, drops a value
+equal to the widget's default from it, cuts text to max_chars and seeds an integer slider with int(2.6).
+A value it cannot use (out of range, inf, not a number, not among the options, "yes" for a switch) it
+drops without a word, and the widget shows its default; an integer number box even crashes on inf.
+So this module reads the link once more: it clamps a number, snaps to the nearest option, says what
+it did, and checks a value from a loaded settings file or carried from another page (session state,
+which the binding does not check and a slider raises on). Each widget gets the control's default as
+its value, so the URL leaves out exactly the values a link without them would give.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import streamlit as st
 
@@ -58,79 +64,80 @@ def show_url_notes() -> None:
         st.info(message, icon="🔗")
 
 
-def _incoming(key: str) -> str | None:
-    """A new value for `key` as text: from a loaded settings file, else from the link on first sight."""
+def _seed(key: str, parse: Callable[[str], object], fit: Callable = lambda v: v) -> None:
+    """Before the widget: a loaded file's value or (on first sight) the link's, parsed; else make the
+    value the control already has (perhaps from another page) fit here; else the widget's default."""
     pending = st.session_state.get(_PENDING, {})
     if key in pending:
-        return pending.pop(key)
-    if key in st.session_state:
-        return None  # the widget has its value; the link only seeds it
-    raw = st.query_params.get(key)
-    return None if raw is None else str(raw)
+        st.session_state[key] = parse(pending.pop(key))
+    elif key in st.session_state:  # the widget has its value; the link only seeds it
+        if fit(st.session_state[key]) != st.session_state[key]:
+            st.session_state[key] = fit(st.session_state[key])
+    elif (raw := st.query_params.get(key)) is not None:
+        st.session_state[key] = parse(str(raw))
 
 
-def _parse_number(key: str, raw: str, lo, hi, default, integer: bool):
+def _number(key: str, raw: str, default, fit: Callable, says: str, finite: bool = False):
+    """A number from the link made to fit; when that changed it, a note ends with says.format(used).
+    Text or NaN (or inf, when `finite`) means the default."""
     try:
-        value = float(raw)
-        if value != value:  # NaN
-            raise ValueError
+        asked = float(raw)
     except ValueError:
+        asked = math.nan
+    if math.isnan(asked) or (finite and math.isinf(asked)):
         _note(f"The link set {key} to “{escape_md(raw[:40])}”, which is not a number; using {default}.")
         return default
-    clamped = min(max(value, lo), hi)
-    if integer:
-        # int(), not round(): Streamlit's URL binding seeds an integer slider with int(value), so the
-        # note must name that value (round(2.6) said 3 while the slider showed 2)
-        clamped = int(clamped)
-    if clamped != value:
-        _note(f"The link set {key} to {escape_md(raw[:40])}; the allowed range here is {lo} to {hi}, "
-              f"so {clamped} is used.")
-    return clamped
+    used = fit(asked)
+    if used != asked:
+        _note(f"The link set {key} to {escape_md(raw[:40])}{says.format(used)}")
+    return used
 
 
-def _prepare(key: str, lo, hi, default, integer: bool) -> None:
-    """Put a valid value into session state before the widget is drawn (from the URL on first sight)."""
-    raw = _incoming(key)
-    if raw is not None:
-        st.session_state[key] = _parse_number(key, raw, lo, hi, default, integer)
-    elif key not in st.session_state:
-        st.session_state[key] = default
-    elif not (lo <= st.session_state[key] <= hi):  # another page may have allowed a wider range
-        st.session_state[key] = min(max(st.session_state[key], lo), hi)
+def _bounded(key: str, lo, hi, default, step):
+    """Seed a number control over [lo, hi]; returns its default (made to fit) and whether it is whole."""
+    integer = isinstance(step, int) and isinstance(lo, int)
+
+    def fit(x):  # int(), not round(): the binding seeds an integer slider with int(2.6) = 2, and so must we
+        return int(min(max(x, lo), hi)) if integer else min(max(x, lo), hi)
+
+    default = fit(default)
+    says = f"; the allowed range here is {lo} to {hi}, so {{}} is used."
+    _seed(key, lambda raw: _number(key, raw, default, fit, says), fit)
+    return default, integer
 
 
 def number_slider(key: str, label: str, lo, hi, default, step=1, help: str | None = None, container=None):
     """A slider over [lo, hi] bound to the URL parameter `key`."""
-    integer = isinstance(step, int) and isinstance(lo, int)
-    _prepare(key, lo, hi, default, integer)
+    default, _ = _bounded(key, lo, hi, default, step)
     box = container or st.sidebar
-    return _record(key, box.slider(label, lo, hi, step=step, key=key, help=help, bind="query-params"))
+    return _record(key, box.slider(label, lo, hi, default, step=step, key=key, help=help, bind="query-params"))
+
+
+def number_box(key: str, label: str, lo, hi, default, step, container=None, **widget_args):
+    """A typed number in [lo, hi] bound to the URL, with the same checks and notes as the sliders."""
+    default, integer = _bounded(key, lo, hi, default, step)
+    box = container or st.sidebar
+    # A float box even for whole numbers: the binding seeds an integer box with int(value) before any
+    # range check, and a link with fm_length=inf would raise there instead of being clamped.
+    value = box.number_input(label, float(lo), float(hi), float(default), step=float(step), key=key,
+                             bind="query-params", **({"format": "%.0f"} if integer else {}), **widget_args)
+    return _record(key, int(value) if integer else value)
 
 
 def choice(key: str, label: str, options: Sequence, default, help: str | None = None, container=None,
            nearest: bool = True):
     """A select slider over numeric options bound to the URL; an invalid value snaps to the nearest option."""
     options = list(options)
-    raw = _incoming(key)
-    current = st.session_state.get(key, default)
-    if raw is not None:
-        current = default
-        try:
-            asked = float(raw)
-            if not math.isfinite(asked):  # no option is nearest to nan or inf
-                raise ValueError
-            current = min(options, key=lambda o: (abs(o - asked), o))
-            if current != asked:
-                _note(f"The link set {key} to {escape_md(raw[:40])}, which is not one of {options}; "
-                      f"using {current}.")
-        except ValueError:
-            _note(f"The link set {key} to “{escape_md(raw[:40])}”, which is not a number; using {default}.")
-    if current not in options:
-        snapped = min(options, key=lambda o: (abs(o - current), o)) if nearest else default
-        current = snapped
-    st.session_state[key] = current
+
+    def snap(x):
+        return min(options, key=lambda o: (abs(o - x), o))
+
+    default = default if default in options else snap(default)
+    says = f", which is not one of {options}; using {{}}."
+    _seed(key, lambda raw: _number(key, raw, default, snap, says, finite=True),
+          lambda v: v if v in options else (snap(v) if nearest else default))
     box = container or st.sidebar
-    return _record(key, box.select_slider(label, options=options, key=key, help=help, bind="query-params"))
+    return _record(key, box.select_slider(label, options, default, key=key, help=help, bind="query-params"))
 
 
 def option(key: str, label: str, options: Sequence[str], default: str | None = None, kind: str = "radio",
@@ -138,29 +145,49 @@ def option(key: str, label: str, options: Sequence[str], default: str | None = N
     """One of a few names (a radio or a select box) bound to the URL; a name not offered means the default."""
     options = list(options)
     default = default if default in options else options[0]
-    raw = _incoming(key)
-    if raw is not None and raw not in options:
-        _note(f"The link asked for {key} “{escape_md(raw[:40])}”, which is not available here; using {default}.")
-    if raw is not None:
-        st.session_state[key] = raw if raw in options else default
-    elif st.session_state.get(key) not in options:
-        st.session_state[key] = default
+
+    def parse(raw: str) -> str:
+        if raw not in options:
+            _note(f"The link asked for {key} “{escape_md(raw[:40])}”, which is not available here; using {default}.")
+        return raw if raw in options else default
+
+    _seed(key, parse, lambda v: v if v in options else default)
     box = container or st.sidebar
     widget = box.radio if kind == "radio" else box.selectbox
-    return _record(key, widget(label, options, key=key, bind="query-params", **widget_args))
+    return _record(key, widget(label, options, options.index(default), key=key, bind="query-params", **widget_args))
 
 
-def number_box(key: str, label: str, lo, hi, default, step, container=None, **widget_args):
-    """A typed number in [lo, hi] bound to the URL, with the same checks and notes as the sliders."""
-    integer = isinstance(step, int) and isinstance(lo, int)
-    _prepare(key, lo, hi, default, integer=integer)
-    st.session_state[key] = float(st.session_state[key])
+def toggle(key: str, label: str, default: bool = False, help: str | None = None, container=None) -> bool:
+    """An on/off switch bound to the URL (key=true / key=false); anything else in the link means the default."""
+
+    def parse(raw: str) -> bool:
+        word = raw.strip().lower()
+        if word in TRUE_WORDS + FALSE_WORDS:
+            return word in TRUE_WORDS
+        _note(f"The link set {key} to “{escape_md(raw[:40])}”; use true or false. Using {default}.")
+        return default
+
+    _seed(key, parse)
     box = container or st.sidebar
-    # A float box even for whole numbers: Streamlit seeds an integer box from the URL with int(value)
-    # before any range check, and a link with fm_length=inf would raise there instead of being clamped.
-    value = box.number_input(label, float(lo), float(hi), step=float(step), key=key, bind="query-params",
-                             **({"format": "%.0f"} if integer else {}), **widget_args)
-    return _record(key, int(value) if integer else value)
+    return _record(key, box.toggle(label, default, key=key, help=help, bind="query-params"))
+
+
+def _text(widget, key: str, label: str, default: str, max_chars: int, **widget_args) -> str:
+    """A text box bound to the URL, capped at max_chars (the binding cuts a link's text too, but silently)."""
+
+    def cut(raw: str) -> str:
+        if len(raw) > max_chars:
+            _note(f"The link's {key} was {len(raw)} characters long; only the first {max_chars} are kept.")
+        return raw[:max_chars]
+
+    _seed(key, cut, lambda v: v[:max_chars])
+    return _record(key, widget(label, default[:max_chars], key=key, max_chars=max_chars, bind="query-params",
+                               **widget_args))
+
+
+def text(key: str, label: str, default: str, max_chars: int = 200, help: str | None = None, container=None) -> str:
+    """A one-line text input bound to the URL, capped at max_chars."""
+    return _text((container or st.sidebar).text_input, key, label, default, max_chars, help=help)
 
 
 # ---- the shared settings ----------------------------------------------------------------------------
@@ -168,42 +195,8 @@ def number_box(key: str, label: str, lo, hi, default, step, container=None, **wi
 
 def input_text(default: str = DEFAULT_TEXT, label: str = "Input text") -> str:
     """The sentence the page works on. Capped in length: the pages read only the first seq_len tokens."""
-    raw = _incoming("text")
-    if raw is not None and len(raw) > MAX_TEXT_CHARS:
-        _note(f"The link's text was {len(raw)} characters long; only the first {MAX_TEXT_CHARS} are kept.")
-    if raw is not None or "text" not in st.session_state:
-        st.session_state["text"] = default if raw is None else raw[:MAX_TEXT_CHARS]
-    return _record("text", st.sidebar.text_area(
-        label, key="text", max_chars=MAX_TEXT_CHARS, height=80, bind="query-params",
-        help="Any text. It is split into words and punctuation; each becomes a token."))
-
-
-def toggle(key: str, label: str, default: bool = False, help: str | None = None, container=None) -> bool:
-    """An on/off switch bound to the URL (key=true / key=false); anything else in the link means the default."""
-    raw = _incoming(key)
-    if raw is not None or key not in st.session_state:
-        value = default
-        if raw is not None:
-            if raw.strip().lower() in TRUE_WORDS:
-                value = True
-            elif raw.strip().lower() in FALSE_WORDS:
-                value = False
-            else:
-                _note(f"The link set {key} to “{escape_md(raw[:40])}”; use true or false. Using {default}.")
-        st.session_state[key] = value
-    box = container or st.sidebar
-    return _record(key, box.toggle(label, key=key, help=help, bind="query-params"))
-
-
-def text(key: str, label: str, default: str, max_chars: int = 200, help: str | None = None, container=None) -> str:
-    """A one-line text input bound to the URL, capped at max_chars."""
-    raw = _incoming(key)
-    if raw is not None and len(raw) > max_chars:
-        _note(f"The link's {key} was {len(raw)} characters long; only the first {max_chars} are kept.")
-    if raw is not None or key not in st.session_state:
-        st.session_state[key] = default if raw is None else raw[:max_chars]
-    box = container or st.sidebar
-    return _record(key, box.text_input(label, key=key, max_chars=max_chars, help=help, bind="query-params"))
+    return _text(st.sidebar.text_area, "text", label, default, MAX_TEXT_CHARS, height=80,
+                 help="Any text. It is split into words and punctuation; each becomes a token.")
 
 
 def seq_len(hi: int = 32, default: int = 16) -> int:
@@ -223,10 +216,8 @@ def d_k(hi: int = 64, default: int = 8, lo: int = 1) -> int:
 
 def heads(width: int, default: int = 2) -> int:
     """Only divisors of d_model are offered: heads split d_model into equal slices."""
-    options = divisors(width)
-    default = default if default in options else min(options, key=lambda o: abs(o - default))
-    return choice("heads", "Heads (divisors of d_model)", options, default,
-                  help=f"d_model = {width} splits evenly into {options} heads.")
+    return choice("heads", "Heads (divisors of d_model)", divisors(width), default,
+                  help=f"d_model = {width} splits evenly into {divisors(width)} heads.")
 
 
 def temperature(default: float = 1.0, hi: float = 3.0) -> float:

@@ -38,8 +38,7 @@ def header(file: str) -> nav.Lesson:
     _keep_settings()
     controls.toggle(presenter.KEY, "Presenter mode", help="Large type and cells for a projector; the sidebar "
                     "starts collapsed when a link with present=true is opened.")
-    if presenter.presenting():
-        st.html(presenter.CSS)
+    presenter.apply_style()
     share.share_panel()
     return lesson
 

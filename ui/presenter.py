@@ -30,3 +30,9 @@ def presenting() -> bool:
 def chart_scale() -> float:
     """Cells grow by half in presenter mode."""
     return 1.5 if presenting() else 1.0
+
+
+def apply_style() -> None:
+    """Enlarge the page's type when presenting (a constant stylesheet: nothing a user typed is in it)."""
+    if presenting():
+        st.html(CSS)
