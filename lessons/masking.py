@@ -4,9 +4,9 @@ import pandas as pd
 import streamlit as st
 
 from core import attention
-from core.demos import heads, masking
+from core.demos import context, heads, masking
 from core.tokenize import word_tokens
-from ui import charts, controls, page, presenter, prose, render, views
+from ui import charts, controls, page, presenter, prose, render, views, walkthrough_views
 from ui.text import code_span, shape_caption, show_code
 from ui.views import Heatmap, beside, fit_cell, heatmaps, numbers_text, square, token_rows, weights_map
 
@@ -131,6 +131,7 @@ controls.show_url_notes()
 tokens = views.tokens_line(sentence, max_tokens)
 a = compute(tokens, D, d_k, seed)
 mask_section(a, tokens)
+walkthrough_views.conventions_section(a["scaled_scores"], tokens)
 query = compare_section(a, tokens)
 averaging_section(a, tokens, query)
 after_softmax_section(a["after_softmax"], tokens)
@@ -142,5 +143,5 @@ if not presenter.presenting():
     show_code(masking.masking_view, attention.causal_mask, heads.single_head, attention.scaled_dot_product_attention,
               attention.softmax, masking.fill_masked, masking.running_mean_weights, masking.running_mean,
               masking.mask_after_softmax, masking.naive_softmax, masking.fully_masked_row, masking.fill_in_float16,
-              masking.no_peeking)
+              masking.no_peeking, context.boolean_masks, context.mask_conventions)
 page.footer(__file__)

@@ -3,9 +3,10 @@
 import streamlit as st
 
 from core.attention import scaled_dot_product_attention, softmax
+from core.demos.context import walk_through
 from core.demos.heads import projections, single_head
 from core.tokenize import word_embeddings
-from ui import controls, page, presenter, prose, views
+from ui import controls, page, presenter, prose, views, walkthrough_views
 from ui.text import show_code
 from ui.views import Heatmap, dim_labels, heatmaps, square, token_rows, weights_map
 
@@ -33,11 +34,19 @@ def qkv_section(a: dict, tokens: list[str]) -> None:
                for name, role in ROLES.items()])
 
 
-def scores_section(a: dict, tokens: list[str]) -> None:
+def scores_section(a: dict, tokens: list[str]) -> int | None:
+    """The scores and their softmax; returns the row clicked in the weights (None before a click)."""
     st.subheader("Raw scores Q Kᵀ")
-    picked = heatmaps(square(a["scores"], tokens, "scores = Q Kᵀ", "qkv_scores", "Q Kᵀ", diverging=True),
-                      weights_map(a["weights"], tokens, "softmax(Q Kᵀ / √d_k): click a row", "qkv_weights",
-                                  shape="(T, T), rows sum to 1", select_rows=True))
+    return heatmaps(square(a["scores"], tokens, "scores = Q Kᵀ", "qkv_scores", "Q Kᵀ", diverging=True),
+                    weights_map(a["weights"], tokens, "softmax(Q Kᵀ / √d_k): click a row", "qkv_weights",
+                                shape="(T, T), rows sum to 1", select_rows=True))
+
+
+def walk_section(a: dict, tokens: list[str], picked: int | None, D: int, d_k: int, seed: int) -> None:
+    """The picked query worked by hand: its dot products, its softmax, then its weighted sum of values."""
+    st.subheader("One query worked by hand")
+    walkthrough_views.walk_through(tokens, D, d_k, seed, views.picked_query(picked, len(tokens)))
+    prose.show("qkv", "walk_sum")
     views.explain_row(a["weights"], a["V"], tokens, picked)
 
 
@@ -53,9 +62,10 @@ a = compute(tokens, D, d_k, seed)
 embeddings_section(a, tokens)
 projections_section(a)
 qkv_section(a, tokens)
-scores_section(a, tokens)
+picked = scores_section(a, tokens)
+walk_section(a, tokens, picked, D, d_k, seed)
 
 prose.show("qkv", "notice")
 if not presenter.presenting():
-    show_code(single_head, projections, word_embeddings, scaled_dot_product_attention, softmax)
+    show_code(single_head, projections, word_embeddings, scaled_dot_product_attention, softmax, walk_through)
 page.footer(__file__)

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from core.demos import masking
+from core.demos import context, masking
 from core.tokenize import word_tokens
 from tests.apptest_helpers import chart_by_title, chart_data, chart_title, charts, matrix, run_page, texts
 from ui.charts import unique_labels
@@ -318,3 +318,52 @@ def test_markup_is_shown_only_as_text(text):
         plain = re.sub(r"(`+)(.+?)\1", "", str(el.value))  # code spans show their content verbatim
         for fragment in ("<script", "<b>", "](javascript", ":red[", "**bold**"):
             assert fragment not in plain, el.value
+
+
+# ---- the three mask conventions ---------------------------------------------------------------------------
+
+
+CONVENTIONS = {"allowed": "allowed: 1 = may look", "blocked": "blocked: 1 = hidden", "additive": "additive: 0 or −∞"}
+
+
+def assert_conventions(at):
+    """The allowed mask is the causal one, the blocked mask its opposite (np.triu k=1), the additive mask 0
+    where allowed and −∞ (an empty cell) where blocked; the three give the same weights, which are the page's."""
+    tokens, view = expected(at)
+    T = len(tokens)
+    allowed = matrix(chart_by_title(at, CONVENTIONS["allowed"])).to_numpy()
+    blocked = matrix(chart_by_title(at, CONVENTIONS["blocked"])).to_numpy()
+    additive = matrix(chart_by_title(at, CONVENTIONS["additive"])).to_numpy()
+    assert allowed.tolist() == np.tril(np.ones((T, T))).tolist()
+    assert blocked.tolist() == np.triu(np.ones((T, T)), k=1).tolist()
+    assert (allowed + blocked == 1).all()
+    assert np.isnan(additive[blocked == 1]).all() and (additive[allowed == 1] == 0).all()  # -inf travels as null
+    table = next(df.value for df in at.dataframe if "convention" in df.value.columns)
+    diffs = table["largest |difference| from this app's weights"].tolist()
+    assert diffs == [0.0, 0.0, 0.0]
+    assert "the largest difference between any two is **0**" in texts(at)
+    # and what they agree on is the causal weights drawn above, row for row
+    conv = context.mask_conventions(view["scaled_scores"])
+    for w in conv["weights"].values():
+        np.testing.assert_allclose(w, view["weights_masked"], atol=1e-15)
+        np.testing.assert_allclose(w.sum(axis=1), 1.0)
+
+
+def test_conventions_defaults(default_page):
+    assert_conventions(default_page)
+    captions = "\n".join(str(c.value) for c in default_page.caption)
+    assert "blocked · shape (7, 7) = (T, T) bool, = ~allowed" in captions
+    assert "additive · shape (7, 7) = (T, T) float, −∞ where blocked" in captions
+    assert "mask_conventions" in texts(default_page)
+
+
+@pytest.mark.parametrize(("key", "value"), [("seq_len", "1"), ("seq_len", "2"), ("d_k", "64"), ("seed", "999")])
+def test_conventions_at_extremes(key, value):
+    at = ok(run_page(PAGE, {key: value}))
+    assert_conventions(at)
+
+
+def test_conventions_follow_the_text():
+    at = ok(run_page(PAGE))
+    at.sidebar.text_area(key="text").set_value("🐱 mask me").run()
+    assert_conventions(ok(at))

@@ -313,3 +313,75 @@ def test_notes_disappear_after_the_next_move():
     ok(at)
     assert not at.info
     assert settings(at)["d_k"] == 64
+
+
+# ---- one query worked by hand ---------------------------------------------------------------------------
+
+
+def walk_table(at) -> pd.DataFrame:
+    for df in at.dataframe:
+        if "q · k (score)" in df.value.columns:
+            return df.value
+    raise AssertionError("no walk-through table on the page")
+
+
+def assert_walk_through(at, query: int):
+    """Each written-out dot product is its cell of the scores heatmap, and the softmax column its row of the
+    weights heatmap: the numbers a student would check against the maps above."""
+    tokens, arrays = expected(at)
+    scores = matrix(chart_by_title(at, "scores")).to_numpy()
+    weights = matrix(chart_by_title(at, "softmax")).to_numpy()
+    table = walk_table(at)
+    assert table["key"].tolist() == unique_labels(tokens)
+    np.testing.assert_allclose(table["q · k (score)"].to_numpy(dtype=float), scores[query], rtol=1e-12, atol=1e-12)
+    d_k = arrays["Q"].shape[1]
+    np.testing.assert_allclose(table["÷ √d_k"].to_numpy(dtype=float), scores[query] / np.sqrt(d_k), atol=1e-12)
+    exps = table["exp(· − max)"].to_numpy(dtype=float)
+    assert exps.max() == 1.0  # the largest scaled score minus itself
+    np.testing.assert_allclose(table["weight"].to_numpy(dtype=float), exps / exps.sum(), atol=1e-15)
+    np.testing.assert_allclose(table["weight"].to_numpy(dtype=float), weights[query], atol=1e-12)
+    assert table["weight"].sum() == pytest.approx(1.0)
+    q, k = arrays["Q"][query], arrays["K"][0]
+
+    def written(x: float) -> str:  # a negative factor is bracketed, as on paper
+        return f"({x:.2f})" if x < 0 else f"{x:.2f}"
+
+    assert table["q · k written out"].iloc[0].startswith(f"{written(q[0])}·{written(k[0])}")
+    assert (table["q · k written out"].str.contains(r"\+ … \(")).all() == (d_k > 4)
+    text = texts(at)
+    assert f"divide each by their sum, **{exps.sum():.4f}**" in text
+    assert f"row {query} of the scores heatmap" in text
+    return table
+
+
+def test_walk_through_defaults(default_page):
+    assert_walk_through(default_page, 6)  # the last token until a row is clicked
+    assert "One query worked by hand" in texts(default_page)
+    assert "walk_through" in texts(default_page)  # its code is in the show-the-code expander
+
+
+def test_walk_through_follows_the_clicked_row():
+    at = ok(run_page(PAGE))
+    at.session_state["qkv_weights"] = {"selection": {"pick": [{"row_i": 2}]}}  # what a click on row 2 sends
+    at.run()
+    ok(at)
+    assert_walk_through(at, 2)
+    table = weighted_sum_table(at)
+    _, arrays = expected(at)
+    np.testing.assert_allclose(table["weight"].iloc[:-1].to_numpy(dtype=float), arrays["weights"][2])
+
+
+@pytest.mark.parametrize(("key", "value"), [("d_k", 1), ("d_k", 64), ("seq_len", 1), ("seed", 999)])
+def test_walk_through_at_extremes(key, value):
+    at = ok(run_page(PAGE, {key: str(value)}))
+    tokens, _ = expected(at)
+    table = assert_walk_through(at, len(tokens) - 1)
+    if value == 1 and key == "seq_len":
+        assert table["weight"].tolist() == [1.0]
+
+
+def test_walk_through_with_repeated_words_and_emoji():
+    at = ok(run_page(PAGE, {"text": "🐱 the 🐱 the"}))
+    table = assert_walk_through(at, 3)
+    assert table["key"].tolist() == ["🐱 (0)", "the (1)", "🐱 (2)", "the (3)"]
+    np.testing.assert_array_equal(table["q · k (score)"].iloc[0], table["q · k (score)"].iloc[2])  # same key

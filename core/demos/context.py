@@ -13,9 +13,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from core.attention import causal_mask, scaled_dot_product_attention
+from core.attention import causal_mask, scaled_dot_product_attention, softmax
 from core.demos.heads import projections, single_head
-from core.demos.measures import check_whole
+from core.demos.measures import check_matrix, check_whole
 from core.layers import sinusoidal_encoding
 from core.tokenize import word_embeddings
 
@@ -121,6 +121,25 @@ def boolean_masks(T: int) -> dict:
     allowed = causal_mask(T)
     return {"allowed": allowed, "blocked": np.triu(np.ones((T, T), dtype=bool), k=1),
             "additive": np.where(allowed, 0.0, -np.inf)}
+
+
+def mask_conventions(scores) -> dict:
+    """The same scaled scores (T, T) masked in each of boolean_masks' three conventions, then softmaxed.
+
+    Returns the masks (allowed, blocked, additive) and weights: {convention: (T, T)} for
+    np.where(allowed, s, -inf), np.where(~blocked, s, -inf) (a blocked mask must be flipped first) and
+    s + additive; diff: {convention: float}, each one's largest difference from the first, and max_diff,
+    the largest of those (exactly 0: the three are one mask written three ways).
+    """
+    scores = check_matrix(scores)
+    if scores.shape[0] != scores.shape[1]:
+        raise ValueError(f"A causal mask needs square scores (T, T), got shape {scores.shape}.")
+    m = boolean_masks(scores.shape[0])
+    weights = {"allowed": softmax(np.where(m["allowed"], scores, -np.inf)),
+               "blocked": softmax(np.where(~m["blocked"], scores, -np.inf)),
+               "additive": softmax(scores + m["additive"])}
+    diff = {name: float(np.max(np.abs(w - weights["allowed"]))) for name, w in weights.items()}
+    return {**m, "weights": weights, "diff": diff, "max_diff": max(diff.values())}
 
 
 def walk_through(tokens, D: int, d_k: int, seed: int, query: int) -> dict:

@@ -1,0 +1,120 @@
+"""Lesson: attention as tokens talking. One word in two contexts, self- against cross-attention, why word
+order needs positions, an encoder against a decoder, and attention's one step against a recurrence."""
+
+import streamlit as st
+
+from core.demos import communication, context
+from core.tokenize import word_tokens
+from ui import context_views, controls, page, presenter, prose, views
+from ui.text import code_span, escape_md, show_code
+
+SENTENCE_1 = "I sat on the bank of the river"
+SENTENCE_2 = "I paid the money into the bank"
+MOST_TOKENS = 32  # of each of the two sentences (seq_len is the sidebar sentence's)
+
+two_contexts = st.cache_data(context.same_word_two_contexts, show_spinner=False, max_entries=128)
+cross_attention = st.cache_data(context.cross_attention, show_spinner=False, max_entries=128)
+order_view = st.cache_data(communication.order_view, show_spinner=False, max_entries=128)
+encoder_decoder = st.cache_data(communication.encoder_decoder, show_spinner=False, max_entries=128)
+
+
+def contexts_section(D: int, d_k: int, seed: int) -> tuple[list[str], list[str]]:
+    """Two sentences that share a word; returns their tokens (the first MOST_TOKENS of each)."""
+    st.subheader("One word, two contexts")
+    prose.show("communication", "contexts")
+    first, second, shared = st.columns([5, 5, 2])
+    one = controls.text("comm_one", "Sentence 1", SENTENCE_1, container=first)
+    two = controls.text("comm_two", "Sentence 2", SENTENCE_2, container=second)
+    word = controls.text("comm_word", "Shared word", "bank", max_chars=40, container=shared)
+    tokens_1, tokens_2, picked = word_tokens(one, MOST_TOKENS), word_tokens(two, MOST_TOKENS), word_tokens(word)
+    if not picked:
+        st.warning("The shared word has no letters, digits or punctuation: type a word both sentences contain.")
+        return tokens_1, tokens_2
+    if len(picked) > 1:
+        st.caption(f"The shared word splits into {len(picked)} tokens; only the first, {code_span(picked[0])}, "
+                   "is followed.")
+    try:
+        result = two_contexts(tokens_1, tokens_2, picked[0], D, d_k, seed)
+    except ValueError as err:  # an empty sentence, or a word one of them lacks
+        st.warning(escape_md(str(err)))
+        return tokens_1, tokens_2
+    context_views.two_contexts(result, picked[0])
+    st.caption(prose.text("communication", "random_weights"))
+    return tokens_1, tokens_2
+
+
+def cross_section(tokens_1: list[str], tokens_2: list[str], D: int, d_k: int, seed: int) -> None:
+    st.subheader("Self-attention and cross-attention")
+    prose.show("communication", "cross")
+    if not tokens_1 or not tokens_2:
+        st.info("Cross-attention needs two sentences: type some words into both boxes above.")
+        return
+    context_views.self_and_cross(cross_attention(tokens_1, tokens_1, D, d_k, seed),
+                                 cross_attention(tokens_1, tokens_2, D, d_k, seed))
+
+
+def order_section(tokens: list[str], D: int, d_k: int, seed: int) -> None:
+    st.subheader("Word order: what positions are for")
+    prose.show("communication", "order")
+    left, middle, right = st.columns(3)
+    shuffle = controls.number_slider("comm_shuffle", "Shuffle seed", 0, 999, 1, container=left,
+                                     help="Which random order the words are put in.")
+    typed = controls.text("comm_order", "…or type an order", "", max_chars=200, container=middle,
+                          help="Original positions in their new order, e.g. 2 1 0 for three words.")
+    positions = controls.toggle("comm_positions", "Add positional encodings", container=right,
+                                help="Add the sinusoidal positions to the embeddings before attention.")
+    if len(tokens) < 2:
+        st.info("One token has no order to change: add words to the sidebar text.")
+        return
+    order = communication.shuffled_order(len(tokens), shuffle)
+    if typed.strip():
+        try:
+            order = communication.parse_order(typed, len(tokens))
+        except ValueError as err:
+            st.warning(f"{escape_md(str(err))} The shuffle seed's order is used meanwhile.")
+    context_views.word_order(order_view(tokens, D, d_k, seed, tuple(order.tolist()), positions))
+
+
+def encoder_section(r: dict, tokens: list[str]) -> None:
+    st.subheader("Encoder and decoder: who talks to whom")
+    prose.show("communication", "encoder")
+    context_views.encoder_decoder(r, tokens)
+
+
+def recurrence_section(r: dict, tokens: list[str]) -> None:
+    st.subheader("Why attention replaced recurrence")
+    prose.show("communication", "recurrence")
+    keep = controls.number_slider("comm_keep", "Share a recurrence step keeps", 0.0, 1.0, 0.5, step=0.05,
+                                  container=st.columns(2)[0],
+                                  help="h_t = keep · h_(t−1) + (1 − keep) · x_t: what each step passes on.")
+    context_views.reach(communication.reach_of_first_token(r["V"], r["weights_decoder"], keep), tokens, keep)
+
+
+page.header(__file__)
+st.title("Context and order")
+prose.show("communication", "idea")
+
+sentence, max_tokens, D, d_k, seed = views.sentence_settings()
+notes = st.container()  # the link's notes, for controls drawn further down too
+
+tokens_1, tokens_2 = contexts_section(D, d_k, seed)
+cross_section(tokens_1, tokens_2, D, d_k, seed)
+with notes:
+    controls.show_url_notes()  # now, in case an empty sidebar text stops the page below
+
+st.divider()
+prose.show("communication", "sidebar_sentence")
+tokens = views.tokens_line(sentence, max_tokens)
+order_section(tokens, D, d_k, seed)
+talk = encoder_decoder(tokens, D, d_k, seed)
+encoder_section(talk, tokens)
+recurrence_section(talk, tokens)
+with notes:
+    controls.show_url_notes()
+
+prose.show("communication", "notice")
+if not presenter.presenting():
+    show_code(context.same_word_two_contexts, context.cosine, context.cross_attention, context.word_order,
+              communication.shuffled_order, communication.parse_order, communication.order_view,
+              communication.encoder_decoder, communication.recurrence, communication.reach_of_first_token)
+page.footer(__file__)
