@@ -9,7 +9,17 @@ import numpy as np
 import pytest
 
 from core.data import bigram_log_probs
-from core.demos.bigram import bigram_counts, bigram_loss, bigram_probs, bigram_sample
+from core.demos.bigram import (
+    bigram_counts,
+    bigram_loss,
+    bigram_probs,
+    bigram_sample,
+    bigram_view,
+    held_out_split,
+    model_loss,
+    most_frequent,
+)
+from core.model import ModelConfig, forward, init_params
 from core.tokenize import CharTokenizer
 
 TEXT = "the cat sat on the mat. the rat ate the hat, and that was that."
@@ -106,3 +116,50 @@ def test_sampling_without_smoothing_only_uses_seen_pairs():
 def test_bad_arguments_raise(call, word):
     with pytest.raises(ValueError, match=word):
         call()
+
+
+# ---- the lesson's pieces: held-out split, most frequent characters, the drawn view, a model's loss --------
+
+
+def test_held_out_split_keeps_the_last_tenth():
+    fit, held = held_out_split(np.arange(100))
+    assert fit.tolist() == list(range(90)) and held.tolist() == list(range(90, 100))
+    fit, held = held_out_split(np.arange(4))  # at least one pair on each side
+    assert fit.tolist() == [0, 1] and held.tolist() == [2, 3]
+    with pytest.raises(ValueError, match="at least 4"):
+        held_out_split(np.arange(3))
+
+
+def test_most_frequent_orders_by_count_then_id():
+    ids = TOK.encode("sattta")
+    top = most_frequent(ids, V, 10)
+    assert TOK.decode(top) == "tas"  # t three times, a twice, s once; ids never seen are left out
+    assert TOK.decode(most_frequent(TOK.encode("ta"), V, 10)) == "at"  # a tie: the smaller id first
+
+
+def test_view_rows_with_the_rest_sum_to_one():
+    fit, held = held_out_split(IDS)
+    v = bigram_view(fit, held, V, 0.5, 5)
+    assert v["counts_top"].shape == (5, 5) and v["probs_top"].shape == (5, 6)
+    np.testing.assert_allclose(v["probs_top"].sum(axis=1), 1.0, rtol=1e-12)
+    np.testing.assert_allclose(v["row_sums"], 1.0, rtol=1e-12)
+    np.testing.assert_array_equal(v["counts_top"], v["counts"][np.ix_(v["top"], v["top"])])
+    assert v["loss"] == pytest.approx(bigram_loss(bigram_probs(bigram_counts(fit, V), 0.5), held))
+    assert v["pairs"] == len(held) - 1 and v["uniform"] == pytest.approx(math.log(V))
+
+
+def test_model_loss_equals_a_window_by_window_loop():
+    cfg = ModelConfig(vocab_size=V, d_model=8, n_heads=2, n_layers=1, max_len=4)
+    params = init_params(cfg, np.random.default_rng(0), dtype=np.float64)
+    ids = IDS[:11]  # 10 pairs: windows of 4, 4 and 2 predictions
+    nll = []
+    for start in range(0, 10, 4):
+        window = ids[start : start + 5]
+        logits, _ = forward(params, cfg, window[:-1])
+        logp = logits - np.log(np.exp(logits).sum(axis=-1, keepdims=True))
+        nll += [-logp[t, window[t + 1]] for t in range(len(window) - 1)]
+    assert len(nll) == 10
+    assert model_loss(params, cfg, ids) == pytest.approx(np.mean(nll), rel=1e-10)
+    assert model_loss(params, cfg, ids, batch_size=1) == pytest.approx(np.mean(nll), rel=1e-10)
+    with pytest.raises(ValueError):
+        model_loss(params, cfg, ids[:1])

@@ -149,3 +149,23 @@ def test_memory_bad_arguments(args, word):
 def test_memory_bad_dtype():
     with pytest.raises(ValueError, match="dtype"):
         attention_memory_both_ways(8, 4, 4, dtype="float8")
+
+
+def test_tiles_view_steps_end_at_the_full_output():
+    from core.demos.tiles import tiles_view
+
+    tokens = "the cat sat on the warm mat".split()
+    for causal in (True, False):
+        for b in range(1, 9):  # 8 is longer than the sentence: one tile of all 7 keys
+            v = tiles_view(tokens, 16, 8, 0, b, causal)
+            n = math.ceil(7 / min(b, 7))
+            assert v["m"].shape == v["l"].shape == v["rescale"].shape == (7, n)
+            assert v["held_maps"].shape == (n, 7, 7) and v["diffs"].shape == (n,)
+            assert v["diffs"][-1] < 1e-12
+            np.testing.assert_allclose(v["tiled"]["out"], v["full_out"], rtol=RTOL, atol=ATOL)
+            assert np.all(np.diff(v["m"], axis=1) >= 0)  # the running max never goes down
+            for i, s in enumerate(v["tiled"]["steps"]):  # each step holds only its tile's columns
+                start, stop = s["keys"]
+                held = v["held_maps"][i]
+                assert np.isnan(held[:, :start]).all() and np.isnan(held[:, stop:]).all()
+                np.testing.assert_allclose(held[:, start:stop], v["full_scores"][:, start:stop], rtol=RTOL)

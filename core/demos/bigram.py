@@ -4,15 +4,18 @@ probabilities, sample text from them and measure how surprised they are by a tex
 It is the baseline every transformer here must beat (core.data.bigram_baseline): it sees only the
 previous character, so anything better has learnt to use context.
 
-Shapes: N number of ids in a text, V vocabulary.
+Shapes: N number of ids in a text, V vocabulary, n characters drawn, L the model's window (max_len).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from core.backward import loss_only
+from core.data import VAL_FRACTION
 from core.data import bigram_loss as _pairs_loss
 from core.demos.measures import check_whole
+from core.model import ModelConfig
 
 
 def _check_ids(ids, V: int, min_len: int = 1) -> np.ndarray:
@@ -89,3 +92,62 @@ def bigram_loss(probs, ids) -> float:
     with np.errstate(divide="ignore"):  # log(0) = -inf is the honest answer for an impossible pair
         log_p = np.log(p)
     return _pairs_loss(log_p, ids[:-1], ids[1:])
+
+
+def held_out_split(ids, fraction: float = VAL_FRACTION) -> tuple[np.ndarray, np.ndarray]:
+    """ids (N,) -> (fit (N - n,), held out (n,)): the last n = max(2, int(N * fraction)) ids are held out,
+    as core.data splits a corpus. Each part needs one pair at least, so N >= 4."""
+    ids = np.asarray(ids)
+    if ids.ndim != 1 or ids.size < 4:
+        raise ValueError(f"Holding text out needs at least 4 characters, got {ids.size}: type a longer text.")
+    n = max(2, int(ids.size * fraction))
+    return ids[:-n], ids[-n:]
+
+
+def most_frequent(ids, V: int, n: int) -> np.ndarray:
+    """The ids of the n most frequent characters of ids (N,), most frequent first (ties: smaller id first),
+    leaving out any that never occur: (n',) with n' <= n."""
+    counts = np.bincount(_check_ids(ids, check_whole("The vocabulary size", V)), minlength=V)  # (V,)
+    order = np.argsort(-counts, kind="stable")[: check_whole("The number of characters", n)]
+    return order[counts[order] > 0]
+
+
+def bigram_view(fit_ids, held_ids, V: int, alpha: float, n: int) -> dict:
+    """Everything the bigram lesson draws, for a text fit on fit_ids (N,) and scored on held_ids (M,).
+
+    counts and probs (V, V); top (n,) the most frequent ids; counts_top (n, n) = counts[top][:, top];
+    probs_top (n, n + 1): probs[top][:, top] and, last, the rest of each row (the V - n other
+    characters), so every drawn row sums to 1; row_sums (V,) of probs; covered, the share of all pairs
+    whose both characters are in top; loss on the held-out pairs and uniform = log V.
+    """
+    counts = bigram_counts(fit_ids, V)
+    probs = bigram_probs(counts, alpha)
+    top = most_frequent(fit_ids, V, n)
+    shown = probs[np.ix_(top, top)]  # (n, n)
+    rest = 1.0 - shown.sum(axis=1, keepdims=True)  # (n, 1): what the other V - n characters get
+    return {"counts": counts, "probs": probs, "top": top, "counts_top": counts[np.ix_(top, top)],
+            "probs_top": np.hstack([shown, np.maximum(rest, 0.0)]), "row_sums": probs.sum(axis=1),
+            "covered": counts[np.ix_(top, top)].sum() / max(counts.sum(), 1),
+            "loss": bigram_loss(probs, held_ids), "uniform": float(np.log(V)), "pairs": len(held_ids) - 1}
+
+
+def model_loss(params, cfg: ModelConfig, ids, batch_size: int = 64) -> float:
+    """Mean cross-entropy in nats of a trained model predicting every next id of ids (N,): the same N - 1
+    pairs bigram_loss scores.
+
+    The model reads at most L = cfg.max_len ids at once, so the text is cut into back-to-back windows:
+    window w reads ids[wL : wL + L] and predicts ids[wL + 1 : wL + L + 1]. Each pair is predicted once;
+    the first predictions of a window have little context, as in the model's own validation.
+    """
+    ids = _check_ids(ids, cfg.vocab_size, min_len=2)
+    L, pairs = cfg.max_len, ids.size - 1
+    full = pairs // L  # windows of exactly L predictions, evaluated batch_size at a time
+    total = 0.0
+    for first in range(0, full, batch_size):
+        starts = np.arange(first, min(first + batch_size, full)) * L
+        chunk = ids[starts[:, None] + np.arange(L + 1)]  # (B, L + 1)
+        total += loss_only(params, cfg, chunk[:, :-1], chunk[:, 1:]) * chunk[:, 1:].size
+    if pairs > full * L:  # the shorter last window
+        tail = ids[full * L :]
+        total += loss_only(params, cfg, tail[None, :-1], tail[None, 1:]) * (tail.size - 1)
+    return total / pairs

@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from core.attention import causal_mask
 from core.costs import DTYPE_BYTES, attention_memory, check_length
+from core.demos.heads import single_head
 from core.demos.measures import check_whole
 
 
@@ -109,3 +111,27 @@ def attention_memory_both_ways(T: int, block_size: int, d_k: int, dtype: str = "
     parts = {"tile_scores": T * block_size * size, "running_stats": 2 * T * size, "accumulator": T * d_k * size}
     tiled = sum(parts.values())
     return {"full_scores": full, **parts, "tiled_total": tiled, "ratio": full / tiled}
+
+
+def tiles_view(tokens: list[str], D: int, d_k: int, seed: int, block_size: int, causal: bool) -> dict:
+    """One head of core.demos.heads.single_head on a sentence, computed tile by tile and the full way.
+
+    tokens (T,) -> Q, K, V (T, d_k); full_out (T, d_k) and full_scores (T, T), scaled, -inf where masked;
+    tiled: tiled_attention's result; m, l, rescale (T, n_blocks), one column per block as it was folded
+    in; diffs (n_blocks,) the largest |partial output - full output| after each block; held_maps
+    (n_blocks, T, T): the full scores where that step's tile is, NaN elsewhere (nothing held there).
+    """
+    T = len(tokens)
+    mask = causal_mask(T) if causal else None
+    head = single_head(tokens, D, d_k, seed, mask=mask)
+    full = np.where(causal_mask(T) if causal else True, head["scores"] / np.sqrt(d_k), -np.inf)  # (T, T)
+    tiled = tiled_attention(head["Q"], head["K"], head["V"], min(block_size, T), mask=mask)
+    steps = tiled["steps"]
+    held = np.full((len(steps), T, T), np.nan)
+    for i, s in enumerate(steps):
+        start, stop = s["keys"]
+        held[i, :, start:stop] = s["scores"]
+    return {"Q": head["Q"], "K": head["K"], "V": head["V"], "full_out": head["out"], "full_scores": full,
+            "tiled": tiled, "held_maps": held,
+            **{name: np.stack([s[name] for s in steps], axis=1) for name in ("m", "l", "rescale")},
+            "diffs": np.array([np.abs(s["out"] - head["out"]).max() for s in steps])}
