@@ -9,18 +9,25 @@ from tools.process import keep_freed_memory
 from ui import controls, exercises, export
 from ui.nav import available
 
-PIPELINE = """
-digraph {
-  rankdir=LR; bgcolor="transparent";
-  node [shape=box, style="rounded,filled", fillcolor="#eef1f7", color="#3b528b", fontname="sans-serif"];
-  edge [color="#3b528b"];
-  emb [label="token\\nembeddings X"]; qkv [label="Q, K, V\\n= X W"]; sc [label="scores\\nQ Kᵀ"];
-  scale [label="÷ √d_k"]; mask [label="causal\\nmask"]; sm [label="softmax"]; ws [label="weighted sum\\nof V"];
-  heads [label="heads →\\nconcat → W_O"]; block [label="block:\\n+ layer norm, FFN"];
-  model [label="model:\\nlogits → next token"];
-  emb -> qkv -> sc -> scale -> mask -> sm -> ws -> heads -> block -> model;
-}
-"""
+# The pipeline the lessons walk through, one box per step: HTML boxes that wrap onto a second row in the
+# page's own type size (a graphviz picture shrank its text to ~8 px to fit the page's width). Constant text.
+PIPELINE_HTML = """<style>
+.pipeline { display: flex; flex-wrap: wrap; align-items: center; gap: .5rem .4rem; margin: .5rem 0 1rem; }
+.pipeline .step { background: #eef1f7; color: #111111; border: 2px solid #3b528b; border-radius: .6rem;
+                  padding: .45rem .8rem; font-size: 1.15rem; line-height: 1.3; text-align: center; }
+.pipeline .arrow { color: #5b7bd5; font-size: 1.6rem; font-weight: bold; }
+</style>
+<div class="pipeline" role="img" aria-label="The attention pipeline">
+<div class="step">token<br>embeddings X</div><span class="arrow">→</span>
+<div class="step">Q, K, V<br>= X W</div><span class="arrow">→</span>
+<div class="step">scores<br>Q Kᵀ</div><span class="arrow">→</span>
+<div class="step">÷ √d_k</div><span class="arrow">→</span>
+<div class="step">causal<br>mask</div><span class="arrow">→</span>
+<div class="step">softmax</div><span class="arrow">→</span>
+<div class="step">weighted sum<br>of V</div><span class="arrow">→</span>
+<div class="step">heads →<br>concat → W_O</div><span class="arrow">→</span>
+<div class="step">block:<br>+ layer norm, FFN</div><span class="arrow">→</span>
+<div class="step">model:<br>logits → next token</div></div>"""
 
 
 @st.cache_resource
@@ -38,7 +45,7 @@ def home() -> None:
         "move a slider and watch every matrix downstream change. Every view is in its link: copy the "
         "address bar and a classmate sees exactly what you see."
     )
-    st.graphviz_chart(PIPELINE, width="stretch")
+    st.html(PIPELINE_HTML)
     st.markdown("#### The path through the lessons")
     for number, lesson in enumerate(available(), start=1):
         cols = st.columns([3, 4])
@@ -58,13 +65,13 @@ def home() -> None:
 
 # A shared link with present=true opens with the sidebar folded away, ready for the projector.
 presenting = str(st.query_params.get("present", "")).strip().lower() in controls.TRUE_WORDS
-st.set_page_config(page_title="Attention Lab", page_icon="🔍", layout="wide",
+st.set_page_config(page_title="Attention Lab", page_icon=":material/neurology:", layout="wide",
                    initial_sidebar_state="collapsed" if presenting else "auto")
 one_blas_thread()
 keep_freed_memory()  # a training step frees and reallocates MB-sized arrays: keep them in the heap
 controls.start_run()
 export.start_run()
-pages = [st.Page(home, title="Home", icon="🏠", default=True)] + [
+pages = [st.Page(home, title="Home", icon=":material/home:", default=True)] + [
     st.Page(lesson.path, title=lesson.title, url_path=lesson.url_path, icon=lesson.icon) for lesson in available()
 ]
 st.navigation(pages).run()

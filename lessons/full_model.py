@@ -8,7 +8,7 @@ from core import costs
 from core.layers import positional_encoding, sinusoidal_encoding
 from core.model import ModelConfig, attention_layer, block, embed, forward
 from core.sampling import generate, next_token_probs, probs_from_logits
-from ui import charts, controls, page, presenter, prose, render, views
+from ui import controls, page, plots, presenter, prose, render, views
 from ui import model_views as mv
 from ui.model_store import Model
 from ui.text import code_span, shape_caption, show_code
@@ -104,7 +104,7 @@ def costs_section(cfg: ModelConfig) -> None:
     one_head = costs.human_bytes(costs.attention_memory(100_000, 1, 1, "float16")["per_head"])
     prose.show("full_model", "long_context", one_head=one_head)
     lengths, curves = costs.memory_curves(cfg, dtype)
-    render.show(charts.line_chart, charts.line_frame(lengths, curves), width="stretch", x_title="sequence length T",
+    render.show(plots.line_chart, plots.line_frame(lengths, curves), width="stretch", x_title="sequence length T",
                 y_title="bytes", title=f"Memory against length ({dtype})", log_x=True, log_y=True)
     st.caption(prose.text("full_model", "memory_curves", maps=cfg.n_heads * cfg.n_layers))
 

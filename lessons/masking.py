@@ -6,7 +6,7 @@ import streamlit as st
 from core import attention
 from core.demos import context, heads, masking
 from core.tokenize import word_tokens
-from ui import charts, controls, page, presenter, prose, render, views, walkthrough_views
+from ui import controls, page, plots, presenter, prose, render, views, walkthrough_views
 from ui.text import code_span, shape_caption, show_code
 from ui.views import Heatmap, beside, fit_cell, heatmaps, numbers_text, square, token_rows, weights_map
 
@@ -62,7 +62,7 @@ def after_softmax_section(after: dict, tokens: list[str]) -> None:
     prose.show("masking", "after_softmax")
     with beside(weights_map(after["wrong"], tokens, "wrong: softmax, then mask", "masking_after",
                             "softmax(scores) * mask")):
-        render.show(charts.bar_chart, charts.bar_frame(tokens, after["row_sums"]), width="stretch",
+        render.show(plots.bar_chart, plots.bar_frame(tokens, after["row_sums"]), width="stretch",
                     title="row sums after masking late", x_title="row sum (should be 1)", y_title="query")
         shape_caption("row sums", after["row_sums"], "(T,)")
     st.caption(prose.text("masking", "row_sums", sums=numbers_text(after["row_sums"], 8, ".3f")))

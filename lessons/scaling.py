@@ -6,7 +6,7 @@ import streamlit as st
 
 from core import attention, sampling
 from core.demos import heads, measures, scaling
-from ui import charts, controls, page, presenter, prose, render
+from ui import controls, page, plots, presenter, prose, render
 from ui.text import show_code
 from ui.views import explain_row, heatmaps, number_table, sentence_settings, square, tokens_line, weights_map
 
@@ -21,18 +21,18 @@ def saturation(T: int, trials: int, seed: int) -> tuple[dict, pd.DataFrame, pd.D
            f"uniform (1/T = {s['uniform_max']:.3f})": np.full(len(s["d_k"]), s["uniform_max"])}
     spread = {"unscaled": s["entropy_unscaled"], "scaled by √d_k": s["entropy_scaled"],
               f"uniform (log2 T = {s['uniform_entropy']:.2f})": np.full(len(s["d_k"]), s["uniform_entropy"])}
-    return s, charts.line_frame(s["d_k"], top), charts.line_frame(s["d_k"], spread)
+    return s, plots.line_frame(s["d_k"], top), plots.line_frame(s["d_k"], spread)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def variance(seed: int) -> tuple[dict, pd.DataFrame]:
     v = scaling.seeded_variance(seed)
     lines = {"formula: d_k": v["formula"], "measured: q·k": v["raw"], "measured: q·k / √d_k": v["scaled"]}
-    return v, charts.line_frame(v["d_k"], lines)
+    return v, plots.line_frame(v["d_k"], lines)
 
 
 def line_chart(frame: pd.DataFrame, title: str, y_title: str, **settings) -> None:
-    render.show(charts.line_chart, frame, width="stretch", x_title="d_k (log scale)", y_title=y_title,
+    render.show(plots.line_chart, frame, width="stretch", x_title="d_k (log scale)", y_title=y_title,
                 title=title, log_x=True, **settings)
 
 

@@ -23,7 +23,7 @@ def sidebar() -> Settings:
     settings = tc.read_settings(tc.offered(problem))
     controls.show_url_notes()
     if problem:
-        st.warning(f"The bundled text is not available on this server: {problem}", icon="📚")
+        st.warning(f"The bundled text is not available on this server: {problem}", icon=":material/menu_book:")
     tc.limits_caption()
     return settings
 
@@ -38,9 +38,9 @@ def start_and_stop(session: ts.TrainingSession, settings: Settings) -> None:
     view.messages(session)
 
 
-def live(session: ts.TrainingSession) -> None:
+def live(session: ts.TrainingSession, settings: Settings) -> None:
     """Progress, loss curve and attention maps; while training, this part reruns on its own timer."""
-    st.fragment(view.live_panel, run_every=view.TICK_EVERY_S if session.running else None)()
+    st.fragment(view.live_panel, run_every=view.TICK_EVERY_S if session.running else None)(settings)
     view.saved_model(session)
 
 
@@ -55,6 +55,6 @@ intro()
 settings = sidebar()
 session = ts.get(st.session_state)
 start_and_stop(session, settings)
-live(session)
+live(session, settings)
 closing()
 page.footer(__file__)

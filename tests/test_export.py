@@ -99,6 +99,11 @@ def test_every_heatmap_is_recorded_once_and_its_csv_is_what_is_shown(lesson):
         assert (~np.isfinite(csv[~finite])).all(), title
 
 
+def picker(at: AppTest):
+    """The export panel's matrix picker (its key changes with the list of matrices)."""
+    return next(box for box in at.selectbox if box.key and box.key.startswith(export.PICK_KEY))
+
+
 @pytest.mark.parametrize("lesson", WITH_HEATMAPS)
 def test_export_panel_lists_every_matrix(lesson, deferred):
     at = ok(run_page(LESSONS[lesson].path))
@@ -106,7 +111,7 @@ def test_export_panel_lists_every_matrix(lesson, deferred):
     n = len(items)
     box = panel(at)
     assert box.label == f"Export: {n} {'matrix' if n == 1 else 'matrices'} on this page (CSV, PNG, SVG)"
-    pick = at.selectbox(key="export_pick")
+    pick = picker(at)
     assert pick.options == [f"{i + 1}. {item['title']} ({'×'.join(map(str, item['matrix'].shape))})"
                             for i, item in enumerate(items)]
     buttons = {b.key: b for b in at.get("download_button") if b.key in BUTTONS}
@@ -145,7 +150,7 @@ def test_csv_button_follows_the_picker(deferred):
     assert_same_numbers(first.to_numpy(), items[0]["matrix"], "X")
     target = next(i for i, item in enumerate(items) if item["title"].startswith("scores"))
     deferred.clear()
-    at.selectbox(key="export_pick").set_value(target)
+    picker(at).set_value(target)
     ok(at.run())
     name = f"{export.slug(items[target]['title'])}.csv"
     make, _ = deferred[name]

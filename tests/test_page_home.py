@@ -51,7 +51,9 @@ def home():
 
 def test_home_page(home):
     assert titles(home) == ["Attention Lab"]
-    assert home.get("graphviz_chart"), "the pipeline diagram is missing"
+    diagram = "".join(str(h.proto.body) for h in home.get("html"))
+    for step in ("embeddings X", "softmax", "weighted sum", "logits → next token"):
+        assert step in diagram, f"the pipeline diagram lacks {step!r}"
     assert "Attention(Q, K, V)" in "\n".join(str(c.value) for c in home.caption)
 
 
@@ -85,7 +87,7 @@ def test_every_lesson_through_the_app(lesson):
 def test_deep_link_with_no_settings(lesson):
     at = deep_link(lesson.url_path)
     shows_lesson(at, lesson)
-    url_notes = [i.value for i in at.info if i.icon == "🔗"]  # ui.controls' notes about a link's values
+    url_notes = [i.value for i in at.info if i.icon == ":material/link:"]  # ui.controls' notes about a link's values
     assert not url_notes  # nothing in the link, nothing to correct
 
 
@@ -95,7 +97,7 @@ def test_deep_link_with_hostile_settings(lesson):
              "text": "<img src=x onerror=alert(1)>", "present": "maybe"}
     at = deep_link(lesson.url_path, query)
     shows_lesson(at, lesson)
-    notes = [str(i.value) for i in at.info if i.icon == "🔗"]
+    notes = [str(i.value) for i in at.info if i.icon == ":material/link:"]
     assert notes, "a link full of unusable values must say what was used instead"
     for note in notes:
         # user text is escaped in the notes: no raw tag, no link syntax

@@ -225,3 +225,20 @@ def test_the_bundled_corpus_path_trains():
     run = session(at).run
     assert run.data.name == "pydoc" and run.steps >= 1
     assert chart_by_title(at, "Attention on a fixed example") is not None
+
+
+def test_before_a_run_the_page_shows_the_untrained_model_and_the_baselines():
+    """Not an empty panel: the maps of the model a press of Train starts from, and the baselines with why
+    the copy task's bigram line is a uniform guess among its 16 letters."""
+    at = ok(run_page(PAGE, {"tr_layers": "1"}))
+    grid = chart_by_title(at, "Attention on a fixed example")
+    frame = chart_data(grid)
+    assert frame["panel"].nunique() == 2  # 1 layer x 2 heads
+    sums = frame.groupby(["panel", "row_i"])["value"].sum()
+    np.testing.assert_allclose(sums, 1.0, atol=1e-5)  # real attention rows
+    curve = chart_data(chart_by_title(at, LOSS))
+    assert set(curve["series"]) == {"bigram baseline", "uniform guess (log V)"}
+    assert "Before training" in texts(at)
+    assert "ln 16 = 2.773" in texts(at) and "drawn uniformly and independently" in texts(at)
+    bigram = setup.build_data(setup.Settings(corpus="copy", n_layers=1), setup.TextMemo())[1]
+    assert [m.value for m in at.metric][:2] == [f"{bigram:.3f}", "2.890"]

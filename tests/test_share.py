@@ -21,7 +21,7 @@ from ui.nav import available
 
 LESSONS = {lesson.url_path: lesson for lesson in available()}
 SETTINGS_FILE = "attention-lab-view.json"
-NOT_SETTINGS = {"share_upload", "share_download", "export_pick"}  # sidebar/page widgets that are no view setting
+NOT_SETTINGS = {"share_upload", "share_download"}  # sidebar/page widgets that are no view setting
 
 # Widgets moved by hand on each lesson, step by step (a later step's options can depend on an earlier one).
 MOVES = {
@@ -79,7 +79,7 @@ def view(at: AppTest) -> dict:
     settings = {}
     for kind in WIDGET_KINDS:
         for w in getattr(at, kind):
-            if w.key and w.key not in NOT_SETTINGS and not w.key.startswith(("ex_", "FormSubmitter")):
+            if w.key and w.key not in NOT_SETTINGS and not w.key.startswith(("ex_", "FormSubmitter", "export_pick")):
                 settings[w.key] = w.value
     return {"charts": drawn, "settings": settings}
 

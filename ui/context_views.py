@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from ui import charts, prose, render, views
+from ui import plots, prose, render, views
 from ui.charts import unique_labels
 from ui.text import code_span, shape_str
 from ui.views import Heatmap, dim_labels, heatmaps, weights_map
@@ -90,9 +90,9 @@ def encoder_decoder(r: dict, tokens: list[str]) -> None:
 
 def reach(r: dict, tokens: list[str], keep: float) -> None:
     """reach_of_first_token: a line per route, and the table of steps and shares, position by position."""
-    frame = charts.line_frame(np.arange(len(tokens)), {f"recurrence, keep = {keep:g}": r["recurrence"],
+    frame = plots.line_frame(np.arange(len(tokens)), {f"recurrence, keep = {keep:g}": r["recurrence"],
                                                         "attention (decoder weight a_t0)": r["attention"]})
-    render.show(charts.line_chart, frame, width="stretch", x_title="position t", y_title="share of token 0 at t",
+    render.show(plots.line_chart, frame, width="stretch", x_title="position t", y_title="share of token 0 at t",
                 title="how much of token 0 reaches each position")
     table = pd.DataFrame({"position": np.arange(len(tokens)), "token": tokens,
                           "recurrence steps": r["steps_recurrence"], "recurrence share": r["recurrence"],

@@ -61,7 +61,7 @@ def _note(message: str) -> None:
 def show_url_notes() -> None:
     """Tell the user which link values were unusable and what was used instead (once)."""
     for message in st.session_state.pop(_NOTES, []):
-        st.info(message, icon="🔗")
+        st.info(message, icon=":material/link:")
 
 
 def _seed(key: str, parse: Callable[[str], object], fit: Callable = lambda v: v) -> None:
@@ -200,8 +200,9 @@ def input_text(default: str = DEFAULT_TEXT, label: str = "Input text") -> str:
 
 
 def seq_len(hi: int = 32, default: int = 16) -> int:
-    return number_slider("seq_len", "Tokens used (seq_len)", 1, hi, min(default, hi),
-                         help="The page keeps at most this many tokens of the input text.")
+    return number_slider("seq_len", "Most tokens used (seq_len)", 1, hi, min(default, hi),
+                         help="A maximum: the page keeps the first seq_len tokens of the input text, "
+                              "or all of them when the text is shorter (a 7-token sentence uses 7).")
 
 
 def d_model(options: Sequence[int] = (4, 8, 12, 16, 24, 32, 48, 64, 96, 128), default: int = 16) -> int:

@@ -8,6 +8,10 @@ import streamlit as st
 
 from core.attention import causal_mask, scaled_dot_product_attention, softmax
 from core.costs import attention_memory, param_count
+from core.demos.bigram import bigram_counts, bigram_probs
+from core.demos.communication import encoder_decoder, order_view, recurrence
+from core.demos.context import cross_attention
+from core.demos.tiles import attention_memory_both_ways, online_softmax_step
 from core.model import ModelConfig
 from core.tokenize import word_tokens
 from ui import render
@@ -130,8 +134,71 @@ def _training() -> list[Exercise]:
     ]
 
 
+def _tiles() -> list[Exercise]:
+    one = np.ones(1)
+    rescale = float(online_softmax_step(2.0 * one, one, np.zeros((1, 1)), np.array([[5.0]]), np.zeros((1, 1)))[3][0])
+    mem = attention_memory_both_ways(65_536, 128, 64)
+    return [
+        Exercise("rescale", "A query's running maximum was m = 2. The next block holds a score of 5. By what "
+                 "factor are its running sum l and its accumulator multiplied before the block is added? "
+                 "(3 decimals)", answer=rescale, tolerance=0.001,
+                 explanation=f"The factor is exp(m_old − m_new) = exp(2 − 5) = e⁻³ ≈ {rescale:.4f}: the old terms "
+                 "were exp(score − 2) and must become exp(score − 5)."),
+        Exercise("tile_ratio", "T = 65,536 tokens, tiles of b = 128 keys. How many times more scores does the "
+                 "full (T, T) matrix hold than one (T, b) tile?", answer=mem["full_scores"] / mem["tile_scores"],
+                 tolerance=0, explanation="T × T over T × b is T / b = 65,536 / 128 = 512, whatever the bytes per "
+                 f"number: {mem['full_scores'] / 1e9:.1f} GB against {mem['tile_scores'] / 1e6:.1f} MB in float32."),
+    ]
+
+
+def _bigram() -> list[Exercise]:
+    ids = np.array(["abn".index(c) for c in "banana"])  # a = 0, b = 1, n = 2
+    counts = bigram_counts(ids, 3)
+    return [
+        Exercise("banana", "In “banana”, count which letter follows which (vocabulary a, b, n). With add-one "
+                 "smoothing (α = 1), what is P(next = n | a)?", answer=float(bigram_probs(counts, 1.0)[0, 2]),
+                 explanation=f"a is followed by n {counts[0, 2]} times and by nothing else (the last a ends the "
+                 "text), so the row of a is [0, 0, 2]. Adding 1 to each gives [1, 1, 3], and 3 / 5 = 0.6."),
+        Exercise("pairs", "A text has 1,000 characters. How many (previous, next) pairs does the bigram count "
+                 "table add up to?", answer=float(bigram_counts(np.zeros(1000, dtype=int), 1).sum()), tolerance=0,
+                 explanation="Every character but the first has a previous one: 999 pairs. The whole (V, V) "
+                 "table of counts sums to that."),
+    ]
+
+
+def _communication() -> list[Exercise]:
+    order = order_view(["dog", "bites", "man"], 16, 8, 0, [2, 1, 0], positions=False)
+    changed = int((np.abs(order["difference"]).max(axis=1) > 1e-9).sum())
+    signal = np.zeros((11, 1))
+    signal[0] = 1.0  # token 0 says 1, every later token 0: what is left of it at position t is h_t
+    kept = float(recurrence(signal, 0.9)[10, 0])
+    cross = cross_attention([f"q{i}" for i in range(5)], [f"k{j}" for j in range(8)], 16, 8, 0)
+    talk = encoder_decoder([f"t{i}" for i in range(6)], 16, 8, 0)
+    both = talk["weights_decoder"][2, 5] > 0
+    return [
+        Exercise("order_rows", "Without positional encodings, “dog bites man” is shuffled into “man bites dog”. "
+                 "How many of the three output vectors change (apart from moving to another row)?",
+                 answer=float(changed), tolerance=0,
+                 explanation="None: each word meets the same keys and values in any order, so its output is the "
+                 "same and only its row moves. Positional encodings are what make order matter."),
+        Exercise("reach", "A recurrence keeps 90% of its state each step: h_t = 0.9·h_(t−1) + 0.1·x_t, starting "
+                 "from h_0 = x_0. What share of token 0 is left at position 10? (3 decimals)", answer=kept,
+                 tolerance=0.002, explanation=f"Ten steps of ×0.9: 0.9¹⁰ ≈ {kept:.3f}. Attention reaches token 0 "
+                 "from position 10 in one step, with whatever weight it gives it."),
+        Exercise("cross_count", "Queries come from a 5-token sentence, keys and values from an 8-token one. How "
+                 "many numbers are in the cross-attention weight matrix?", answer=float(cross["weights"].size),
+                 tolerance=0, explanation=f"One weight per (query, key) pair: shape {cross['weights'].shape}, "
+                 f"{cross['weights'].size} numbers, each row summing to 1."),
+        Exercise("who_hears", "In which block can token 2 hear token 5 of the same sentence?", options=(
+            "The encoder (no mask)", "The decoder (causal mask)", "Both"), correct=2 if both else 0,
+                 explanation="A decoder's token i hears only tokens 0 to i; an encoder has no mask, so every "
+                 "token hears every other, later ones included."),
+    ]
+
+
 BANK = {"qkv": _qkv, "scaling": _scaling, "masking": _masking, "multi-head": _multi_head,
-        "model": _full_model, "training": _training}
+        "model": _full_model, "training": _training,
+        "tiles": _tiles, "bigram": _bigram, "communication": _communication}
 
 
 def for_lesson(url_path: str) -> list[Exercise]:

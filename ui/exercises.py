@@ -120,7 +120,7 @@ def render(lesson: str, exercises: list[Exercise]) -> None:
     if not exercises:
         return
     # A fixed label: a label that changed with the score would close the expander on every answer.
-    with st.expander("✏️ Check yourself", expanded=False):
+    with st.expander("Check yourself", expanded=False, icon=":material/edit:"):
         # Filled in after the exercises: an answer checked in this run must count in the score above it.
         score = st.empty()
         for number, ex in enumerate(exercises, start=1):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import re
 import zipfile
+import zlib
 
 import numpy as np
 import pandas as pd
@@ -18,6 +19,7 @@ import streamlit as st
 from ui.charts import unique_labels
 
 _DRAWN = "_drawn_matrices"
+PICK_KEY = "export_pick"  # prefix of the matrix picker's key
 
 
 def start_run() -> None:
@@ -88,7 +90,10 @@ def export_panel() -> None:
     with st.expander(f"Export: {count} on this page (CSV, PNG, SVG)"):
         names = [f"{i + 1}. {item['title']} ({'×'.join(str(n) for n in item['matrix'].shape)})"
                  for i, item in enumerate(items)]
-        chosen = st.selectbox("Matrix", range(len(items)), format_func=lambda i: names[i], key="export_pick")
+        # The key follows the list: when a slider changes which matrices are drawn (or their shapes), the
+        # picker starts afresh instead of holding a choice that is no longer offered.
+        key = f"{PICK_KEY}_{zlib.crc32(chr(0).join(names).encode()):08x}"
+        chosen = st.selectbox("Matrix", range(len(items)), format_func=lambda i: names[i], key=key)
         item = items[min(chosen or 0, len(items) - 1)]
         name = slug(item["title"])
         cols = st.columns(4)

@@ -14,7 +14,7 @@ import streamlit as st
 from core.costs import FLOAT_OF_BYTES
 from core.model import forward
 from core.sampling import generate
-from ui import charts, controls, model_store, prose, render, views
+from ui import controls, model_store, plots, prose, render, views
 from ui.model_store import Model
 from ui.text import code_span, escape_md
 
@@ -186,11 +186,13 @@ def generate_text(source: tuple, ids: tuple[int, ...], n: int, temperature: floa
 
 
 def bars(probs: np.ndarray, tokenizer, title: str) -> pd.DataFrame:
-    """The TOP_BARS most likely next characters, most likely first, drawn as bars."""
+    """The TOP_BARS most likely next characters, most likely first, drawn as bars. Characters with no
+    probability at all (every one but the argmax at temperature 0, those cut by top-k) are left out."""
     order = np.argsort(-probs, kind="stable")[:TOP_BARS]
+    order = order[probs[order] > 0]
     labels = [shown(tokenizer.itos[i]) + (" (unknown)" if i == 0 else "") for i in order]
-    frame = charts.bar_frame(labels, probs[order])
-    render.show(charts.bar_chart, frame, width="stretch", title=title, y_title="next character")
+    frame = plots.bar_frame(labels, probs[order])
+    render.show(plots.bar_chart, frame, width="stretch", title=title, y_title="next character")
     return frame
 
 

@@ -36,11 +36,16 @@ def spec_for(builder: Callable, **settings) -> dict:
     A plain per-process LRU cache, not st.cache_resource: the key is a short tuple, and Streamlit's
     cache hashed it at ~4 ms a call, more than the chart itself costs to send. The title is left out
     of the key and set on a shallow copy: titles that carry a live number (a temperature, a head)
-    would otherwise make every slider position a new design to build.
+    would otherwise make every slider position a new design to build. Presenter mode's type scale
+    goes to the builder as font_scale, so it is part of the key.
     """
     title = settings.pop("title", "")
+    settings.setdefault("font_scale", presenter.chart_scale())
     spec = _spec(builder, tuple(sorted(settings.items())))
-    return {**spec, "title": title} if title else spec
+    if not title:
+        return spec
+    size = charts.px(charts.CHART_TITLE_PX, settings["font_scale"])
+    return {**spec, "title": {"text": title, "fontSize": size, "anchor": "start"}}
 
 
 def show(builder: Callable, data: pd.DataFrame, key: str | None = None, on_select: str = "ignore",
@@ -81,14 +86,21 @@ def show_heatmap(matrix, row_labels, col_labels, title: str = "", key: str | Non
     """Heatmap of a matrix with token labels. With select_rows, returns the clicked row index (or None).
 
     Cells are square while the plot fits in max_width pixels (about a half-width column; pass more for a
-    chart that has the page to itself); a wider matrix stretches to its column instead of spilling over.
+    chart that has the page to itself) and its numbers fit in them. A matrix too wide for that, or whose
+    numbers would not fit its cells, takes its column's whole width instead: its cells grow wider, never
+    narrower than the numbers at the type size in use (presenter mode scales both).
     """
     n_rows, n_cols = np.shape(matrix)
     settings.setdefault("annotate", max(n_rows, n_cols) <= charts.ANNOTATE_MAX_CELLS)
     df = charts.heatmap_frame(matrix, row_labels, col_labels, with_text=settings["annotate"])
     scale = presenter.chart_scale()
-    cell = charts.cell_size(n_cols, int(settings.pop("cell_px", charts.CELL_PX) * scale), int(max_width * scale))
-    fits = cell * n_cols <= max_width * scale
+    room = int(max_width * scale)
+    cell = charts.cell_size(n_cols, int(settings.pop("cell_px", charts.CELL_PX) * scale), room)
+    longest = int(df["text"].str.len().max()) if settings["annotate"] and len(df) else 0
+    numbers_fit = cell >= charts.number_width(longest, scale)  # the widest number printed, e.g. "-0.12"
+    fits = cell * n_cols <= room and (numbers_fit or not settings["annotate"])
+    if settings["annotate"] and not fits:  # rows tall enough for a line of numbers
+        cell = max(cell, round(charts.px(charts.CELL_TEXT_PX, scale) * 1.6))
     # The spec must not depend on the shape (or every slider move would rebuild it): pass the
     # snapped cell size and the annotate flag instead of n_rows / n_cols.
     settings = dict(cell_px=cell, title=title, select_rows=select_rows, **settings)

@@ -93,7 +93,7 @@ def share_panel() -> None:
     later, by fill_share_panel() from the page's footer, once every setting of this run is known (built
     here, the link carried only the settings drawn before it: none of the page's own).
     """
-    with st.sidebar.popover("🔗 Share this view", width="stretch"):
+    with st.sidebar.popover("Share this view", icon=":material/share:", width="stretch"):
         st.markdown("Copy this link (button at its right) and anyone who opens it sees exactly this view.")
         _slot.value = st.empty()
         _slot.value.caption("The link is made once the page has drawn its charts.")

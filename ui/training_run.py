@@ -8,6 +8,7 @@ Shapes: L layers, H heads, T sequence length, V vocabulary.
 
 from __future__ import annotations
 
+import functools
 import math
 import time
 from dataclasses import asdict, dataclass, field
@@ -15,12 +16,12 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 import pandas as pd
 
-from core.data import SyntheticTask, TextCorpus
-from core.model import flatten, forward, unflatten
-from core.train import Trainer, pattern_mass
-from ui import charts
+from core.data import CorpusUnavailable, SyntheticTask, TextCorpus
+from core.model import ModelConfig, flatten, forward, unflatten
+from core.train import TrainConfig, Trainer, pattern_mass
+from ui import plots
 from ui.model_store import Model
-from ui.training_setup import Settings
+from ui.training_setup import Settings, TextMemo, build_data, example_ids
 
 MASS_SEQUENCES = 32  # synthetic tasks: the answer-key weight is averaged over this many sequences
 
@@ -88,11 +89,11 @@ class Run:
             n = len(history) // size * size
             ys = list(history[:n].reshape(-1, size).mean(axis=1)) + ([history[n:].mean()] if n < len(history) else [])
             xs = [min(len(history), (i + 1) * size) for i in range(len(ys))]
-            frames.append(charts.line_frame(xs, {"training (batch)": ys}))
+            frames.append(plots.line_frame(xs, {"training (batch)": ys}))
         val = self.trainer.val_history
-        frames.append(charts.line_frame([s for s, _ in val], {"validation": [v for _, v in val]}))
+        frames.append(plots.line_frame([s for s, _ in val], {"validation": [v for _, v in val]}))
         ends = [0, self.settings.steps]
-        frames.append(charts.line_frame(ends, {"bigram baseline": [self.bigram] * 2,
+        frames.append(plots.line_frame(ends, {"bigram baseline": [self.bigram] * 2,
                                                "uniform guess (log V)": [math.log(self.trainer.cfg.vocab_size)] * 2}))
         return pd.concat(frames, ignore_index=True)
 
@@ -128,3 +129,27 @@ class Run:
             meta["truncated"] = self.data.truncated
         return Model(self.name, unflatten(flat), self.trainer.cfg, self.data.tokenizer, meta, True,
                      ("session", self.name, self.steps))
+
+
+@functools.lru_cache(maxsize=16)
+def untrained(settings: Settings) -> Run | None:
+    """The model a press of Train would start from (same data, same seed), before its first step: what
+    the page shows before a run. None for the user's own text (there is no text yet) or data this server
+    cannot offer. Shared by every session and only read."""
+    if settings.corpus == "text":
+        return None
+    try:
+        data, bigram = build_data(settings, TextMemo())
+    except (ValueError, CorpusUnavailable):
+        return None
+    cfg = ModelConfig(vocab_size=data.vocab_size, d_model=settings.d_model, n_heads=settings.n_heads,
+                      n_layers=settings.n_layers, max_len=data.seq_len, pos_encoding=settings.pos_encoding)
+    trainer = Trainer(cfg, data, TrainConfig(lr=settings.lr, batch_size=settings.batch_size), seed=settings.seed)
+    return Run("untrained", settings, data, trainer, bigram, example_ids(data), 0, 0, state="paused")
+
+
+def uniform_guess_among(run: Run, tol: float = 5e-3) -> int | None:
+    """k when the bigram baseline is (almost) ln k for the task's k letters or the V tokens: a uniform guess,
+    because the symbols to predict are drawn uniformly and independently (the previous one says nothing)."""
+    counts = ([run.data.n_symbols] if isinstance(run.data, SyntheticTask) else []) + [run.trainer.cfg.vocab_size]
+    return next((k for k in counts if abs(run.bigram - math.log(k)) < tol), None)

@@ -7,14 +7,15 @@ tick, then draws. Shapes: L layers, H heads, T sequence length.
 
 from __future__ import annotations
 
+import math
 import time
 
 import streamlit as st
 
-from ui import charts, nav, page, render, views
+from ui import charts, nav, page, plots, presenter, render, views
 from ui import training_session as ts
 from ui.text import escape_md, shape_str
-from ui.training_run import MASS_SEQUENCES, Run
+from ui.training_run import MASS_SEQUENCES, Run, uniform_guess_among, untrained
 from ui.training_setup import Settings
 
 TICK_EVERY_S = 1.0  # the live panel reruns this often while training; each rerun trains for <= 0.3 s
@@ -38,12 +39,12 @@ def messages(session: ts.TrainingSession) -> None:
     """The last problem (a bad input, a divergence), and why a run waits when the student left the page."""
     run = session.run
     if session.error:
-        st.error(session.error, icon="⚠️")
+        st.error(session.error, icon=":material/warning:")
     if run is not None and run.state == "paused" and run.reason == "left":
         st.info(f"Training paused at step {run.steps} while you were on another page. Press Resume to go on.")
 
 
-def attention_maps(run: Run) -> None:
+def attention_maps(run: Run, before: bool = False) -> None:
     """Every layer x head map on the run's fixed example; for a synthetic task, each head's answer-key weight."""
     view = run.attention()
     w = view["weights"]  # (L, H, T, T)
@@ -52,8 +53,8 @@ def attention_maps(run: Run) -> None:
     frame = views.grid_frame(w.reshape(L * H, T, T), labels, views.layer_head_names(L, H))
     views.attention_grid(frame, T, panels=H, title="Attention on a fixed example, layer × head",
                          width_px=GRID_WIDTH_PX, panel_px=GRID_PANEL_PX, cell_px=GRID_CELL_PX, gap_px=GRID_GAP_PX)
-    st.caption(f"weights · shape {shape_str(w.shape)} = (layers, H, T, T); row = query, column = key. "
-               f"Drawn at step {run.steps}.")
+    when = "Before training: the random initial weights." if before else f"Drawn at step {run.steps}."
+    st.caption(f"weights · shape {shape_str(w.shape)} = (layers, H, T, T); row = query, column = key. {when}")
     if "mass" in view:
         answer_key_weights(view["mass"])
 
@@ -64,7 +65,7 @@ def answer_key_weights(mass) -> None:
     render.show(charts.heatmap_chart, charts.heatmap_frame(mass, [f"layer {i + 1}" for i in range(L)],
                                                            [f"head {h + 1}" for h in range(H)]),
                 width="content", title="Weight on the key that holds the answer", x_title="head",
-                y_title="layer", domain=(0.0, 1.0), annotate=True, cell_px=46)
+                y_title="layer", domain=(0.0, 1.0), annotate=True, cell_px=round(46 * presenter.chart_scale()))
     st.caption(f"mass · shape {shape_str(mass.shape)} = (layers, H): at each query of the second half, the "
                f"attention weight on the key the answer sits at, averaged over {MASS_SEQUENCES} sequences. Near 1: "
                "that head has found the pattern.")
@@ -83,10 +84,39 @@ def status(run: Run, f: dict) -> None:
 
 
 def loss_curve(run: Run) -> None:
-    render.show(charts.line_chart, run.loss_frame(), width="stretch", x_title="step",
+    render.show(plots.line_chart, run.loss_frame(), width="stretch", x_title="step",
                 y_title="cross-entropy (nats)", title="Loss while training")
     st.caption("Training loss: the batches the model learns from (averaged over a few steps). Validation: text it "
                "never trains on. Below the bigram line, the model uses more than the previous character.")
+    k = uniform_guess_among(run)
+    if k is not None:
+        st.caption(baseline_note(run, k))
+
+
+def baseline_note(run: Run, k: int) -> str:
+    """Why the bigram baseline is a uniform guess (ln k) on this data, and what that means for the lines."""
+    V = run.trainer.cfg.vocab_size
+    same = (f"so it is the same line as the uniform guess over all V = {V} tokens" if k == V else
+            f"a little below the uniform guess over all V = {V} tokens (ln {V} = {math.log(V):.3f}), which "
+            f"also spends probability on the separator and the unknown token")
+    return (f"The bigram baseline is ln {k} = {math.log(k):.3f}, a uniform guess among {k} symbols, {same}: "
+            f"the {run.settings.label}'s symbols are drawn uniformly and independently, so the previous symbol "
+            "says nothing about the next. Only attention, looking further back than one symbol, can take the "
+            "loss below this line.")
+
+
+def preview(settings: Settings) -> None:
+    """Before the first run: the baselines and the untrained model's attention maps for these settings."""
+    run = untrained(settings)
+    if run is None:
+        return
+    cols = st.columns(2)
+    cols[0].metric("Bigram baseline", f"{run.bigram:.3f}",
+                   help="The validation loss of a model that predicts each symbol from the one before it.")
+    V = run.trainer.cfg.vocab_size
+    cols[1].metric(f"Uniform guess (ln {V})", f"{math.log(V):.3f}", help="The loss of giving every symbol 1/V.")
+    loss_curve(run)
+    attention_maps(run, before=True)
 
 
 def time_left(run: Run) -> None:
@@ -104,8 +134,9 @@ def draw_run(run: Run) -> None:
         time_left(run)
 
 
-def live_panel() -> None:
-    """The part of the page that reruns on its own while training: a chunk of steps, then the charts."""
+def live_panel(settings: Settings | None = None) -> None:
+    """The part of the page that reruns on its own while training: a chunk of steps, then the charts.
+    Before the first run, what the settings would start from (see preview)."""
     start = time.perf_counter()
     session = ts.get(st.session_state)
     was_running = session.running
@@ -114,8 +145,10 @@ def live_panel() -> None:
     if was_running and not session.running:
         st.rerun(scope="app")  # finished or diverged: redraw the buttons and stop the timer
     if session.run is None:
-        st.info("Press **Train** to start. The loss curve and the attention maps appear here and change as the "
-                "model learns.")
+        st.info("Press **Train** to start. Below: the model before its first step; the loss curve and the "
+                "attention maps change here as it learns.")
+        if settings is not None:
+            preview(settings)
         return
     draw_run(session.run)
     if done:
@@ -129,5 +162,5 @@ def saved_model(session: ts.TrainingSession) -> None:
     if kept is None:
         return
     st.success(f"Saved in this session as “{escape_md(kept.name)}” (step {kept.source[2]}): the Full model page "
-               "can read it, generate text with it and draw its attention.", icon="💾")
+               "can read it, generate text with it and draw its attention.", icon=":material/save:")
     page.link(nav.by_path("lessons/full_model.py"), "Open the Full model page")

@@ -18,7 +18,7 @@ from ui import charts, controls, explain, presenter, render
 from ui.text import code_span, shape_caption
 
 NO_TOKENS = "There are no tokens to show: type a sentence in the sidebar (letters, digits or punctuation)."
-GRID_DROP = ["text", "dark_text", "dark_text_div"]  # the small multiples print no values in their cells
+GRID_DROP = ["text"]  # the small multiples print no values in their cells
 
 
 def sentence_settings(d_k_hi: int = 64, d_k_default: int = 8, seq_len_hi: int = 32) -> tuple[str, int, int, int, int]:
@@ -118,7 +118,7 @@ def grid_layout(T: int, panels: int, width_px: int, panel_px: int, cell_px: int 
 
 def grid_frame(weights: np.ndarray, labels: list[str], panel_names: list[str]) -> pd.DataFrame:
     """(P, T, T) attention maps -> the tidy frame of a grid chart, without the per-cell text columns."""
-    return charts.grid_frame(weights, panel_names, labels, labels).drop(columns=GRID_DROP)
+    return charts.grid_frame(weights, panel_names, labels, labels).drop(columns=GRID_DROP, errors="ignore")
 
 
 def layer_head_names(n_layers: int, n_heads: int) -> list[str]:
