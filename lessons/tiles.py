@@ -32,7 +32,7 @@ def tile_section(a: dict, tokens: list[str], step: int) -> None:
     labels = unique_labels(tokens)
     st.subheader(f"Step {step} of {n}: keys {start} to {stop - 1}")
     prose.show("tiles", "tile")
-    heatmaps(square(a["held_maps"][step - 1], tokens, f"scores held at step {step}", "tiles_held", "held",
+    heatmaps(square(a["held_maps"][step - 1], tokens, "scores held at this step", "tiles_held", "held",
                     "(T, T): grey = not held now, or masked", diverging=True, annotate=False),
              Heatmap(s["scores"], labels, labels[start:stop], "the tile Q K_blockᵀ / √d_k", "tiles_tile", "tile",
                      "(T, b), −∞ where masked", dict(diverging=True, cell_px=fit_cell(T))))
@@ -56,7 +56,7 @@ def running_section(a: dict, tokens: list[str], step: int) -> None:
 def output_section(a: dict, tokens: list[str], step: int) -> None:
     st.subheader("The output so far")
     s, n = a["tiled"]["steps"][step - 1], len(a["tiled"]["steps"])
-    heatmaps(token_rows(s["out"], tokens, f"tiled: acc / l after {step} of {n} blocks", "tiles_out", "out"),
+    heatmaps(token_rows(s["out"], tokens, "tiled: acc / l so far", "tiles_out", "out"),
              token_rows(a["full_out"], tokens, "full: softmax(Q Kᵀ / √d_k) V", "tiles_full", "full out"))
     if step == n:
         st.success(prose.text("tiles", "same", diff=f"{a['diffs'][-1]:.1e}", n=n))

@@ -205,7 +205,7 @@ def test_deep_link_is_the_first_request(fresh_servers, page, lesson):
     assert page.get_by_text("Page not found").count() == 0
     # the entry script ran: the navigation lists the home page and the lesson
     nav = page.locator('[data-testid="stSidebarNav"]')
-    assert nav.get_by_text("Home").count() == 1
+    assert nav.get_by_text("Home", exact=True).count() == 1  # exact: a Material icon is the text "home"
     assert nav.get_by_text(lesson.title, exact=True).count() == 1
     assert not page.dialogs
 

@@ -56,7 +56,7 @@ def assert_final_equals_full(at):
 def assert_tile_holds_at_most_t_by_b(at, T: int, b: int):
     tile = grid(at, "the tile")
     assert tile.shape[0] == T and tile.shape[1] <= b
-    held = grid(at, "scores held at step")
+    held = grid(at, "scores held at this step")
     assert held.shape == (T, T)
     # only the tile's columns are held: every other cell is empty (grey)
     assert np.isfinite(held).sum() <= T * b
@@ -100,7 +100,7 @@ def test_defaults_shapes(default_page):
 
 
 def test_tile_is_the_full_scores_sliced_and_masked(default_page):
-    tile, held = grid(default_page, "the tile"), grid(default_page, "scores held at step")
+    tile, held = grid(default_page, "the tile"), grid(default_page, "scores held at this step")
     np.testing.assert_array_equal(held[:, 2:4], tile)  # NaN (masked) in the same places too
     # causal: query i never sees key j > i, so (0, 2), (1, 2), (0, 3), (1, 3), (2, 3) are masked
     assert np.isnan(tile[[0, 1, 0, 1, 2], [0, 0, 1, 1, 1]]).all()
@@ -213,7 +213,7 @@ def test_deep_link_equals_setting_widgets_by_hand():
     ok(by_hand)
     assert settings(linked) == settings(by_hand) == {"tl_block": 5, "tl_step": 2, "tl_causal": False, "d_k": 4,
                                                     "tl_length": 100_000}
-    for title in ("scores held at step", "the tile", "running max m", "rescale", "running sum l", "tiled:", "full:"):
+    for title in ("scores held at this step", "the tile", "running max m", "rescale", "running sum l", "tiled:", "full:"):
         pd.testing.assert_frame_equal(chart_data(chart_by_title(linked, title)),
                                       chart_data(chart_by_title(by_hand, title)))
     assert metrics(linked) == metrics(by_hand)
@@ -245,6 +245,6 @@ def test_bad_text(text):
 
 
 def test_causal_mask_is_core_s(default_page):
-    held = grid(default_page, "scores held at step")
+    held = grid(default_page, "scores held at this step")
     assert np.isnan(held[:, :2]).all() and np.isnan(held[:, 4:]).all()  # outside the tile: nothing held
     np.testing.assert_array_equal(np.isfinite(held[:, 2:4]), causal_mask(T_DEFAULT)[:, 2:4])

@@ -21,7 +21,7 @@ from ui.nav import available
 
 LESSONS = {lesson.url_path: lesson for lesson in available()}
 SETTINGS_FILE = "attention-lab-view.json"
-NOT_SETTINGS = {"share_upload", "share_download"}  # sidebar/page widgets that are no view setting
+NOT_SETTINGS = {"share_upload", "share_download", "export_pick"}  # sidebar/page widgets that are no view setting
 
 # Widgets moved by hand on each lesson, step by step (a later step's options can depend on an earlier one).
 MOVES = {
@@ -35,6 +35,11 @@ MOVES = {
     "model": [{"fm_prompt": "To be or not", "temp": 0.5, "seed": 7, "fm_compare": True, "fm_top_k": 5,
                "fm_n_chars": 20, "fm_length": 100_000, "fm_bytes": 4}],
     "training": [{"tr_d_model": 16}, {"tr_heads": 4, "tr_steps": 100, "tr_batch": 8, "seed": 3}],
+    "communication": [{"comm_one": "the river bank was wet", "comm_two": "the bank lent money", "comm_word": "bank",
+                       "comm_shuffle": 7, "comm_positions": True, "comm_keep": 0.8, "seed": 4}],
+    "tiles": [{"tl_block": 3, "tl_step": 2, "tl_causal": False, "tl_length": 8192, "tl_mem_block": 64,
+               "tl_bytes": 2, "seed": 6}],
+    "bigram": [{"bg_top": 20, "bg_alpha": 0.5, "bg_length": 50, "seed": 9}],
 }
 WIDGET_KINDS = ("slider", "select_slider", "toggle", "text_area", "text_input", "selectbox", "number_input", "radio")
 
@@ -79,7 +84,7 @@ def view(at: AppTest) -> dict:
     settings = {}
     for kind in WIDGET_KINDS:
         for w in getattr(at, kind):
-            if w.key and w.key not in NOT_SETTINGS and not w.key.startswith(("ex_", "FormSubmitter", "export_pick")):
+            if w.key and w.key not in NOT_SETTINGS and not w.key.startswith(("ex_", "FormSubmitter")):
                 settings[w.key] = w.value
     return {"charts": drawn, "settings": settings}
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 import io
 import re
 import zipfile
-import zlib
 
 import numpy as np
 import pandas as pd
@@ -88,13 +87,12 @@ def export_panel() -> None:
         return
     count = f"{len(items)} {'matrix' if len(items) == 1 else 'matrices'}"
     with st.expander(f"Export: {count} on this page (CSV, PNG, SVG)"):
-        names = [f"{i + 1}. {item['title']} ({'×'.join(str(n) for n in item['matrix'].shape)})"
-                 for i, item in enumerate(items)]
-        # The key follows the list: when a slider changes which matrices are drawn (or their shapes), the
-        # picker starts afresh instead of holding a choice that is no longer offered.
-        key = f"{PICK_KEY}_{zlib.crc32(chr(0).join(names).encode()):08x}"
-        chosen = st.selectbox("Matrix", range(len(items)), format_func=lambda i: names[i], key=key)
-        item = items[min(chosen or 0, len(items) - 1)]
+        # Named by title alone, not shape: a slider that reshapes a matrix keeps the choice on that matrix
+        # (and a stored choice whose text changed under it would no longer be among the options).
+        names = [f"{i + 1}. {item['title']}" for i, item in enumerate(items)]
+        chosen = st.selectbox("Matrix", names, key=PICK_KEY)
+        item = items[names.index(chosen) if chosen in names else 0]
+        st.caption(f"shape {'×'.join(str(n) for n in item['matrix'].shape)}")
         name = slug(item["title"])
         cols = st.columns(4)
         cols[0].download_button("CSV", lambda: matrix_csv(item["matrix"], item["rows"], item["cols"]),
