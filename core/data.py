@@ -283,11 +283,114 @@ class SyntheticTask:
         return bigram_loss(log_probs, prev, nxt, w)
 
 
-def make_data(name: str, context: int = 64, length: int = 8, n_symbols: int = 16) -> TextCorpus | SyntheticTask:
-    """A data source by name: "pydoc" (read in windows of context), or a synthetic task
-    ("copy", "reverse", "induction") of `length` letters drawn from n_symbols."""
+# ---- repeats at a random place and length: what a real induction circuit is needed for ------------
+
+
+def induction_keys(ids) -> np.ndarray:
+    """(..., T) ints -> (..., T): for each position i, the key just after the most recent earlier
+    occurrence of ids[i] (where an induction head looks), -1 where ids[i] has not occurred before."""
+    ids = np.asarray(ids)
+    T = ids.shape[-1]
+    earlier = (ids[..., :, None] == ids[..., None, :]) & np.tri(T, k=-1, dtype=bool)  # (..., T, T): j < i
+    last = np.where(earlier, np.arange(T), -1).max(axis=-1)  # (..., T) latest j, -1 for none
+    return np.where(last >= 0, last + 1, -1)
+
+
+@dataclass(frozen=True)
+class RepeatTask:
+    """Random letters in which a stretch of distinct letters occurs twice in a row, at a random place and
+    of a random length:  Q F [K C A H][K C A H] B Q ...   (T = context letters are read).
+
+    The model cannot know where the stretch starts or how long it is, so position alone cannot solve it:
+    from the second copy on, it must find the earlier occurrence of the current letter and read the letter
+    after it (a previous-token head, then an induction head). Only those positions count in the loss.
+    """
+
+    context: int = 40  # T letters read
+    min_length: int = 4  # shortest stretch
+    max_length: int = 12  # longest stretch; 2 * max_length <= T + 1
+    n_symbols: int = 24  # letters A, B, C, ... to draw from
+
+    def __post_init__(self):
+        if not 2 <= self.n_symbols <= 26:
+            raise ValueError(f"n_symbols must be between 2 and 26 (letters A to Z), got {self.n_symbols}.")
+        if not 2 <= self.min_length <= self.max_length <= min(self.n_symbols, (self.context + 1) // 2):
+            raise ValueError(
+                f"Stretch lengths must satisfy 2 <= min_length <= max_length <= {self.n_symbols} (distinct "
+                f"letters) and two copies must fit in {self.context + 1} letters; got {self.min_length}.."
+                f"{self.max_length}.")
+
+    name = "repeat"
+
+    @property
+    def tokenizer(self) -> CharTokenizer:
+        return CharTokenizer(string.ascii_uppercase[: self.n_symbols])  # letter k -> id k + 1
+
+    @property
+    def vocab_size(self) -> int:
+        return self.n_symbols + 1  # unknown and the letters
+
+    @property
+    def seq_len(self) -> int:
+        return self.context
+
+    def sequences(self, rng: np.random.Generator, batch_size: int):
+        """(B, T + 1) letters, and per sequence the start p (B,) and length L (B,) of the first copy."""
+        B, T = batch_size, self.context
+        seq = rng.integers(1, self.n_symbols + 1, size=(B, T + 1))
+        length = rng.integers(self.min_length, self.max_length + 1, size=B)
+        start = rng.integers(0, T + 2 - 2 * length)  # p in 0..T + 1 - 2L
+        stretch = rng.random((B, self.n_symbols)).argsort(axis=1) + 1  # distinct letters, first L used
+        pos = np.arange(T + 1)
+        offset = pos - start[:, None]  # (B, T + 1) position within the two copies
+        inside = (offset >= 0) & (offset < 2 * length[:, None])
+        letter = np.take_along_axis(stretch, np.where(inside, offset % length[:, None], 0), axis=1)
+        return np.where(inside, letter, seq), start, length
+
+    @staticmethod
+    def halves(start: np.ndarray, length: np.ndarray, T: int) -> tuple[np.ndarray, np.ndarray]:
+        """(first, repeat), each (B, T) float32: the query positions whose next letter lies in the first copy
+        (p..p+L-2, unpredictable) and those whose next letter the first copy gives away (p+L..p+2L-2)."""
+        i, p, L = np.arange(T), start[:, None], length[:, None]
+        first = (i >= p) & (i <= p + L - 2)
+        repeat = (i >= p + L) & (i <= p + 2 * L - 2)
+        return first.astype(np.float32), repeat.astype(np.float32)
+
+    def train_batch(self, rng: np.random.Generator, batch_size: int) -> Batch:
+        seq, start, length = self.sequences(rng, batch_size)
+        return Batch(seq[:, :-1], seq[:, 1:], self.halves(start, length, self.context)[1])
+
+    def val_batches(self, batch_size: int = 64, max_windows: int | None = 256, split: str = "val") -> list[Batch]:
+        """A fixed set of max_windows sequences (its own seed per split), in batches."""
+        if split not in ("val", "train"):
+            raise ValueError(f"split must be 'val' or 'train', got {split!r}.")
+        rng = np.random.default_rng(20_240_601 if split == "val" else 11)
+        n = 256 if max_windows is None else max_windows
+        return [self.train_batch(rng, min(batch_size, n - i)) for i in range(0, n, batch_size)]
+
+    def expected_keys(self, batch: Batch) -> np.ndarray:
+        """(B, T): at each counted query, the key holding the answer (just after the letter's first copy); -1
+        elsewhere. Within the stretch the letters are distinct, so that is the most recent occurrence."""
+        return np.where(batch.mask > 0, induction_keys(batch.ids), -1)
+
+    def bigram_baseline(self) -> float:
+        """Masked validation loss of an add-one bigram model fit on 20,000 training sequences."""
+        train = self.train_batch(np.random.default_rng(7), 20_000)
+        log_probs = bigram_log_probs(train.ids, train.targets, self.vocab_size, train.mask)
+        val = self.val_batches(max_windows=1024)
+        prev, nxt, w = (np.concatenate([getattr(b, f) for b in val]) for f in ("ids", "targets", "mask"))
+        return bigram_loss(log_probs, prev, nxt, w)
+
+
+def make_data(name: str, context: int = 64, length: int = 8, n_symbols: int = 16
+              ) -> TextCorpus | SyntheticTask | RepeatTask:
+    """A data source by name: "pydoc" (read in windows of context), a synthetic task ("copy", "reverse",
+    "induction") of `length` letters drawn from n_symbols, or "repeat" (context letters, stretches of
+    4..length letters)."""
     if name == "pydoc":
         return pydoc_corpus(context)
     if name in TASKS:
         return SyntheticTask(name, length, n_symbols)
-    raise ValueError(f"Unknown data {name!r}; choose 'pydoc' or one of {', '.join(TASKS)}.")
+    if name == RepeatTask.name:
+        return RepeatTask(context, min(4, length), length, n_symbols)
+    raise ValueError(f"Unknown data {name!r}; choose 'pydoc', 'repeat' or one of {', '.join(TASKS)}.")

@@ -126,6 +126,46 @@ class KVCache:
         return 0 if not self.keys else self.keys[0].shape[-2]
 
 
+KNOCKOUT_MODES = ("zero", "mean")
+
+
+@dataclass(frozen=True)
+class Knockout:
+    """Heads to switch off in a forward pass, to see what each one contributes.
+
+    heads: (layer, head) pairs, counted from 0. mode "zero": the head's output (its slice of the
+    concatenated heads, before W_O) becomes 0; "mean": it becomes that head's mean output over the batch
+    and the positions, so only what depends on the input is removed, not the head's average push.
+    """
+
+    heads: tuple[tuple[int, int], ...] = ()
+    mode: str = "zero"
+
+    def __post_init__(self):
+        if self.mode not in KNOCKOUT_MODES:
+            raise ValueError(f"The knockout mode must be one of {KNOCKOUT_MODES}, got {self.mode!r}.")
+        pairs = tuple(sorted({(int(layer), int(head)) for layer, head in self.heads}))
+        object.__setattr__(self, "heads", pairs)  # one spelling per set of heads: usable as a cache key
+
+    def check(self, cfg: ModelConfig) -> None:
+        for layer, head in self.heads:
+            if not (0 <= layer < cfg.n_layers and 0 <= head < cfg.n_heads):
+                raise ValueError(f"There is no head {head} in layer {layer}: this model has {cfg.n_layers} "
+                                 f"layers of {cfg.n_heads} heads, counted from 0.")
+
+    def in_layer(self, layer: int) -> tuple[int, ...]:
+        """The heads switched off in this layer."""
+        return tuple(head for at, head in self.heads if at == layer)
+
+
+def switch_off(heads: np.ndarray, which: tuple[int, ...], mode: str = "zero") -> np.ndarray:
+    """(B, H, T, d_k) -> a copy with the heads `which` set to 0 or to their mean over batch and positions."""
+    heads = heads.copy()
+    for h in which:
+        heads[:, h] = 0.0 if mode == "zero" else heads[:, h].mean(axis=(0, 1))  # (d_k,) broadcast over B, T
+    return heads
+
+
 def check_ids(cfg: ModelConfig, ids, start: int = 0) -> np.ndarray:
     """Validate token ids: whole numbers in [0, V), at least one, and no longer than max_len in all."""
     ids = np.asarray(ids)
@@ -153,10 +193,12 @@ def embed(params, cfg: ModelConfig, ids: np.ndarray, start: int = 0) -> np.ndarr
     return params["wte"][ids] + pe.astype(params["wte"].dtype)
 
 
-def attention_layer(p, x, n_heads, past_k=None, past_v=None, start=0):
+def attention_layer(p, x, n_heads, past_k=None, past_v=None, start=0, heads_off=(), off_mode="zero"):
     """Causal multi-head self-attention with optional cached keys/values.
 
     x (B, T, D); past_k, past_v (B, H, T_past, d_k). Returns out (B, T, D), and the arrays the UI draws.
+    heads_off: heads whose output is replaced (see switch_off) before W_O; their weights still show what
+    they would have looked at.
     """
     q, k, v = qkv_heads(x, p["w_qkv"], p["b_qkv"], n_heads)  # (B, H, T, d_k)
     if past_k is not None:
@@ -166,12 +208,15 @@ def attention_layer(p, x, n_heads, past_k=None, past_v=None, start=0):
     # Query i sits at absolute position start + i and may see keys 0..start + i.
     mask = causal_mask(Tk)[start : start + T]  # (T, Tk)
     heads, weights = scaled_dot_product_attention(q, k, v, mask)  # (B, H, T, d_k), (B, H, T, Tk)
+    if heads_off:
+        heads = switch_off(heads, heads_off, off_mode)
     out = linear(merge_heads(heads), p["w_o"], p["b_o"])  # (B, T, D)
     return out, {"q": q, "k": k, "v": v, "weights": weights, "heads": heads}
 
 
-def block(p, x, cfg: ModelConfig, past_k=None, past_v=None, start=0):
+def block(p, x, cfg: ModelConfig, past_k=None, past_v=None, start=0, heads_off=(), off_mode="zero"):
     """One transformer block, pre-norm or post-norm. x (B, T, D) -> (B, T, D), trace of this layer.
+    heads_off, off_mode: heads of this layer to switch off (attention_layer).
 
     The trace keeps the input of every sublayer, which is what the backward pass (core/backward.py) reads:
     in, attn_in, q, k, v, weights, heads, attn_out, res_1 (x + attention), ffn_in, ffn_pre and ffn_act
@@ -180,14 +225,14 @@ def block(p, x, cfg: ModelConfig, past_k=None, past_v=None, start=0):
     eps = cfg.ln_eps
     if cfg.norm == "pre":  # GPT-2: x + attn(ln_1(x)), then x + mlp(ln_2(x))
         attn_in = layer_norm(x, **p["ln_1"], eps=eps)
-        a, tr = attention_layer(p["attn"], attn_in, cfg.n_heads, past_k, past_v, start)
+        a, tr = attention_layer(p["attn"], attn_in, cfg.n_heads, past_k, past_v, start, heads_off, off_mode)
         res_1 = x + a
         ffn_in = layer_norm(res_1, **p["ln_2"], eps=eps)
         m, ffn_pre, ffn_act = ffn_with_hidden(ffn_in, **p["mlp"], activation=cfg.activation)
         res_2 = out = res_1 + m
     else:  # the 2017 paper: ln_1(x + attn(x)), then ln_2(x + mlp(x))
         attn_in = x
-        a, tr = attention_layer(p["attn"], attn_in, cfg.n_heads, past_k, past_v, start)
+        a, tr = attention_layer(p["attn"], attn_in, cfg.n_heads, past_k, past_v, start, heads_off, off_mode)
         res_1 = x + a
         ffn_in = layer_norm(res_1, **p["ln_1"], eps=eps)
         m, ffn_pre, ffn_act = ffn_with_hidden(ffn_in, **p["mlp"], activation=cfg.activation)
@@ -198,11 +243,12 @@ def block(p, x, cfg: ModelConfig, past_k=None, past_v=None, start=0):
     return out, tr
 
 
-def forward(params, cfg: ModelConfig, ids, cache: KVCache | None = None):
+def forward(params, cfg: ModelConfig, ids, cache: KVCache | None = None, knockout: Knockout | None = None):
     """Run the model. ids (T,) or (B, T) ints -> logits (..., T, V), trace.
 
     With a cache, the ids are the *new* tokens: only their positions are computed, attending to every
-    cached key, and the cache is extended in place.
+    cached key, and the cache is extended in place. With a knockout, its heads are switched off (a "mean"
+    knockout averages over the positions computed in this call).
     trace = {"x": block input (..., T, D), "layers": [per-layer dict: q, k, v (..., H, T, d_k),
              weights (..., H, T, Tk), heads, attn_out, out, and the sublayer inputs listed in block],
              "h": final normed (..., T, D)}
@@ -210,6 +256,8 @@ def forward(params, cfg: ModelConfig, ids, cache: KVCache | None = None):
     """
     start = cache.length if cache is not None else 0
     ids = check_ids(cfg, ids, start)
+    knockout = knockout or Knockout()
+    knockout.check(cfg)
     batched = ids.ndim == 2
     ids2 = ids if batched else ids[None, :]  # (B, T)
     x = embed(params, cfg, ids2, start)  # (B, T, D)
@@ -218,7 +266,7 @@ def forward(params, cfg: ModelConfig, ids, cache: KVCache | None = None):
         past_k = past_v = None
         if cache is not None and layer < len(cache.keys):
             past_k, past_v = cache.keys[layer], cache.values[layer]
-        x, tr = block(p, x, cfg, past_k, past_v, start)
+        x, tr = block(p, x, cfg, past_k, past_v, start, knockout.in_layer(layer), knockout.mode)
         if cache is not None:
             if layer < len(cache.keys):
                 cache.keys[layer], cache.values[layer] = tr["k"], tr["v"]

@@ -196,11 +196,16 @@ class Trainer:
         return loss
 
 
-def pattern_mass(params, cfg: ModelConfig, task: SyntheticTask, n: int = 256) -> np.ndarray:
-    """(n_layers, H): mean attention weight that each head puts, at the task's second-half queries, on
-    the key holding the token to predict (task.expected_keys). Near 1: that head solves the task."""
-    ids = task.val_batches(n, n)[0].ids
-    _, trace = forward(params, cfg, ids)
-    keys = task.expected_keys()
-    q = np.flatnonzero(keys >= 0)
-    return np.array([layer["weights"][:, :, q, keys[q]].mean(axis=(0, 2)) for layer in trace["layers"]])
+def pattern_mass(params, cfg: ModelConfig, task, n: int = 256) -> np.ndarray:
+    """(n_layers, H): mean attention weight that each head puts, at the task's counted queries, on the key
+    holding the token to predict (task.expected_keys: the same (T,) for every sequence of a SyntheticTask,
+    its own (B, T) per sequence for a RepeatTask). Near 1: that head solves the task."""
+    batch = task.val_batches(n, n)[0]
+    _, trace = forward(params, cfg, batch.ids)
+    if isinstance(task, SyntheticTask):
+        keys = np.broadcast_to(task.expected_keys(), batch.ids.shape)
+    else:
+        keys = task.expected_keys(batch)
+    b, q = np.nonzero(keys >= 0)
+    # weights (B, H, T, T)[b, :, q, key] -> (N, H): one row per counted query, averaged over them
+    return np.array([layer["weights"][b, :, q, keys[b, q]].mean(axis=0) for layer in trace["layers"]])

@@ -10,6 +10,7 @@ from core.model import ModelConfig, attention_layer, block, embed, forward
 from core.sampling import generate, next_token_probs, probs_from_logits
 from ui import controls, page, plots, presenter, prose, render, views
 from ui import model_views as mv
+from ui.knockout_views import knockout_section
 from ui.model_store import Model
 from ui.text import code_span, shape_caption, show_code
 from ui.views import dim_labels
@@ -132,6 +133,7 @@ if seen is not None:
     next_character_section(sides, ids, temperature, top_k)
     generate_section(sides, ids, n_chars, temperature, top_k, seed)
     attention_section(model, ids, seen["weights"])
+    knockout_section(model, ids, "fm")
 positions_section(model)
 parameters_section(model)
 costs_section(model.cfg)

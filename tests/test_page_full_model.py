@@ -249,3 +249,47 @@ def test_attention_grid_layout(prompt, cell_px, fit):
     assert (spec["spec"]["width"]["step"], spec["columns"]) == (cell_px, columns)
     one_row = " (one row per layer)" if columns == cfg.n_heads else ""
     assert chart_title(chart) == f"{cfg.n_layers} layers x {cfg.n_heads} heads{one_row}"
+
+
+def knockout_metrics(at) -> dict:
+    return {m.label: m for m in at.metric if m.label.startswith("Loss,")}
+
+
+def test_knocking_out_a_head_changes_the_loss_and_the_bars():
+    """The switch is bound to the URL; the loss, the bars and the layers x heads table are the core's."""
+    from core.demos.knockout import knockout_table
+    from core.model import Knockout
+
+    model = page_model()
+    at = ok(run_page(PAGE))
+    ids = model.tokenizer.encode(PROMPT)
+    base = knockout_metrics(at)["Loss, all heads on"].value
+    logits, _ = forward(model.params, model.cfg, ids)
+    from core.demos.knockout import position_losses
+    assert base == f"{position_losses(logits[:-1], ids[1:]).mean():.3f}"
+    table = next(df.value for df in at.dataframe if "layer" in df.value.columns)
+    want = knockout_table(model.params, model.cfg, ids[:-1], ids[1:])
+    np.testing.assert_allclose(table.drop(columns="layer").to_numpy(), want, atol=1e-9)
+    ok(at.selectbox(key="fm_off").set_value("layer 1 · head 1").run())
+    shown = knockout_metrics(at)["Loss, layer 1 · head 1 off"]
+    assert float(shown.value) - float(base) == pytest.approx(want[0, 0], abs=2e-3)
+    off, _ = forward(model.params, model.cfg, ids, knockout=Knockout(((0, 0),)))
+    np.testing.assert_allclose(np.sort(bars(at, "Head off")["value"])[::-1],
+                               np.sort(probs_from_logits(off[-1], 1.0, None))[::-1][:15], atol=1e-9)
+    ok(at.radio(key="fm_off_mode").set_value("mean").run())
+    assert knockout_metrics(at)["Loss, layer 1 · head 1 off"].value != shown.value
+    linked = ok(run_page(PAGE, {"fm_off": "layer 1 · head 1", "fm_off_mode": "mean"}))
+    assert [m.value for m in knockout_metrics(linked).values()] == [m.value for m in knockout_metrics(at).values()]
+
+
+@pytest.mark.parametrize("query, message", [({"fm_off": "layer 9 · head 9"}, "not available"),
+                                            ({"fm_off_mode": "half"}, "not available")])
+def test_a_bad_knockout_link_falls_back_and_says_so(query, message):
+    at = ok(run_page(PAGE, query))
+    assert message in "\n".join(i.value for i in at.info)
+    assert knockout_metrics(at)["Loss, nothing switched off"].delta == "+0.000"
+
+
+def test_knockout_needs_two_characters():
+    at = ok(run_page(PAGE, {"fm_prompt": "T"}))
+    assert "at least two characters" in texts(at)

@@ -213,7 +213,8 @@ def test_deep_link_equals_setting_widgets_by_hand():
     ok(by_hand)
     assert settings(linked) == settings(by_hand) == {"tl_block": 5, "tl_step": 2, "tl_causal": False, "d_k": 4,
                                                     "tl_length": 100_000}
-    for title in ("scores held at this step", "the tile", "running max m", "rescale", "running sum l", "tiled:", "full:"):
+    titles = ("scores held at this step", "the tile", "running max m", "rescale", "running sum l", "tiled:", "full:")
+    for title in titles:
         pd.testing.assert_frame_equal(chart_data(chart_by_title(linked, title)),
                                       chart_data(chart_by_title(by_hand, title)))
     assert metrics(linked) == metrics(by_hand)

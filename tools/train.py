@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from core.data import SyntheticTask, make_data
+from core.data import RepeatTask, SyntheticTask, make_data
 from core.model import ModelConfig, save
 from core.train import TrainConfig, Trainer, pattern_mass
 from tools.checkpoint import load_checkpoint, save_checkpoint
@@ -27,13 +27,14 @@ from tools.process import keep_freed_memory
 
 def _parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="python -m tools.train", description="Train a small transformer and save it.")
-    ap.add_argument("--data", default="pydoc", help="pydoc, copy, reverse or induction")
+    ap.add_argument("--data", default="pydoc", help="pydoc, copy, reverse, induction or repeat")
     ap.add_argument("--d-model", type=int, default=64)
     ap.add_argument("--heads", type=int, default=4)
     ap.add_argument("--layers", type=int, default=2)
     ap.add_argument("--d-ff", type=int, default=None, help="feed-forward width (default 4 * d_model)")
-    ap.add_argument("--context", type=int, default=64, help="characters per window (text data)")
-    ap.add_argument("--task-length", type=int, default=8, help="letters in a synthetic task's first half")
+    ap.add_argument("--context", type=int, default=64, help="characters per window (text data, repeat)")
+    ap.add_argument("--task-length", type=int, default=8,
+                    help="letters in a synthetic task's first half (repeat: the longest stretch)")
     ap.add_argument("--symbols", type=int, default=16, help="letters a synthetic task draws from")
     ap.add_argument("--pos-encoding", default="sinusoidal", choices=["sinusoidal", "learned"])
     ap.add_argument("--norm", default="pre", choices=["pre", "post"])
@@ -79,7 +80,7 @@ def main(argv: list[str] | None = None) -> None:
         "train_config": asdict(trainer.train_cfg), "seed": args.seed,
         "command": "python -m tools.train " + shlex.join(argv),
     }
-    if isinstance(data, SyntheticTask):
+    if isinstance(data, (SyntheticTask, RepeatTask)):
         meta["task"] = asdict(data)
         mass = pattern_mass(trainer.params, trainer.cfg, data)
         layer, head = np.unravel_index(mass.argmax(), mass.shape)

@@ -1,0 +1,66 @@
+"""The induction circuit of the `circuit` model: which head looks at the previous token, which one at the
+token after the earlier copy, and how much better the model predicts a repeat than fresh letters.
+
+Shapes: B batch, T sequence length, L layers, H heads per layer, n letters of an example.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from core.data import RepeatTask, induction_keys
+from core.demos.knockout import mean_loss, position_losses
+from core.model import ModelConfig, forward
+
+
+def previous_token_mass(weights: np.ndarray) -> np.ndarray:
+    """(L, ..., H, T, T) attention maps -> (L, H): mean weight each head puts on key i - 1 (queries i >= 1)."""
+    w = np.asarray(weights)
+    T = w.shape[-1]
+    diag = w[..., np.arange(1, T), np.arange(T - 1)]  # (L, ..., H, T - 1)
+    return diag.reshape(w.shape[0], -1, w.shape[-3], T - 1).mean(axis=(1, 3))
+
+
+def induction_mass(weights: np.ndarray, ids, counted=None) -> np.ndarray:
+    """(L, ..., H, T, T) maps, ids (..., T) -> (L, H): mean weight each head puts on the key just after the
+    previous occurrence of the current token, over the queries whose token occurred before (and counted
+    (..., T) > 0, when given). NaN when no query qualifies."""
+    w = np.asarray(weights)
+    keys = induction_keys(ids)  # (..., T)
+    if counted is not None:
+        keys = np.where(np.asarray(counted) > 0, keys, -1)
+    if not (keys >= 0).any():
+        return np.full(w.shape[0:1] + w.shape[-3:-2], np.nan)
+    w = w.reshape(w.shape[0], -1, *w.shape[-3:])  # (L, B, H, T, T)
+    keys = keys.reshape(-1, keys.shape[-1])  # (B, T)
+    b, q = np.nonzero(keys >= 0)
+    return w[:, b, :, q, keys[b, q]].mean(axis=0)  # (N, L, H) -> (L, H)
+
+
+def task_figures(params, cfg: ModelConfig, task: RepeatTask, n: int = 512, seed: int = 99) -> dict:
+    """The circuit's figures on n fresh sequences of `task` (any stretch lengths, any T <= max_len):
+    loss on the first copy and on the repeat, next-letter accuracy on the repeat, and each head's
+    previous-token and induction mass (L, H) at the repeat's queries."""
+    seq, start, length = task.sequences(np.random.default_rng(seed), n)
+    ids, targets = seq[:, :-1], seq[:, 1:]
+    first, repeat = task.halves(start, length, task.context)
+    logits, trace = forward(params, cfg, ids)
+    losses = position_losses(logits, targets)  # (B, T)
+    weights = np.stack([layer["weights"] for layer in trace["layers"]])  # (L, B, H, T, T)
+    hit = (logits.argmax(-1) == targets)
+    return {"first_loss": mean_loss(losses, first), "repeat_loss": mean_loss(losses, repeat),
+            "repeat_accuracy": float(hit[repeat > 0].mean()), "previous": previous_token_mass(weights),
+            "induction": induction_mass(weights, ids, repeat)}
+
+
+def example(n_letters: int, length: int, seed: int, n_symbols: int) -> np.ndarray:
+    """(n,) ids: random letters, then a stretch of `length` distinct letters and part of its repeat, so the
+    sequence ends inside the repeat and its next letter can be read off the first copy."""
+    if not 2 <= length <= min(n_symbols, (n_letters + 1) // 2):
+        raise ValueError(f"The stretch must have 2..{min(n_symbols, (n_letters + 1) // 2)} letters to repeat "
+                         f"inside {n_letters} letters; got {length}.")
+    rng = np.random.default_rng(seed)
+    shown = int(rng.integers(1, length))  # letters of the repeat already seen: 1..length - 1
+    stretch = rng.permutation(n_symbols)[:length] + 1
+    prefix = rng.integers(1, n_symbols + 1, size=n_letters - length - shown)
+    return np.concatenate([prefix, stretch, stretch[:shown]])
