@@ -120,23 +120,28 @@ def attention_backward(dout, tr, p):
 def block_backward(dout, tr, p, cfg: ModelConfig):
     """Forward (core.model.block). Pre-norm: res_1 = x + attn(ln_1(x)), out = res_1 + mlp(ln_2(res_1)).
     Post-norm: res_1 = x + attn(x), ffn_in = ln_1(res_1), out = ln_2(ffn_in + mlp(ffn_in)).
+    Attention-only (d_ff = 0): out = res_1 (pre) or ln_1(res_1) (post).
     A residual sends its gradient down both paths: through the sublayer and straight through."""
-    eps, grads = cfg.ln_eps, {}
+    eps, grads, ffn = cfg.ln_eps, {}, not cfg.attention_only
     if cfg.norm == "pre":
-        dffn_in, grads["mlp"] = ffn_backward(dout, tr, p["mlp"], cfg.activation)
-        dres_1, grads["ln_2"] = layer_norm_backward(dffn_in, tr["res_1"], p["ln_2"]["g"], eps)
-        dres_1 += dout
+        dres_1 = dout
+        if ffn:
+            dffn_in, grads["mlp"] = ffn_backward(dout, tr, p["mlp"], cfg.activation)
+            dres_1, grads["ln_2"] = layer_norm_backward(dffn_in, tr["res_1"], p["ln_2"]["g"], eps)
+            dres_1 += dout
         dattn_in, grads["attn"] = attention_backward(dres_1, tr, p["attn"])
         dx, grads["ln_1"] = layer_norm_backward(dattn_in, tr["in"], p["ln_1"]["g"], eps)
         dx += dres_1
     else:
-        dres_2, grads["ln_2"] = layer_norm_backward(dout, tr["res_2"], p["ln_2"]["g"], eps)
-        dffn_in, grads["mlp"] = ffn_backward(dres_2, tr, p["mlp"], cfg.activation)
-        dffn_in += dres_2
+        dffn_in = dout
+        if ffn:
+            dres_2, grads["ln_2"] = layer_norm_backward(dout, tr["res_2"], p["ln_2"]["g"], eps)
+            dffn_in, grads["mlp"] = ffn_backward(dres_2, tr, p["mlp"], cfg.activation)
+            dffn_in += dres_2
         dres_1, grads["ln_1"] = layer_norm_backward(dffn_in, tr["res_1"], p["ln_1"]["g"], eps)
         dx, grads["attn"] = attention_backward(dres_1, tr, p["attn"])
         dx += dres_1
-    return dx, {name: grads[name] for name in ("ln_1", "attn", "ln_2", "mlp")}
+    return dx, {name: grads[name] for name in ("ln_1", "attn", "ln_2", "mlp") if name in grads}
 
 
 def embedding_backward(dx, ids, cfg: ModelConfig, V: int):

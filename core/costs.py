@@ -23,8 +23,8 @@ def param_count(cfg: ModelConfig) -> dict:
     D, F, V, L = cfg.d_model, cfg.ff_width, cfg.vocab_size, cfg.n_layers
     per_block = {
         "attention (W_qkv, W_o)": 3 * D * D + 3 * D + D * D + D,
-        "feed-forward": D * F + F + F * D + D,
-        "layer norms": 4 * D,
+        "feed-forward": D * F + F + F * D + D if F else 0,  # d_ff = 0: attention only
+        "layer norms": 2 * D if cfg.attention_only else 4 * D,
     }
     parts = {"token embedding (tied head)": V * D}
     if cfg.pos_encoding == "learned":

@@ -382,15 +382,15 @@ class RepeatTask:
         return bigram_loss(log_probs, prev, nxt, w)
 
 
-def make_data(name: str, context: int = 64, length: int = 8, n_symbols: int = 16
+def make_data(name: str, context: int = 64, length: int = 8, n_symbols: int = 16, min_length: int | None = None
               ) -> TextCorpus | SyntheticTask | RepeatTask:
     """A data source by name: "pydoc" (read in windows of context), a synthetic task ("copy", "reverse",
     "induction") of `length` letters drawn from n_symbols, or "repeat" (context letters, stretches of
-    4..length letters)."""
+    min_length..length letters; min_length None means min(4, length))."""
     if name == "pydoc":
         return pydoc_corpus(context)
     if name in TASKS:
         return SyntheticTask(name, length, n_symbols)
     if name == RepeatTask.name:
-        return RepeatTask(context, min(4, length), length, n_symbols)
+        return RepeatTask(context, min(4, length) if min_length is None else min_length, length, n_symbols)
     raise ValueError(f"Unknown data {name!r}; choose 'pydoc', 'repeat' or one of {', '.join(TASKS)}.")

@@ -22,7 +22,8 @@ class ModelConfig:
     n_heads: int  # H: attention heads per layer; must divide d_model
     n_layers: int  # number of transformer blocks
     max_len: int  # longest sequence the model accepts
-    d_ff: int | None = None  # F: feed-forward width; None means 4 * D (as GPT-2)
+    d_ff: int | None = None  # F: feed-forward width; None means 4 * D (as GPT-2), 0 no feed-forward
+    #   sublayer at all (an attention-only model: each block is attention and its residual, no ln_2, no mlp)
     pos_encoding: str = "sinusoidal"  # "sinusoidal" (computed) or "learned" (a table wpe)
     norm: str = "pre"  # "pre": x + f(ln(x)) as GPT-2; "post": ln(x + f(x)) as the 2017 paper
     activation: str = "gelu"  # "gelu" (tanh form) or "relu"
@@ -38,8 +39,9 @@ class ModelConfig:
                 f"d_model = {self.d_model} cannot be split into {self.n_heads} equal heads; "
                 f"choose n_heads among the divisors of {self.d_model}: {divisors(self.d_model)}."
             )
-        if self.d_ff is not None and (not isinstance(self.d_ff, (int, np.integer)) or self.d_ff < 1):
-            raise ValueError(f"d_ff must be a positive whole number or None, got {self.d_ff!r}.")
+        if self.d_ff is not None and (isinstance(self.d_ff, bool) or not isinstance(self.d_ff, (int, np.integer))
+                                      or self.d_ff < 0):
+            raise ValueError(f"d_ff must be a whole number >= 0 (0: attention only) or None, got {self.d_ff!r}.")
         if self.pos_encoding not in ("sinusoidal", "learned"):
             raise ValueError(f"pos_encoding must be 'sinusoidal' or 'learned', got {self.pos_encoding!r}.")
         if self.norm not in ("pre", "post"):
@@ -56,6 +58,11 @@ class ModelConfig:
     @property
     def ff_width(self) -> int:
         return self.d_ff if self.d_ff is not None else 4 * self.d_model
+
+    @property
+    def attention_only(self) -> bool:
+        """No feed-forward sublayer (d_ff = 0): the blocks only attend."""
+        return self.d_ff == 0
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -96,17 +103,15 @@ def init_params(cfg: ModelConfig, rng: np.random.Generator, dtype=np.float32) ->
     params = {"wte": normal((V, D))}
     if cfg.pos_encoding == "learned":
         params["wpe"] = normal((cfg.max_len, D), 0.01)
-    params["blocks"] = [
-        {
-            "ln_1": ln(),
-            "attn": {"w_qkv": normal((D, 3 * D)), "b_qkv": zeros(3 * D),
-                     "w_o": normal((D, D), res_std), "b_o": zeros(D)},
-            "ln_2": ln(),
-            "mlp": {"w_fc": normal((D, F)), "b_fc": zeros(F),
-                    "w_proj": normal((F, D), res_std), "b_proj": zeros(D)},
-        }
-        for _ in range(cfg.n_layers)
-    ]
+    params["blocks"] = []
+    for _ in range(cfg.n_layers):
+        blk = {"ln_1": ln(), "attn": {"w_qkv": normal((D, 3 * D)), "b_qkv": zeros(3 * D),
+                                      "w_o": normal((D, D), res_std), "b_o": zeros(D)}}
+        if not cfg.attention_only:
+            blk["ln_2"] = ln()
+            blk["mlp"] = {"w_fc": normal((D, F)), "b_fc": zeros(F),
+                          "w_proj": normal((F, D), res_std), "b_proj": zeros(D)}
+        params["blocks"].append(blk)
     params["ln_f"] = ln()
     return params
 
@@ -220,26 +225,25 @@ def block(p, x, cfg: ModelConfig, past_k=None, past_v=None, start=0, heads_off=(
 
     The trace keeps the input of every sublayer, which is what the backward pass (core/backward.py) reads:
     in, attn_in, q, k, v, weights, heads, attn_out, res_1 (x + attention), ffn_in, ffn_pre and ffn_act
-    (B, T, F), ffn_out, res_2 (the second residual sum) and out.
+    (B, T, F), ffn_out, res_2 (the second residual sum) and out. An attention-only block (d_ff = 0) has no
+    ffn_* and no res_2: pre-norm out = res_1, post-norm out = ln_1(res_1).
     """
-    eps = cfg.ln_eps
-    if cfg.norm == "pre":  # GPT-2: x + attn(ln_1(x)), then x + mlp(ln_2(x))
-        attn_in = layer_norm(x, **p["ln_1"], eps=eps)
-        a, tr = attention_layer(p["attn"], attn_in, cfg.n_heads, past_k, past_v, start, heads_off, off_mode)
-        res_1 = x + a
-        ffn_in = layer_norm(res_1, **p["ln_2"], eps=eps)
-        m, ffn_pre, ffn_act = ffn_with_hidden(ffn_in, **p["mlp"], activation=cfg.activation)
-        res_2 = out = res_1 + m
-    else:  # the 2017 paper: ln_1(x + attn(x)), then ln_2(x + mlp(x))
-        attn_in = x
-        a, tr = attention_layer(p["attn"], attn_in, cfg.n_heads, past_k, past_v, start, heads_off, off_mode)
-        res_1 = x + a
-        ffn_in = layer_norm(res_1, **p["ln_1"], eps=eps)
-        m, ffn_pre, ffn_act = ffn_with_hidden(ffn_in, **p["mlp"], activation=cfg.activation)
-        res_2 = ffn_in + m
-        out = layer_norm(res_2, **p["ln_2"], eps=eps)
-    tr.update({"in": x, "attn_in": attn_in, "attn_out": a, "res_1": res_1, "ffn_in": ffn_in,
-               "ffn_pre": ffn_pre, "ffn_act": ffn_act, "ffn_out": m, "res_2": res_2, "out": out})
+    eps, pre = cfg.ln_eps, cfg.norm == "pre"
+    # pre (GPT-2): x + attn(ln_1(x)), then x + mlp(ln_2(x)); post (the 2017 paper): ln_1(x + attn(x)),
+    # then ln_2(x + mlp(x))
+    attn_in = layer_norm(x, **p["ln_1"], eps=eps) if pre else x
+    a, tr = attention_layer(p["attn"], attn_in, cfg.n_heads, past_k, past_v, start, heads_off, off_mode)
+    res_1 = x + a
+    tr.update({"in": x, "attn_in": attn_in, "attn_out": a, "res_1": res_1})
+    if cfg.attention_only:
+        out = tr["out"] = res_1 if pre else layer_norm(res_1, **p["ln_1"], eps=eps)
+        return out, tr
+    ffn_in = layer_norm(res_1, **p["ln_2" if pre else "ln_1"], eps=eps)
+    m, ffn_pre, ffn_act = ffn_with_hidden(ffn_in, **p["mlp"], activation=cfg.activation)
+    res_2 = (res_1 if pre else ffn_in) + m
+    out = res_2 if pre else layer_norm(res_2, **p["ln_2"], eps=eps)
+    tr.update({"ffn_in": ffn_in, "ffn_pre": ffn_pre, "ffn_act": ffn_act, "ffn_out": m, "res_2": res_2,
+               "out": out})
     return out, tr
 
 

@@ -13,11 +13,15 @@ import numpy as np
 import pytest
 
 from core.attention import causal_mask, multi_head_attention
+from core.costs import count_params, param_count
 from core.layers import ffn, gelu, layer_norm, positional_encoding, relu, sinusoidal_encoding
 from core.model import PRESETS, KVCache, ModelConfig, divisors, forward, init_params, load, save
 
 OPTIONS = list(itertools.product(["pre", "post"], ["gelu", "relu"], ["sinusoidal", "learned"]))
 OPTION_IDS = ["-".join(o) for o in OPTIONS]
+# Attention-only models (d_ff = 0): no feed-forward sublayer, so the activation plays no part.
+ATTENTION_ONLY = [(norm, "gelu", pos) for norm in ("pre", "post") for pos in ("sinusoidal", "learned")]
+ATTENTION_ONLY_IDS = ["attention-only-" + "-".join((o[0], o[2])) for o in ATTENTION_ONLY]
 
 
 def make(norm="pre", activation="gelu", pos_encoding="sinusoidal", dtype=np.float64, seed=0, **sizes):
@@ -87,7 +91,9 @@ def test_config_heads_must_divide_d_model():
         (dict(max_len=0), "max_len"),
         (dict(max_len=8.5), "max_len"),
         (dict(d_model=True), "d_model"),
-        (dict(d_ff=0), "d_ff"),
+        (dict(d_ff=-1), "d_ff"),
+        (dict(d_ff=2.5), "d_ff"),
+        (dict(d_ff=True), "d_ff"),
         (dict(ln_eps=0.0), "ln_eps"),
     ],
 )
@@ -112,6 +118,18 @@ def test_init_params_layout():
     np.testing.assert_array_equal(blk["attn"]["b_qkv"], 0.0)
     assert 0.015 < p["wte"].std() < 0.025  # N(0, 0.02)
     assert "wpe" not in init_params(dataclasses.replace(cfg, pos_encoding="sinusoidal"), np.random.default_rng(0))
+
+
+@pytest.mark.parametrize("norm", ["pre", "post"])
+def test_attention_only_has_no_feed_forward_parameters(norm):
+    cfg = ModelConfig(vocab_size=7, d_model=8, n_heads=2, n_layers=2, max_len=10, d_ff=0, norm=norm)
+    assert cfg.attention_only and cfg.ff_width == 0
+    assert not ModelConfig(vocab_size=7, d_model=8, n_heads=2, n_layers=2, max_len=10).attention_only
+    p = init_params(cfg, np.random.default_rng(0))
+    for blk in p["blocks"]:
+        assert set(blk) == {"ln_1", "attn"}
+    assert count_params(p) == param_count(cfg)["total"] == 7 * 8 + 2 * (4 * 8 * 8 + 4 * 8 + 2 * 8) + 2 * 8
+    assert param_count(cfg)["feed-forward"] == 0
 
 
 def _leaves(tree):
@@ -188,16 +206,25 @@ def forward_by_hand(p, cfg, ids):
     for blk in p["blocks"]:
         if cfg.norm == "pre":  # x + attn(ln_1(x)), then x + mlp(ln_2(x))
             x = x + attn(ln(x, blk["ln_1"]), blk["attn"])
-            x = x + ffn(ln(x, blk["ln_2"]), **blk["mlp"], activation=cfg.activation)
+            if not cfg.attention_only:
+                x = x + ffn(ln(x, blk["ln_2"]), **blk["mlp"], activation=cfg.activation)
         else:  # ln_1(x + attn(x)), then ln_2(x + mlp(x))
             x = ln(x + attn(x, blk["attn"]), blk["ln_1"])
-            x = ln(x + ffn(x, **blk["mlp"], activation=cfg.activation), blk["ln_2"])
+            if not cfg.attention_only:
+                x = ln(x + ffn(x, **blk["mlp"], activation=cfg.activation), blk["ln_2"])
     return ln(x, p["ln_f"]) @ p["wte"].T
 
 
 @pytest.mark.parametrize("opts", OPTIONS, ids=OPTION_IDS)
 def test_forward_matches_the_design_written_out(opts):
     cfg, p = make(*opts)
+    ids = np.random.default_rng(5).integers(0, 11, size=10)
+    np.testing.assert_allclose(forward(p, cfg, ids)[0], forward_by_hand(p, cfg, ids), rtol=1e-10, atol=1e-10)
+
+
+@pytest.mark.parametrize("opts", ATTENTION_ONLY, ids=ATTENTION_ONLY_IDS)
+def test_attention_only_forward_matches_the_design_written_out(opts):
+    cfg, p = make(*opts, d_ff=0)
     ids = np.random.default_rng(5).integers(0, 11, size=10)
     np.testing.assert_allclose(forward(p, cfg, ids)[0], forward_by_hand(p, cfg, ids), rtol=1e-10, atol=1e-10)
 
@@ -234,6 +261,11 @@ def trace_by_loop(p, cfg, ids):
         tr["attn_out"] = np.array([np.concatenate(heads[:, i]) @ blk["attn"]["w_o"] + blk["attn"]["b_o"]
                                    for i in range(T)])
         tr["res_1"] = x + tr["attn_out"]
+        if cfg.attention_only:  # pre-norm: out = res_1; post-norm: out = ln_1(res_1)
+            tr["out"] = tr["res_1"] if norm_first else np.array([ln(row, blk["ln_1"]) for row in tr["res_1"]])
+            layers.append(tr)
+            x = tr["out"]
+            continue
         tr["ffn_in"] = np.array([ln(row, blk["ln_2" if norm_first else "ln_1"]) for row in tr["res_1"]])
         tr["ffn_pre"], tr["ffn_act"], tr["ffn_out"] = (np.array(a) for a in zip(
             *(mlp(row, blk["mlp"]) for row in tr["ffn_in"]), strict=True))
@@ -246,10 +278,11 @@ def trace_by_loop(p, cfg, ids):
     return trace["h"] @ p["wte"].T, trace
 
 
+@pytest.mark.parametrize("d_ff", [None, 0], ids=["with-ffn", "attention-only"])
 @pytest.mark.parametrize("opts", OPTIONS, ids=OPTION_IDS)
-def test_trace_matches_a_per_position_loop(opts):
+def test_trace_matches_a_per_position_loop(opts, d_ff):
     """Every array of the trace of a batch, against the same quantities computed position by position."""
-    cfg, p = make(*opts)
+    cfg, p = make(*opts, d_ff=d_ff)
     ids = np.random.default_rng(6).integers(0, 11, size=(2, 7))
     logits, trace = forward(p, cfg, ids)
     for b in range(2):
@@ -310,9 +343,10 @@ def test_kv_cache_one_token_at_a_time_equals_full_forward(opts):
     np.testing.assert_allclose(np.array(steps), full, rtol=1e-10, atol=1e-10)
 
 
+@pytest.mark.parametrize("d_ff", [None, 0], ids=["with-ffn", "attention-only"])
 @pytest.mark.parametrize("opts", OPTIONS, ids=OPTION_IDS)
-def test_kv_cache_prompt_then_chunks(opts):
-    cfg, p = make(*opts)
+def test_kv_cache_prompt_then_chunks(opts, d_ff):
+    cfg, p = make(*opts, d_ff=d_ff)
     ids = np.random.default_rng(4).integers(0, 11, size=(2, 12))
     full, _ = forward(p, cfg, ids)
     cache = KVCache()
@@ -373,9 +407,10 @@ def test_float32_close_to_float64():
 # ---- save and load ------------------------------------------------------------------------------
 
 
+@pytest.mark.parametrize("d_ff", [None, 0], ids=["with-ffn", "attention-only"])
 @pytest.mark.parametrize("pos_encoding", ["sinusoidal", "learned"])
-def test_save_load_round_trip(tmp_path, pos_encoding):
-    cfg, p = make(pos_encoding=pos_encoding, dtype=np.float32, n_layers=3)
+def test_save_load_round_trip(tmp_path, pos_encoding, d_ff):
+    cfg, p = make(pos_encoding=pos_encoding, dtype=np.float32, n_layers=3, d_ff=d_ff)
     meta = {"tokenizer": {"kind": "char", "chars": "abc"}, "losses": [3.2, 2.1], "command": "python -m tools.train"}
     save(tmp_path / "model", p, cfg, meta)
     assert (tmp_path / "model.npz").exists() and (tmp_path / "model.json").exists()

@@ -103,7 +103,8 @@ def test_repeat_task_sequences_and_keys():
     b, q = np.nonzero(keys >= 0)
     np.testing.assert_array_equal(keys[b, q], q - length[b] + 1)  # the token after the first copy
     np.testing.assert_array_equal(batch.ids[b, keys[b, q]], batch.targets[b, q])  # it holds the answer
-    assert isinstance(make_data("repeat", 32, 10, 16), RepeatTask)
+    assert make_data("repeat", 32, 10, 16) == RepeatTask(32, 4, 10, 16)  # stretches of 4..10 by default
+    assert make_data("repeat", 32, 10, 16, min_length=2) == RepeatTask(32, 2, 10, 16)
     with pytest.raises(ValueError, match="two copies must fit"):
         RepeatTask(context=10, max_length=8)
 

@@ -22,6 +22,8 @@ from core.model import ModelConfig, attention_layer, block, embed, flatten, forw
 TOL = 1e-6
 STEP = 1e-5
 OPTIONS = list(itertools.product(["pre", "post"], ["gelu", "relu"], ["sinusoidal", "learned"]))
+# d_ff = 0: attention-only blocks (no ln_2, no mlp); the activation is unused there.
+ATTENTION_ONLY = [(norm, "gelu", pos) for norm in ("pre", "post") for pos in ("sinusoidal", "learned")]
 
 
 def rel_error(a: np.ndarray, b: np.ndarray) -> float:
@@ -65,18 +67,19 @@ def random_params(cfg: ModelConfig, rng: np.random.Generator) -> dict:
     return params
 
 
-def small_cfg(norm, activation, pos_encoding) -> ModelConfig:
-    return ModelConfig(vocab_size=7, d_model=8, n_heads=2, n_layers=2, max_len=6, d_ff=12,
+def small_cfg(norm, activation, pos_encoding, d_ff=12) -> ModelConfig:
+    return ModelConfig(vocab_size=7, d_model=8, n_heads=2, n_layers=2, max_len=6, d_ff=d_ff,
                        norm=norm, activation=activation, pos_encoding=pos_encoding)
 
 
 # ---- the whole model --------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("norm", "activation", "pos_encoding"), OPTIONS)
+@pytest.mark.parametrize(("norm", "activation", "pos_encoding", "d_ff"),
+                         [(*o, 12) for o in OPTIONS] + [(*o, 0) for o in ATTENTION_ONLY])
 @pytest.mark.parametrize("masked", [False, True])
-def test_loss_and_grads_every_parameter(norm, activation, pos_encoding, masked):
-    cfg = small_cfg(norm, activation, pos_encoding)
+def test_loss_and_grads_every_parameter(norm, activation, pos_encoding, d_ff, masked):
+    cfg = small_cfg(norm, activation, pos_encoding, d_ff)
     rng = np.random.default_rng(1)
     params = random_params(cfg, rng)
     ids = rng.integers(0, cfg.vocab_size, (2, 5))
@@ -173,9 +176,10 @@ def test_attention_backward():
         check_grad(objective, arr, grads[name], rng, n=10)
 
 
-@pytest.mark.parametrize(("norm", "activation"), [("pre", "gelu"), ("post", "relu")])
-def test_block_backward(norm, activation):
-    cfg = small_cfg(norm, activation, "sinusoidal")
+@pytest.mark.parametrize(("norm", "activation", "d_ff"),
+                         [("pre", "gelu", 12), ("post", "relu", 12), ("pre", "gelu", 0), ("post", "gelu", 0)])
+def test_block_backward(norm, activation, d_ff):
+    cfg = small_cfg(norm, activation, "sinusoidal", d_ff)
     rng = np.random.default_rng(9)
     p = random_params(cfg, rng)["blocks"][0]
     x = rng.standard_normal((2, 5, cfg.d_model))
@@ -188,6 +192,7 @@ def test_block_backward(norm, activation):
 
     check_grad(objective, x, dx, rng, n=10)
     flat_g = flatten(grads)
+    assert flat_g.keys() == flatten(p).keys()  # attention-only: no ln_2 or mlp gradients either
     for name, arr in flatten(p).items():
         check_grad(objective, arr, flat_g[name], rng, n=4)
 
@@ -223,9 +228,10 @@ def test_embedding_backward(pos_encoding):
         check_grad(objective, params["wpe"], full, rng, n=24)
 
 
-def test_float32_gradients_close_to_float64():
+@pytest.mark.parametrize("d_ff", [12, 0])
+def test_float32_gradients_close_to_float64(d_ff):
     """Training runs in float32: its gradients follow the float64 ones to float32 precision."""
-    cfg = small_cfg("pre", "gelu", "sinusoidal")
+    cfg = small_cfg("pre", "gelu", "sinusoidal", d_ff)
     rng = np.random.default_rng(10)
     p64 = random_params(cfg, rng)
     ids, targets = rng.integers(0, 7, (2, 5)), rng.integers(0, 7, (2, 5))

@@ -35,6 +35,8 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--context", type=int, default=64, help="characters per window (text data, repeat)")
     ap.add_argument("--task-length", type=int, default=8,
                     help="letters in a synthetic task's first half (repeat: the longest stretch)")
+    ap.add_argument("--task-min-length", type=int, default=None,
+                    help="repeat: the shortest stretch (default min(4, --task-length))")
     ap.add_argument("--symbols", type=int, default=16, help="letters a synthetic task draws from")
     ap.add_argument("--pos-encoding", default="sinusoidal", choices=["sinusoidal", "learned"])
     ap.add_argument("--norm", default="pre", choices=["pre", "post"])
@@ -56,7 +58,8 @@ def main(argv: list[str] | None = None) -> None:
     argv = sys.argv[1:] if argv is None else argv
     args = _parser().parse_args(argv)
     keep_freed_memory()
-    data = make_data(args.data, args.context, length=args.task_length, n_symbols=args.symbols)
+    data = make_data(args.data, args.context, length=args.task_length, n_symbols=args.symbols,
+                     min_length=args.task_min_length)
     if args.resume and args.checkpoint and Path(args.checkpoint).with_suffix(".npz").exists():
         trainer = load_checkpoint(args.checkpoint, data)
     else:
