@@ -60,6 +60,7 @@ EXPECTED_NUMBERS = {
     ("communication", "order_rows"): 0,  # without positions a shuffle only moves the output rows
     ("communication", "reach"): 0.9**10,  # ten steps that each keep 0.9
     ("communication", "cross_count"): 5 * 8,  # (Tq, Tkv) weights
+    ("circuit", "uniform"): math.log(24),  # -ln(1/24)
 }
 # (lesson, exercise id) -> the option a student must pick (checked by what the option says)
 EXPECTED_OPTIONS = {
@@ -68,6 +69,7 @@ EXPECTED_OPTIONS = {
     ("masking", "which_causal"): "Picture B",
     ("training", "bigram"): "attention",
     ("communication", "who_hears"): "encoder",
+    ("circuit", "most_needed"): "layer 1 · head 2",  # the previous-token head (docs/MODELS.md: +13 nats)
 }
 # A plausible wrong number for each numeric exercise (the tutorial's 0.432 for the first weight)
 WRONG_NUMBERS = {("qkv", "first_weight"): "0.432", ("scaling", "factor_64"): "64", ("scaling", "variance"): "16",

@@ -40,6 +40,8 @@ MOVES = {
     "tiles": [{"tl_block": 3, "tl_step": 2, "tl_causal": False, "tl_length": 8192, "tl_mem_block": 64,
                "tl_bytes": 2, "seed": 6}],
     "bigram": [{"bg_top": 20, "bg_alpha": 0.5, "bg_length": 50, "seed": 9}],
+    "circuit": [{"ci_length": 12, "seed": 5, "ci_off": "layer 2 · head 2", "ci_off_mode": "mean"},
+                {"ci_source": "typed", "ci_text": "BQMNOPWBQMNOPW"}],
 }
 WIDGET_KINDS = ("slider", "select_slider", "toggle", "text_area", "text_input", "selectbox", "number_input", "radio")
 

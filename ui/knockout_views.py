@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from core.demos.knockout import compare, knockout_table
+from core.demos.knockout import compare, knockout_table, mean_loss
 from core.model import KNOCKOUT_MODES, Knockout
 from ui import controls, model_store, views
 from ui import model_views as mv
@@ -48,11 +48,13 @@ def read_both(source: tuple, ids: tuple[int, ...], heads: tuple, mode: str) -> d
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def cost_table(source: tuple, ids: tuple[int, ...], mode: str) -> np.ndarray:
-    """(L, H) rise of the loss on the sequence's own next tokens when each head alone is off."""
+def cost_table(source: tuple, ids: tuple[int, ...], mode: str, counted: tuple | None = None) -> np.ndarray:
+    """(L, H) rise of the loss on the sequence's own next tokens when each head alone is off (only the
+    positions counted (T - 1,) > 0, when given)."""
     m = model_store.from_source(source)
     seq = np.array(ids, dtype=np.int64)
-    return knockout_table(m.params, m.cfg, seq[:-1], seq[1:], mode=mode)
+    mask = None if counted is None else np.array(counted, dtype=np.float64)
+    return knockout_table(m.params, m.cfg, seq[:-1], seq[1:], mask, mode=mode)
 
 
 def table_frame(table: np.ndarray) -> pd.DataFrame:
@@ -62,8 +64,12 @@ def table_frame(table: np.ndarray) -> pd.DataFrame:
     return frame
 
 
-def knockout_section(model: Model, ids: tuple[int, ...], prefix: str, unit: str = "character") -> None:
-    """The whole section: controls, loss with and without, the probability bars side by side, the table."""
+def knockout_section(model: Model, ids: tuple[int, ...], prefix: str, unit: str = "character",
+                     counted: tuple | None = None, counted_name: str = "") -> None:
+    """The whole section: controls, loss with and without, the probability bars side by side, the table.
+
+    counted: (T - 1,) 0/1 per prediction (position t predicts ids[t + 1]); when given, every loss is the
+    mean over those positions only, which counted_name names ("the repeat")."""
     st.subheader("Knock out a head")
     cfg = model.cfg
     knockout = knockout_controls(prefix, cfg.n_layers, cfg.n_heads)
@@ -71,18 +77,21 @@ def knockout_section(model: Model, ids: tuple[int, ...], prefix: str, unit: str 
         st.info(f"Knocking out is measured on the sequence's own next {unit}s: give it at least two {unit}s.")
         return
     seen = read_both(model.source, ids, knockout.heads, knockout.mode)
-    base, off = float(seen["losses"].mean()), float(seen["losses_off"].mean())
+    mask = None if counted is None else np.array(counted, dtype=np.float64)
+    base, off = mean_loss(seen["losses"], mask), mean_loss(seen["losses_off"], mask)
     cols = st.columns(2)
     cols[0].metric("Loss, all heads on", f"{base:.3f}")
     label = "Loss, " + (f"{views.layer_head_names(cfg.n_layers, cfg.n_heads)[_flat(knockout, cfg)]} off"
                         if knockout.heads else "nothing switched off")
     cols[1].metric(label, f"{off:.3f}", delta=f"{off - base:+.3f}", delta_color="inverse")
+    over = (f"over the {int(mask.sum())} predictions of {counted_name}" if mask is not None
+            else f"over its {len(ids) - 1} predictions")
     st.caption(f"Mean cross-entropy (nats) of predicting each next {unit} of the sequence from the ones "
-               f"before it, over its {len(ids) - 1} predictions.")
+               f"before it, {over}.")
     for column, (title, probs) in zip(st.columns(2), (("All heads", seen["probs"]), ("Head off", seen["probs_off"]))):
         with column:
             mv.bars(probs, model.tokenizer, f"{title} · P(next {unit})")
-    table = cost_table(model.source, ids, knockout.mode)
+    table = cost_table(model.source, ids, knockout.mode, counted)
     views.number_table(table_frame(table), "%+.3f")
     layer, head = np.unravel_index(np.argmax(table), table.shape)
     st.caption(f"What each knockout costs ({knockout.mode} mode): the loss with that one head off minus the "

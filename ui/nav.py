@@ -68,8 +68,12 @@ LESSONS = [
     )),
     Lesson("lessons/circuit.py", "Induction circuit", "circuit", ":material/repeat:",
            "previous-token head → induction head", (
-        "Type a sequence that repeats: layer 1's induction head looks at the token after the earlier copy.",
-        "Knock out the previous-token head: in-context copying breaks.",
+        "At the defaults, read the two maps: layer 1 · head 2 looks one letter back, layer 2 · head 2 at the "
+        "letter after the earlier copy of the current one.",
+        "Compare the mean losses: near 0 on the repeat, far above ln 24 on the first copy.",
+        "Switch off layer 1 · head 2, then layer 2 · head 2: the repeat's loss jumps by several nats; the other "
+        "two heads barely move it.",
+        "Choose 'typed' and type a stretch of your own twice: the induction head copies it too.",
     )),
     Lesson("lessons/training.py", "Training", "training", ":material/model_training:", "loss → gradients → learning", (
         "Train the copy task and watch one head's map turn into a shifted diagonal.",

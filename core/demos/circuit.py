@@ -64,3 +64,38 @@ def example(n_letters: int, length: int, seed: int, n_symbols: int) -> np.ndarra
     stretch = rng.permutation(n_symbols)[:length] + 1
     prefix = rng.integers(1, n_symbols + 1, size=n_letters - length - shown)
     return np.concatenate([prefix, stretch, stretch[:shown]])
+
+
+def generated(length: int, seed: int, n_letters: int, n_symbols: int) -> np.ndarray:
+    """(n_letters,) ids drawn as in training (RepeatTask): random letters in which a stretch of `length`
+    distinct letters occurs twice in a row, at a place the seed picks."""
+    task = RepeatTask(n_letters - 1, length, length, n_symbols)  # its sequences hold context + 1 letters
+    return task.sequences(np.random.default_rng(seed), 1)[0][0]
+
+
+def copy_halves(ids) -> tuple[np.ndarray, np.ndarray]:
+    """ids (T,) -> (first, repeat), each (T - 1,) float, over the positions t that predict ids[t + 1]:
+    repeat where the letter after the latest earlier occurrence of ids[t] is ids[t + 1] (copying gives it
+    away), first where ids[t + 1] is a letter that such a copy later reads (the first copy), not repeat."""
+    ids = np.asarray(ids)
+    keys = induction_keys(ids)[:-1]  # (T - 1,)
+    repeat = (keys >= 0) & (ids[np.maximum(keys, 0)] == ids[1:])
+    first = np.zeros(len(ids) - 1, dtype=bool)
+    first[keys[repeat] - 1] = True  # the position that predicts the letter the copy reads
+    return (first & ~repeat).astype(np.float32), repeat.astype(np.float32)
+
+
+def read_sequence(params, cfg: ModelConfig, ids) -> dict:
+    """One sequence (T,) read by the model: weights (L, H, T, T), losses (T - 1,) of predicting each next
+    letter, first and repeat (T - 1,) from copy_halves, their mean losses (NaN when a half is empty),
+    and each head's previous-token share and induction share (L, H) (over the repeat's queries)."""
+    ids = np.asarray(ids, dtype=np.int64)
+    logits, trace = forward(params, cfg, ids)
+    weights = np.stack([layer["weights"] for layer in trace["layers"]])  # (L, H, T, T)
+    losses = position_losses(logits[:-1], ids[1:])  # (T - 1,)
+    first, repeat = copy_halves(ids)
+    counted = np.append(repeat, 0.0)  # queries 0..T-1; the last has no next letter to check
+    return {"weights": weights, "losses": losses, "first": first, "repeat": repeat,
+            "first_loss": mean_loss(losses, first) if first.any() else float("nan"),
+            "repeat_loss": mean_loss(losses, repeat) if repeat.any() else float("nan"),
+            "previous": previous_token_mass(weights), "induction": induction_mass(weights, ids, counted)}
