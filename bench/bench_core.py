@@ -3,10 +3,20 @@
 Run from the repository root:  python bench/bench_core.py
 Prints median and minimum wall-clock times over several repeats (after a warm-up), measured with
 time.perf_counter. Shapes: T sequence length, D d_model, H heads.
+
+Where PyTorch happens to be installed, the attention table gains PyTorch's columns for the same forward on
+the CPU, same weights, same thread count: `torch.nn.functional.scaled_dot_product_attention` (fused, causal,
+returns no weights) and the same maths written out (matmul, masked softmax: the weights, as the core
+returns them). PyTorch is in no requirements file; use an environment of its own with this checkout on
+the path, e.g.
+    python3 -m venv /tmp/torchvenv && /tmp/torchvenv/bin/pip install torch numpy
+    PYTHONPATH=. /tmp/torchvenv/bin/python bench/bench_core.py
+Without PyTorch the columns are left out, with a note.
 """
 
 from __future__ import annotations
 
+import os
 import platform
 import statistics
 import sys
@@ -24,7 +34,12 @@ from core.attention import causal_mask, multi_head_attention  # noqa: E402
 from core.model import ModelConfig, init_params  # noqa: E402
 from core.sampling import generate  # noqa: E402
 
-MHA_SHAPES = [(16, 64, 4), (64, 64, 4), (512, 256, 8)]  # (T, D, H)
+MHA_SHAPES = [(16, 64, 4), (64, 64, 4), (256, 256, 8), (512, 256, 8), (1024, 256, 8)]  # (T, D, H)
+
+try:
+    import torch
+except ImportError:  # the usual case: PyTorch is not a dependency
+    torch = None
 GEN_CFG = ModelConfig(vocab_size=64, d_model=64, n_heads=4, n_layers=2, max_len=288)
 PROMPT_LEN, NEW_TOKENS = 32, 256  # 32 + 256 = 288 = max_len: the cache is used for every step
 
@@ -41,9 +56,45 @@ def time_it(fn, repeats: int, warmup: int = 1) -> list[float]:
     return times
 
 
+def torch_forwards(x, w_qkv, b_qkv, w_o, b_o, H):
+    """PyTorch's two forms of the same multi-head forward (inference, no autograd): fused SDPA, and the
+    maths written out with the weights materialised as the core does."""
+    F = torch.nn.functional
+    T, D = x.shape
+    x, w_qkv, b_qkv, w_o, b_o = (torch.from_numpy(a) for a in (x, w_qkv, b_qkv, w_o, b_o))
+    mask = torch.ones(T, T, dtype=torch.bool).tril()
+
+    def heads():
+        q, k, v = (x @ w_qkv + b_qkv).split(D, dim=-1)
+        return (t.view(T, H, D // H).transpose(0, 1) for t in (q, k, v))  # (H, T, d_k)
+
+    def fused():
+        with torch.inference_mode():
+            q, k, v = heads()
+            out = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+            return out.transpose(0, 1).reshape(T, D) @ w_o + b_o
+
+    def explicit():
+        with torch.inference_mode():
+            q, k, v = heads()
+            scores = (q @ k.transpose(-1, -2)) / (D // H) ** 0.5
+            weights = torch.softmax(scores.masked_fill(~mask, float("-inf")), dim=-1)
+            return (weights @ v).transpose(0, 1).reshape(T, D) @ w_o + b_o, weights
+
+    return fused, explicit
+
+
 def bench_attention() -> None:
-    print("multi_head_attention forward, float32, causal mask, one sequence (T, D)")
-    print(f"{'T':>5} {'D':>5} {'H':>3} {'repeats':>8} {'median ms':>10} {'min ms':>10}")
+    print("multi_head_attention forward, float32, causal mask, one sequence (T, D); median ms (min ms)")
+    if torch is None:
+        print("PyTorch is not installed here: its columns are left out (see this script's docstring)")
+        head = f"{'T':>5} {'D':>5} {'H':>3} {'repeats':>8} {'core':>17}"
+    else:
+        print(f"PyTorch {torch.__version__}, {torch.get_num_threads()} threads; NumPy's BLAS threads: "
+              f"OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS', 'unset (all cores)')}")
+        head = (f"{'T':>5} {'D':>5} {'H':>3} {'repeats':>8} {'core':>17} {'torch SDPA':>17} {'torch explicit':>17}"
+                f" {'core/SDPA':>10} {'core/explicit':>14} {'max |diff|':>11}")
+    print(head)
     rng = np.random.default_rng(0)
     for T, D, H in MHA_SHAPES:
         x = rng.standard_normal((T, D)).astype(np.float32)
@@ -53,8 +104,22 @@ def bench_attention() -> None:
         b_o = np.zeros(D, dtype=np.float32)
         mask = causal_mask(T)
         repeats = 200 if T <= 64 else 20
-        times = time_it(partial(multi_head_attention, x, w_qkv, b_qkv, w_o, b_o, H, mask), repeats, warmup=3)
-        print(f"{T:>5} {D:>5} {H:>3} {repeats:>8} {statistics.median(times) * 1e3:>10.3f} {min(times) * 1e3:>10.3f}")
+        core = time_it(partial(multi_head_attention, x, w_qkv, b_qkv, w_o, b_o, H, mask), repeats, warmup=3)
+        line = f"{T:>5} {D:>5} {H:>3} {repeats:>8} {cell(core):>17}"
+        if torch is not None:
+            fused, explicit = torch_forwards(x, w_qkv, b_qkv, w_o, b_o, H)
+            t_fused = time_it(fused, repeats, warmup=3)
+            t_explicit = time_it(explicit, repeats, warmup=3)
+            ours = multi_head_attention(x, w_qkv, b_qkv, w_o, b_o, H, mask)[0]
+            diff = float(np.abs(ours - fused().numpy()).max())
+            line += (f" {cell(t_fused):>17} {cell(t_explicit):>17}"
+                     f" {statistics.median(core) / statistics.median(t_fused):>10.1f}"
+                     f" {statistics.median(core) / statistics.median(t_explicit):>14.1f} {diff:>11.1e}")
+        print(line, flush=True)
+
+
+def cell(times: list[float]) -> str:
+    return f"{statistics.median(times) * 1e3:.3f} ({min(times) * 1e3:.3f})"
 
 
 def bench_generation() -> None:

@@ -6,6 +6,9 @@ Run from the repository root:
     python bench/load_test.py --pages qkv --sessions 30 # the whole class on one shared link
     python bench/load_test.py --sessions 30 --replicas 2  # two server processes, each student kept on one
     python bench/load_test.py --sessions 40 --interval 3,7 --gc-compare 0   # students who read between moves
+    python bench/load_test.py --serve 2 --sessions 30,60 --gc-compare 0  # deploy/serve.py 2: HAProxy + 2 processes
+    python bench/load_test.py --url http://127.0.0.1:8501 --state /tmp/serve.json --sessions 30 --gc-compare 0
+                                                       # a set-up already running (python deploy/serve.py 2 --state ...)
 
 For each configuration a fresh server is started (`streamlit run streamlit_app.py` on a loopback port in
 9100-9199, with `--runner.postScriptGC true|false`), warmed up by one session that opens every page once
@@ -21,6 +24,14 @@ For each configuration a fresh server is started (`streamlit run streamlit_app.p
 - the server process's VmRSS is sampled every 0.25 s from /proc, and its CPU time is read before and after
   (with --replicas K, K servers, each student kept on one of them as a sticky load balancer would: RSS and
   CPU are summed over them).
+
+With --serve N, each configuration starts the one-machine set-up instead (`python deploy/serve.py N`: N
+Streamlit processes behind HAProxy with a sticky cookie, on loopback ports) and every student connects to
+HAProxy, which places it (leastconn) and keeps it there; the first visitor of each process (its sticky
+cookie set by hand) warms it up. With --url URL nothing is started: the students go to URL (a proxy or a
+server already running; postScriptGC is then whatever it was started with); memory and CPU are summed over
+the processes named in --state (the file `deploy/serve.py --state FILE` writes), or not reported without it.
+Memory with a proxy is the total of every process: the Streamlit processes and HAProxy.
 
 Reported per configuration: reruns timed, p50 / p95 / max latency of slider moves, p95 of the first page
 view, reruns that showed an exception, server CPU (share of one core, and ms per rerun), peak RSS (VmHWM),
@@ -41,18 +52,23 @@ import os
 import random
 import re
 import resource
+import signal
+import socket
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
+import urllib.request
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench.streamlit_client import Server, Session, cpu_seconds, proc_status  # noqa: E402
+from bench.streamlit_client import Server, Session, cpu_seconds, free_port, proc_status  # noqa: E402
 
 # A deep link per page, as a teacher would share it (non-default settings, so the link does something).
 DEEP_LINKS = {
@@ -68,6 +84,7 @@ DEFAULT_PAGES = ("qkv", "scaling", "masking", "multi-head", "model")
 PROFILED = re.compile(r"\((ui|core)/|<module> \(\w+\.py\)|pyarrow|altair|dataframe_util|watcher|"
                       r"_enqueue|vega_charts|collect|serialize")
 MB = 1024 * 1024
+SERVE_COOKIE = "attention-lab-server"  # deploy/haproxy/haproxy.cfg.template: names the process (s1, s2, ...)
 
 
 def percentile(samples: list[float], q: float) -> float:
@@ -95,6 +112,7 @@ class Result:
     server_cpu_s: float = 0.0
     client_cpu_s: float = 0.0
     rss_curve: list[tuple[float, int]] = field(default_factory=list)
+    measured: bool = True  # False: no process ids (--url without --state), so no memory or CPU
 
     def summary(self) -> dict:
         reruns = len(self.moves) + len(self.opens)
@@ -110,12 +128,15 @@ class Result:
             "baseline_rss_mb": self.baseline_rss / MB, "end_rss_mb": self.end_rss / MB,
             "peak_rss_mb": self.peak_rss / MB,
             "per_session_mb": (self.end_rss - self.baseline_rss) / MB / self.sessions,
-        }
+        } | ({} if self.measured else dict.fromkeys(
+            ("server_cpu_share", "server_ms_per_rerun", "baseline_rss_mb", "end_rss_mb", "peak_rss_mb",
+             "per_session_mb"), math.nan))
 
 
-async def warm_up(url: str, pages: list[str]) -> None:
-    """One visitor opens every page once, moves a slider, and leaves."""
-    session, render = await Session.open(url, pages[0], DEEP_LINKS.get(pages[0], ""))
+async def warm_up(url: str, pages: list[str], cookies: dict[str, str] | None = None) -> None:
+    """One visitor opens every page once, moves a slider, and leaves (cookies: e.g. a sticky cookie that
+    sends it to one process behind a proxy)."""
+    session, render = await Session.open(url, pages[0], DEEP_LINKS.get(pages[0], ""), cookies=cookies)
     try:
         for page in pages:
             session.query = DEEP_LINKS.get(page, "")
@@ -158,36 +179,55 @@ async def student(i: int, url: str, page: str, start_at: float, stop_at: float, 
 
 
 def total_rss(pids: list[int], field: str = "VmRSS") -> int:
-    return sum(proc_status(pid)[field] for pid in pids)
+    """Summed over the processes still alive (a process that exited counts 0)."""
+    total = 0
+    for pid in pids:
+        with contextlib.suppress(OSError, KeyError):
+            total += proc_status(pid)[field]
+    return total
+
+
+def total_cpu(pids: list[int]) -> float:
+    total = 0.0
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            total += cpu_seconds(pid)
+    return total
 
 
 async def sample_rss(pids: list[int], result: Result, t0: float, stop: asyncio.Event, every: float = 0.25) -> None:
     while not stop.is_set():
-        try:
-            rss, hwm = total_rss(pids), total_rss(pids, "VmHWM")
-        except OSError:
-            return
+        rss, hwm = total_rss(pids), total_rss(pids, "VmHWM")
         result.rss_curve.append((time.monotonic() - t0, rss))
         result.end_rss = rss
         result.peak_rss = max(result.peak_rss, hwm)
         await asyncio.sleep(every)
 
 
-async def drive(servers: list[Server], n: int, pages: list[str], duration: float, ramp: float, seed: int,
-                post_script_gc: bool, interval: tuple[float, float] = (0.5, 1.5)) -> Result:
-    """N students on one or more servers; student i stays on server i % len(servers), as behind a sticky
-    load balancer. RSS and CPU are summed over the servers."""
+@dataclass
+class Target:
+    """Where the students go and what to measure: student i connects to urls[i % len(urls)] (one url per
+    server, as a sticky balancer would keep them, or one proxy url); RSS and CPU are summed over pids."""
+
+    urls: list[str]
+    pids: list[int]
+    warm: list[tuple[str, dict[str, str]]]  # (url, cookies) of each first visitor
+
+
+async def drive(target: Target, n: int, pages: list[str], duration: float, ramp: float, seed: int,
+                post_script_gc: bool | None, interval: tuple[float, float] = (0.5, 1.5)) -> Result:
+    """N students on the target's servers (or its proxy). RSS and CPU are summed over its processes."""
     result = Result(sessions=n, post_script_gc=post_script_gc, duration_s=0.0, pages=pages)
-    pids = [server.pid for server in servers]
-    await asyncio.gather(*(warm_up(server.url, pages) for server in servers))
+    pids, urls = target.pids, target.urls
+    await asyncio.gather(*(warm_up(url, pages, cookies) for url, cookies in target.warm))
     await asyncio.sleep(1.0)
     result.baseline_rss = total_rss(pids)
-    cpu0, client0 = sum(map(cpu_seconds, pids)), resource.getrusage(resource.RUSAGE_SELF)
+    cpu0, client0 = total_cpu(pids), resource.getrusage(resource.RUSAGE_SELF)
     t0 = time.monotonic()
     stop = asyncio.Event()
     sampler = asyncio.create_task(sample_rss(pids, result, t0, stop))
     stop_at = t0 + ramp + duration
-    tasks = [student(i, servers[i % len(servers)].url, pages[(i // len(servers)) % len(pages)],
+    tasks = [student(i, urls[i % len(urls)], pages[(i // len(urls)) % len(pages)],
                      t0 + ramp * i / max(1, n), stop_at, random.Random(seed * 100_003 + i), result, interval)
              for i in range(n)]
 
@@ -200,22 +240,104 @@ async def drive(servers: list[Server], n: int, pages: list[str], duration: float
     await sampler
     result.duration_s = time.monotonic() - t0
     client1 = resource.getrusage(resource.RUSAGE_SELF)
-    result.server_cpu_s = sum(map(cpu_seconds, pids)) - cpu0
+    result.server_cpu_s = total_cpu(pids) - cpu0
     result.client_cpu_s = (client1.ru_utime + client1.ru_stime) - (client0.ru_utime + client0.ru_stime)
     result.peak_rss = max(result.peak_rss, total_rss(pids, "VmHWM"))
     return result
 
 
-def run_one(n: int, post_script_gc: bool, pages: list[str], duration: float, ramp: float, seed: int,
+def read_state(path: Path) -> dict:
+    return json.loads(path.read_text())
+
+
+def state_target(url: str, state: dict) -> Target:
+    """A proxy's URL and the processes behind it (deploy/serve.py's state file): each process warmed up
+    by a first visitor whose sticky cookie names it."""
+    n = len(state["streamlit"])
+    return Target(urls=[url], pids=[state["haproxy_pid"], *state["streamlit"].values()],
+                  warm=[(url, {SERVE_COOKIE: f"s{k}"}) for k in range(1, n + 1)])
+
+
+@contextlib.contextmanager
+def serve(processes: int, post_script_gc: bool, server_args: tuple[str, ...]):
+    """`python deploy/serve.py N` on loopback ports for the length of a run; yields its state."""
+    port = free_port(range(9300, 9400))
+    first = next(p for p in random.sample(range(9400, 9500 - processes), 90)
+                 if all(port_is_free(q) for q in range(p, p + processes)))
+    with tempfile.TemporaryDirectory(prefix="load-test-serve-") as tmp:
+        state_file = Path(tmp) / "state.json"
+        flags = [*server_args, "--runner.postScriptGC", str(post_script_gc).lower()]
+        args = [sys.executable, str(ROOT / "deploy" / "serve.py"), str(processes), "--address", "127.0.0.1",
+                "--port", str(port), "--first-port", str(first), "--state", str(state_file), "--max-restarts", "0",
+                *(f"--server-arg={name}={value}" for name, value in zip(flags[::2], flags[1::2]))]
+        log = open(Path(tmp) / "serve.log", "wb")
+        proc = subprocess.Popen(args, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        try:
+            deadline = time.monotonic() + 180
+            while not state_file.exists():
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError("deploy/serve.py did not start:\n"
+                                       + (Path(tmp) / "serve.log").read_text(errors="replace")[-3000:])
+                time.sleep(0.3)
+            yield read_state(state_file), proc
+        finally:
+            if proc.poll() is None:
+                proc.send_signal(signal.SIGTERM)  # as Ctrl-C: serve.py stops HAProxy and its processes
+                try:
+                    proc.wait(timeout=30)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+                    proc.wait(timeout=10)
+            log.close()
+
+
+def port_is_free(port: int) -> bool:
+    with socket.socket() as s:
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
+def run_one(n: int, post_script_gc: bool | None, pages: list[str], duration: float, ramp: float, seed: int,
             server_args: tuple[str, ...] = (), profile: Path | None = None, replicas: int = 1,
-            interval: tuple[float, float] = (0.5, 1.5)) -> Result:
+            interval: tuple[float, float] = (0.5, 1.5), url: str | None = None, state: Path | None = None,
+            serve_processes: int = 0) -> Result:
+    run = partial(drive, n=n, pages=pages, duration=duration, ramp=ramp, seed=seed, post_script_gc=post_script_gc,
+                  interval=interval)
+    if url is not None:  # a set-up already running: start nothing
+        target = state_target(url, read_state(state)) if state else Target([url], [], [(url, {})])
+        result = asyncio.run(run(target))
+        result.measured = bool(target.pids)
+        with contextlib.suppress(OSError):
+            if health(url) != "ok":
+                result.failures.append(f"{url} unhealthy after the run")
+        return result
+    if serve_processes:
+        with serve(serve_processes, bool(post_script_gc), server_args) as (served, proc):
+            target = state_target(served["url"], served)
+            spy = start_py_spy(target.pids[1], ramp + duration, profile) if profile else None
+            result = asyncio.run(run(target))
+            if spy is not None:
+                spy.wait(timeout=60)
+                print_profile(profile)
+            if proc.poll() is not None:
+                result.failures.append(f"deploy/serve.py exited with {proc.returncode}")
+            elif health(served["url"]) != "ok":
+                result.failures.append("the proxy is unhealthy after the run")
+            # a process that died during the run is not restarted (--max-restarts 0): count it
+            result.failures += [f"streamlit {pid} exited" for pid in served["streamlit"].values()
+                                if not Path(f"/proc/{pid}").exists()]
+        return result
     with contextlib.ExitStack() as stack:
         servers = []
         for _ in range(replicas):
             servers.append(Server.start(post_script_gc=post_script_gc, extra=server_args))
             stack.callback(servers[-1].stop)
         spy = start_py_spy(servers[0].pid, ramp + duration, profile) if profile else None
-        result = asyncio.run(drive(servers, n, pages, duration, ramp, seed, post_script_gc, interval))
+        target = Target([s.url for s in servers], [s.pid for s in servers], [(s.url, {}) for s in servers])
+        result = asyncio.run(run(target))
         if spy is not None:
             spy.wait(timeout=60)
             print_profile(profile)
@@ -225,6 +347,11 @@ def run_one(n: int, post_script_gc: bool, pages: list[str], duration: float, ram
             elif server.health() != "ok":
                 result.failures.append(f"server on {server.port} unhealthy after the run")
     return result
+
+
+def health(url: str) -> str:
+    with urllib.request.urlopen(f"{url}/_stcore/health", timeout=10) as response:
+        return response.read().decode()
 
 
 def start_py_spy(pid: int, seconds: float, out: Path) -> subprocess.Popen | None:
@@ -256,13 +383,17 @@ def print_profile(path: Path, top: int = 25) -> None:
         print(f"      {100 * n / total:5.1f}%  {frame[:140]}")
 
 
+def gc_label(gc: bool | None) -> str:
+    return "as started" if gc is None else str(gc).lower()
+
+
 def table(rows: list[dict]) -> str:
     head = ("N", "postScriptGC", "moves", "p50 s", "p95 s", "max s", "open p95 s", "exc", "fail",
-            "server CPU", "ms/rerun", "peak RSS MB", "MB/session")
+            "server CPU", "ms/rerun", "peak RSS MB (all processes)", "MB/session")
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows:
         lines.append("| " + " | ".join([
-            str(r["N"]), str(r["postScriptGC"]).lower(), str(r["moves"]), f"{r['p50_s']:.2f}", f"{r['p95_s']:.2f}",
+            str(r["N"]), gc_label(r["postScriptGC"]), str(r["moves"]), f"{r['p50_s']:.2f}", f"{r['p95_s']:.2f}",
             f"{r['max_s']:.2f}", f"{r['open_p95_s']:.2f}", str(r["exceptions"]), str(r["failures"]),
             f"{100 * r['server_cpu_share']:.0f}%", f"{r['server_ms_per_rerun']:.0f}", f"{r['peak_rss_mb']:.0f}",
             f"{r['per_session_mb']:.1f}"]) + " |")
@@ -272,7 +403,7 @@ def table(rows: list[dict]) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sessions", default="1,10,30,60", help="comma-separated N (default 1,10,30,60)")
-    parser.add_argument("--gc", choices=("false", "true", "both"), default="false",
+    parser.add_argument("--gc", choices=("false", "true", "both", "as-started"), default="false",
                         help="runner.postScriptGC for the --sessions runs (default false, as in config.toml)")
     parser.add_argument("--gc-compare", type=int, default=30,
                         help="also run this N with postScriptGC true and false (0: skip; default 30)")
@@ -287,30 +418,43 @@ def main() -> None:
                         help="seconds between a student's slider moves, uniform in [LO, HI] (default 0.5,1.5)")
     parser.add_argument("--replicas", type=int, default=1,
                         help="servers (one process each); student i stays on server i %% replicas (default 1)")
+    parser.add_argument("--serve", type=int, default=0, metavar="PROCESSES",
+                        help="start `deploy/serve.py PROCESSES` (HAProxy + that many Streamlit processes) for each "
+                             "run and send every student through HAProxy")
+    parser.add_argument("--url", help="drive a server or proxy already running at URL; start nothing")
+    parser.add_argument("--state", type=Path, help="with --url: deploy/serve.py's --state file, to sum memory and "
+                        "CPU over its processes")
     parser.add_argument("--py-spy", type=Path, metavar="OUT",
                         help="profile the server with py-spy during each run (raw stacks to OUT-N-gc.txt)")
     args = parser.parse_args()
+    if args.url and (args.serve or args.replicas != 1):
+        parser.error("--url drives what is already running: no --serve or --replicas with it")
+    if args.url:  # the server's postScriptGC is whatever it was started with: one run per N
+        args.gc, args.gc_compare = "as-started", 0
 
     pages = [p for p in args.pages.split(",") if p]
     lo, hi = (float(x) for x in args.interval.split(","))
     interval = (lo, hi)
-    gcs = {"false": [False], "true": [True], "both": [False, True]}[args.gc]
+    gcs = {"false": [False], "true": [True], "both": [False, True], "as-started": [None]}[args.gc]
     plan = [(int(n), gc) for n in args.sessions.split(",") if n for gc in gcs]
     if args.gc_compare:
         plan += [(args.gc_compare, gc) for gc in (True, False) if (args.gc_compare, gc) not in plan]
     print(f"load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}; {os.cpu_count()} CPUs; "
           f"pages {pages}; a move every {lo:g}-{hi:g} s; {args.duration:.0f} s per run after a {args.ramp:.0f} s ramp; "
-          f"server flags {args.server_arg or 'none'}; {args.replicas} server process(es)", flush=True)
+          f"server flags {args.server_arg or 'none'}; " + (
+              f"target {args.url} (already running)" if args.url else
+              f"deploy/serve.py {args.serve}: HAProxy + {args.serve} Streamlit processes" if args.serve else
+              f"{args.replicas} server process(es)"), flush=True)
 
     results = []
     for n, gc in plan:
         server_args = tuple(part for flag in args.server_arg for part in flag.split("=", 1))
         profile = args.py_spy.with_name(f"{args.py_spy.stem}-{n}-{str(gc).lower()}.txt") if args.py_spy else None
         res = run_one(n, gc, pages, args.duration, args.ramp, args.seed, server_args, profile, args.replicas,
-                      interval)
+                      interval, url=args.url, state=args.state, serve_processes=args.serve)
         results.append(res)
         s = res.summary()
-        print(f"N={n:<3} postScriptGC={str(gc).lower():5} moves={s['moves']:<5} p50={s['p50_s']:.2f}s "
+        print(f"N={n:<3} postScriptGC={gc_label(gc):5} moves={s['moves']:<5} p50={s['p50_s']:.2f}s "
               f"p95={s['p95_s']:.2f}s max={s['max_s']:.2f}s open_p95={s['open_p95_s']:.2f}s "
               f"exceptions={s['exceptions']} failures={s['failures']} server_cpu={100 * s['server_cpu_share']:.0f}% "
               f"({s['server_ms_per_rerun']:.0f} ms/rerun) client_cpu={100 * s['client_cpu_share']:.0f}% "

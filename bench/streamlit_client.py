@@ -190,7 +190,9 @@ class SliderInfo:
     @classmethod
     def from_proto(cls, s: Slider) -> SliderInfo:
         select = s.type == Slider.Type.SELECT_SLIDER
-        value = tuple(s.raw_value) if select else tuple(s.value or s.default)
+        # A select slider sends its labels once set (raw_value), otherwise the indices of its default.
+        value = (tuple(s.raw_value) or tuple(s.options[int(i)] for i in (s.value or s.default))) if select \
+            else tuple(s.value or s.default)
         return cls(id=s.id, key=s.query_param_key or s.id.rsplit("-", 1)[-1],
                    kind="select_slider" if select else "slider", min=s.min, max=s.max, step=s.step,
                    integer=s.data_type == Slider.DataType.INT, options=tuple(s.options), value=value)
@@ -247,6 +249,7 @@ class Session:
         self.xsrf = ""  # the XSRF token (the cookie's value), sent as X-Xsrftoken on uploads
         self.pages: dict[str, str] = {}  # url path -> page script hash, from the navigation message
         self.widgets: dict[str, WidgetState] = {}  # values this user has set, by widget id
+        self.cookies: dict[str, str] = {}  # as a browser keeps them for the site (XSRF, a sticky cookie)
         self._ws = None
         self._reader: asyncio.Task | None = None
         self._current = Render()
@@ -254,29 +257,59 @@ class Session:
         self.closed_reason: str | None = None
 
     @classmethod
-    async def open(cls, base_url: str, page: str = "", query: str = "", timeout: float = 120) -> tuple[Session, Render]:
-        """Connect as a browser opening base_url/page?query, and wait for the first render."""
+    async def open(cls, base_url: str, page: str = "", query: str = "", timeout: float = 120,
+                   cookies: dict[str, str] | None = None) -> tuple[Session, Render]:
+        """Connect as a browser opening base_url/page?query (holding `cookies`, e.g. a load balancer's sticky
+        cookie from an earlier visit), and wait for the first render."""
         session = cls(base_url, page, query, timeout)
+        session.cookies.update(cookies or {})
         await session.connect()
         return session, await session.rerun()
 
     async def connect(self) -> None:
         xsrf = self.xsrf = await asyncio.to_thread(self._xsrf_cookie)
         host = urlsplit(self.base_url).netloc
+        cookie = "; ".join(f"{name}={value}" for name, value in self.cookies.items())
         self._ws = await connect(
             f"ws://{host}/_stcore/stream", origin=self.base_url, subprotocols=["streamlit", xsrf],
-            additional_headers={"Cookie": f"{XSRF_COOKIE}={xsrf}"}, max_size=None, compression=None,
+            additional_headers={"Cookie": cookie}, max_size=None, compression=None,
             open_timeout=self.timeout, ping_interval=None)
+        self.closed_reason = None
         self._reader = asyncio.create_task(self._read())
 
     def _xsrf_cookie(self) -> str:
-        with urllib.request.urlopen(f"{self.base_url}/_stcore/health", timeout=self.timeout) as response:
+        """GET /_stcore/health as the browser does, sending the cookies it holds and keeping the ones set:
+        Streamlit's XSRF cookie, and a load balancer's sticky cookie (which names the server to go back to)."""
+        request = urllib.request.Request(f"{self.base_url}/_stcore/health")
+        if self.cookies:
+            request.add_header("Cookie", "; ".join(f"{name}={value}" for name, value in self.cookies.items()))
+        with urllib.request.urlopen(request, timeout=self.timeout) as response:
             cookies = SimpleCookie()
             for header in response.headers.get_all("Set-Cookie") or []:
                 cookies.load(header)
-        if XSRF_COOKIE not in cookies:
+        self.cookies.update({name: morsel.value for name, morsel in cookies.items()})
+        if XSRF_COOKIE not in self.cookies:
             raise RuntimeError("the server set no XSRF cookie (is enableXsrfProtection off?)")
-        return cookies[XSRF_COOKIE].value
+        return self.cookies[XSRF_COOKIE]
+
+    async def reconnect(self, attempts: int = 40, pause: float = 0.5) -> Render:
+        """What the frontend does when its websocket drops: ping health until something answers, open a new
+        stream with the cookies it holds (a load balancer moves a browser whose server is gone to a live one,
+        with a new sticky cookie), and run the page again from its link: the page and the query string as
+        the address bar shows them now, no widget values (a new server knows none). Bounded: `attempts`
+        tries `pause` seconds apart."""
+        await self.close()
+        self.widgets.clear()
+        last: Exception | None = None
+        for _ in range(attempts):
+            try:
+                await self.connect()
+                return await self.rerun()
+            except Exception as err:  # refused, a 503 while the proxy notices, a handshake cut short
+                last = err
+                await self.close()
+                await asyncio.sleep(pause)
+        raise ConnectionError(f"no server took the session back after {attempts} attempts: {last!r}")
 
     async def close(self) -> None:
         if self._ws is not None:
@@ -313,6 +346,8 @@ class Session:
         if kind == "new_session":
             self.page_script_hash = msg.new_session.page_script_hash or self.page_script_hash
             self.session_id = msg.new_session.initialize.session_id or self.session_id
+        elif kind == "page_info_changed":  # the frontend writes it into the address bar
+            self.query = msg.page_info_changed.query_string
         elif kind == "navigation":
             self.pages = {p.url_pathname: p.page_script_hash for p in msg.navigation.app_pages}
             self.page_script_hash = msg.navigation.page_script_hash or self.page_script_hash

@@ -11,11 +11,12 @@ import numpy as np
 from core.layers import linear
 
 
-def softmax(x: np.ndarray, axis: int = -1) -> np.ndarray:
+def softmax(x: np.ndarray, axis: int = -1, *, out: np.ndarray | None = None) -> np.ndarray:
     """Numerically stable softmax along `axis`.
 
     Subtracts the row max first: exp overflows above ~709 in float64 (~88 in float32).
     A row that is entirely -inf (every key masked) gives zeros, never NaN and never a warning.
+    `out` (optional, may be x itself) receives the result instead of a new array.
     """
     x = np.asarray(x)
     if not np.issubdtype(x.dtype, np.floating):
@@ -23,7 +24,9 @@ def softmax(x: np.ndarray, axis: int = -1) -> np.ndarray:
     row_max = np.max(x, axis=axis, keepdims=True)
     # A fully masked row has max -inf; shifting by 0 instead keeps exp(-inf) = 0 without inf - inf = NaN.
     row_max = np.where(np.isfinite(row_max), row_max, 0.0)
-    e = np.exp(x - row_max)
+    # exp in place on one array: at long lengths each extra (..., T, T) array costs about as much as the maths.
+    e = np.subtract(x, row_max, out=out)
+    np.exp(e, out=e)
     total = np.sum(e, axis=axis, keepdims=True)
     # A fully masked row sums to 0: divide it by 1 instead, so that it stays exactly 0.
     e /= np.where(total > 0, total, 1)
@@ -68,20 +71,23 @@ def scaled_dot_product_attention(
         raise ValueError("Attention needs at least one query, one key and d_k >= 1.")
     if scale is None:
         scale = 1.0 / np.sqrt(d_k)
-    scores = (q @ np.swapaxes(k, -1, -2)) * np.asarray(scale, dtype=q.dtype)  # (..., Tq, Tk)
+    scores = q @ np.swapaxes(k, -1, -2)  # (..., Tq, Tk), a new array: scaled and masked in place below
+    scores *= np.asarray(scale, dtype=q.dtype)
     if mask is not None:
         mask = np.asarray(mask)
         if mask.dtype != bool:
             raise ValueError("The mask must be boolean: True where a query may look at a key.")
         try:
-            np.broadcast_shapes(mask.shape, scores.shape)
+            shape = np.broadcast_shapes(mask.shape, scores.shape)
         except ValueError:
             raise ValueError(
                 f"The mask of shape {mask.shape} does not fit the scores of shape {scores.shape}."
             ) from None
+        if shape != scores.shape:  # a mask with more leading axes (a batch of masks): scores for each
+            scores = np.broadcast_to(scores, shape).copy()
         # Boolean mask -> -inf before the softmax: adding -1e9 leaks when a whole row is masked.
-        scores = np.where(mask, scores, -np.inf)
-    weights = softmax(scores, axis=-1)
+        np.copyto(scores, -np.inf, where=~mask)
+    weights = softmax(scores, axis=-1, out=scores)  # scores is ours: the weights take its place
     return weights @ v, weights
 
 

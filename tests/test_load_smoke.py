@@ -239,3 +239,31 @@ def test_the_load_balancer_keeps_a_browser_on_one_pod():
     ingress = next(doc for doc in manifest_documents() if re.search(r"^kind: Ingress", doc, re.M))
     assert re.search(r"ingressClassName: traefik\b", ingress)
     assert re.search(r"name: attention-lab\b", ingress)
+
+
+# ---- one machine: deploy/serve.py and its HAProxy config --------------------------------------------
+
+
+def test_serve_starts_streamlit_with_the_container_flags():
+    from deploy.serve import STREAMLIT_FLAGS
+
+    assert STREAMLIT_FLAGS == server_flags()
+
+
+def test_the_haproxy_config_has_the_shape_of_the_kubernetes_deployment(tmp_path):
+    from deploy.serve import find_haproxy, haproxy_config
+
+    config = haproxy_config("127.0.0.1:8501", [8602, 8603])
+    assert re.search(r"^\s+option httpchk GET /_stcore/health$", config, re.M)  # the probes' endpoint
+    assert re.search(r"^\s+cookie \S+ insert indirect nocache\b", config, re.M)  # sticky, like the Service
+    assert re.search(r"^\s+timeout tunnel 1h$", config, re.M)  # websockets live for a lesson
+    assert re.search(r"^\s+option redispatch$", config, re.M)  # a dead process's browsers go elsewhere
+    servers = re.findall(r"^\s+server (s\d) 127\.0\.0\.1:(\d+) cookie (s\d)$", config, re.M)
+    assert servers == [("s1", "8602", "s1"), ("s2", "8603", "s2")]
+    haproxy = find_haproxy()
+    if haproxy is None:
+        pytest.skip("haproxy is not installed: the config was not checked by haproxy -c")
+    (tmp_path / "haproxy.cfg").write_text(config)
+    check = subprocess.run([haproxy, "-c", "-f", str(tmp_path / "haproxy.cfg")], capture_output=True, text=True,
+                           timeout=30)
+    assert check.returncode == 0, check.stdout + check.stderr
