@@ -193,6 +193,15 @@ def pydoc_corpus(context: int = 64, tokenizer: CharTokenizer | None = None) -> T
 # ---- synthetic tasks: sequences whose solution is an attention pattern -----------------------------
 
 
+def fixed_batches(train_batch, batch_size: int, max_windows: int | None, split: str) -> list[Batch]:
+    """The same max_windows sequences every time (one seed per split), drawn by a task's train_batch."""
+    if split not in ("val", "train"):
+        raise ValueError(f"split must be 'val' or 'train', got {split!r}.")
+    rng = np.random.default_rng(20_240_601 if split == "val" else 11)
+    n = 256 if max_windows is None else max_windows
+    return [train_batch(rng, min(batch_size, n - i)) for i in range(0, n, batch_size)]
+
+
 @dataclass(frozen=True)
 class SyntheticTask:
     """Random letters, then a second half the model can only get right by looking back.
@@ -268,11 +277,7 @@ class SyntheticTask:
 
     def val_batches(self, batch_size: int = 64, max_windows: int | None = 256, split: str = "val") -> list[Batch]:
         """A fixed set of max_windows sequences (its own seed per split), in batches."""
-        if split not in ("val", "train"):
-            raise ValueError(f"split must be 'val' or 'train', got {split!r}.")
-        rng = np.random.default_rng(20_240_601 if split == "val" else 11)
-        n = 256 if max_windows is None else max_windows
-        return [self.train_batch(rng, min(batch_size, n - i)) for i in range(0, n, batch_size)]
+        return fixed_batches(self.train_batch, batch_size, max_windows, split)
 
     def bigram_baseline(self) -> float:
         """Masked validation loss of an add-one bigram model fit on 20,000 training sequences."""
@@ -362,11 +367,7 @@ class RepeatTask:
 
     def val_batches(self, batch_size: int = 64, max_windows: int | None = 256, split: str = "val") -> list[Batch]:
         """A fixed set of max_windows sequences (its own seed per split), in batches."""
-        if split not in ("val", "train"):
-            raise ValueError(f"split must be 'val' or 'train', got {split!r}.")
-        rng = np.random.default_rng(20_240_601 if split == "val" else 11)
-        n = 256 if max_windows is None else max_windows
-        return [self.train_batch(rng, min(batch_size, n - i)) for i in range(0, n, batch_size)]
+        return fixed_batches(self.train_batch, batch_size, max_windows, split)
 
     def expected_keys(self, batch: Batch) -> np.ndarray:
         """(B, T): at each counted query, the key holding the answer (just after the letter's first copy); -1
