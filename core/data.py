@@ -202,6 +202,16 @@ def fixed_batches(train_batch, batch_size: int, max_windows: int | None, split: 
     return [train_batch(rng, min(batch_size, n - i)) for i in range(0, n, batch_size)]
 
 
+def task_bigram_baseline(task) -> float:
+    """A synthetic task's masked validation loss under an add-one bigram model fit on 20,000 of its
+    training sequences: what a model that reads one letter back can do."""
+    train = task.train_batch(np.random.default_rng(7), 20_000)
+    log_probs = bigram_log_probs(train.ids, train.targets, task.vocab_size, train.mask)
+    val = task.val_batches(max_windows=1024)
+    prev, nxt, w = (np.concatenate([getattr(b, f) for b in val]) for f in ("ids", "targets", "mask"))
+    return bigram_loss(log_probs, prev, nxt, w)
+
+
 @dataclass(frozen=True)
 class SyntheticTask:
     """Random letters, then a second half the model can only get right by looking back.
@@ -281,11 +291,7 @@ class SyntheticTask:
 
     def bigram_baseline(self) -> float:
         """Masked validation loss of an add-one bigram model fit on 20,000 training sequences."""
-        train = self.train_batch(np.random.default_rng(7), 20_000)
-        log_probs = bigram_log_probs(train.ids, train.targets, self.vocab_size, train.mask)
-        val = self.val_batches(max_windows=1024)
-        prev, nxt, w = (np.concatenate([getattr(b, f) for b in val]) for f in ("ids", "targets", "mask"))
-        return bigram_loss(log_probs, prev, nxt, w)
+        return task_bigram_baseline(self)
 
 
 # ---- repeats at a random place and length: what a real induction circuit is needed for ------------
@@ -376,11 +382,7 @@ class RepeatTask:
 
     def bigram_baseline(self) -> float:
         """Masked validation loss of an add-one bigram model fit on 20,000 training sequences."""
-        train = self.train_batch(np.random.default_rng(7), 20_000)
-        log_probs = bigram_log_probs(train.ids, train.targets, self.vocab_size, train.mask)
-        val = self.val_batches(max_windows=1024)
-        prev, nxt, w = (np.concatenate([getattr(b, f) for b in val]) for f in ("ids", "targets", "mask"))
-        return bigram_loss(log_probs, prev, nxt, w)
+        return task_bigram_baseline(self)
 
 
 def make_data(name: str, context: int = 64, length: int = 8, n_symbols: int = 16, min_length: int | None = None
