@@ -1,51 +1,66 @@
-"""Time every lesson page per rerun: through AppTest at its defaults and its largest settings, then through
-the real server and a real browser for the QKV page.
+"""Server CPU and bytes sent per rerun for every lesson page, through the real Streamlit server.
 
-Run from the repository root:  python bench/bench_pages.py  [--reruns 7] [--server-reruns 15] [--no-server]
+Run from the repository root:  python bench/bench_pages.py  [--server-reruns 20] [--settle-ms 30] [--page qkv]
+                                                            [--apptest [--reruns 7]] [--browser] [--no-server]
 
-Section 1 (AppTest): for every page in ui.nav.available(), run it once, read its sidebar sliders from the
-AppTest tree, and time reruns triggered by moving one slider (the seed, else the first free one) to a new
-value with set_value(...).run(): once at the defaults, once at the largest settings (seq_len, d_model,
-d_k and heads at the top of their ranges, where the page has them, with a text long enough to fill
-seq_len). One warm-up rerun, then median and p90 (nearest rank) of --reruns reruns, in milliseconds.
+The default run starts one server (`streamlit run streamlit_app.py` on a loopback port, the project's own
+.streamlit/config.toml) and drives it with bench/streamlit_client.py, which speaks Streamlit's websocket
+protocol as the browser does. For every page in ui.nav.available(), twice:
 
-Section 2 (server): `streamlit run streamlit_app.py` on a loopback port, the QKV page in headless Chromium,
-the seed slider moved with the keyboard; each rerun is timed from the key press until the app is idle
-again and the scores heatmap shows new numbers. Also reports the server process's CPU time per rerun.
-AppTest runs only the script; the server adds message handling, its post-run work and the browser's
-drawing (MEASURED.md), so the two sections are expected to differ.
+- at its defaults: the page opened with no query string;
+- at its largest settings: opened with a query string that sets each of d_model, heads, seq_len and d_k the
+  page has to the top of its slider (in that order: heads offers the divisors of d_model, so the page is
+  opened again after each setting to read the next slider's range), plus text= a 64-word text where the
+  page has a seq_len slider, so seq_len is filled.
+
+Each page is opened once before timing (the first visit imports modules and fills caches). A rerun is a move
+of the "seed" slider (else "temp", else the first slider that is not one of the largest settings) to a value
+not used before for that page, so no cached result hides the work; 2 warm-up moves, then --server-reruns
+timed ones. Server CPU per rerun is the server process's user + system CPU time (/proc/PID/stat) read before
+the move and --settle-ms after its script_finished message, so the work Streamlit does after the run lands in
+the same move. /proc counts CPU in 10 ms clock ticks, so one move's figure is a multiple of 10 ms: the mean
+(total CPU over the timed moves / their number) is the precise figure and the table's headline; median and
+p90 (nearest rank) of the single moves follow it. KB is the median size of the ForwardMsgs a move sends
+(websocket payloads, KiB); latency is the median time from sending the move to script_finished, as the
+client sees it. A page that shows an exception is reported in its row, and the run ends with the pages
+over the budget (server CPU mean <= 35 ms per rerun at the defaults, <= 150 ms at the largest settings);
+it exits 0 either way. The server's own idle CPU (over 2 s) is printed first: it is in every figure.
+
+--apptest adds the older measurement through Streamlit's AppTest (the script alone, no server; median and
+p90 of --reruns reruns); --browser adds one through headless Chromium on the QKV page (Playwright, Debian's
+/usr/bin/chromium, override with CHROMIUM_PATH): seed moves by key press, timed until the heatmap redraws.
 """
 
 from __future__ import annotations
 
 import argparse
-import contextlib
+import asyncio
 import math
 import os
 import platform
-import socket
 import statistics
-import subprocess
 import sys
-import tempfile
 import time
-import urllib.request
+from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import parse_qsl, urlencode
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 import streamlit  # noqa: E402
-from streamlit.testing.v1 import AppTest  # noqa: E402
 
-from ui.nav import available  # noqa: E402
+from bench.streamlit_client import Render, Server, Session, SliderInfo, cpu_seconds  # noqa: E402
+from ui.nav import Lesson, available  # noqa: E402
 
 # Settings taken to the top of their range for the "largest" column, in this order (heads after
 # d_model: its options are the divisors of d_model).
 LARGEST = ("d_model", "heads", "seq_len", "d_k")
 TRIGGERS = ("seed", "temp")  # moved to time a rerun; otherwise the first slider not in LARGEST
 LONG_TEXT = " ".join(f"word{i}" for i in range(64))
+WARMUP_MOVES = 2
+BUDGET_MS = {"defaults": 35.0, "largest": 150.0}
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
                  "--disable-sync", "--disable-quic", "--no-first-run"]
@@ -60,10 +75,219 @@ def ms(samples: list[float]) -> str:
     return f"{statistics.median(samples):.0f} (p90 {p90(samples):.0f})"
 
 
-# ---- section 1: AppTest -----------------------------------------------------------------------------
+# ---- the real server (the default run) ----------------------------------------------------------------
 
 
-def sidebar_widget(at: AppTest, key: str):
+@dataclass
+class Measured:
+    """One page at one setting: per timed move, the server's CPU, the bytes sent and the latency."""
+
+    cpu_ms: list[float] = field(default_factory=list)
+    kb: list[float] = field(default_factory=list)
+    latency_ms: list[float] = field(default_factory=list)
+    trigger: str = ""
+    settings: dict[str, str] = field(default_factory=dict)  # the largest settings as the page shows them
+    errors: dict[str, list[str]] = field(default_factory=dict)  # problem -> where (exceptions, failures)
+    notes: list[str] = field(default_factory=list)
+
+    def error(self, problem: str, where: str = "") -> None:
+        self.errors.setdefault(problem, []).append(where)
+
+    @property
+    def cpu_mean(self) -> float:
+        return sum(self.cpu_ms) / len(self.cpu_ms) if self.cpu_ms else math.nan
+
+    def cpu_cell(self) -> str:
+        if not self.cpu_ms:
+            return "**no data**"
+        return f"**{self.cpu_mean:.0f}** ({statistics.median(self.cpu_ms):.0f}, {p90(self.cpu_ms):.0f})"
+
+    def kb_cell(self) -> str:
+        return f"{statistics.median(self.kb):.0f}" if self.kb else "-"
+
+    def latency_cell(self) -> str:
+        return f"{statistics.median(self.latency_ms):.0f}" if self.latency_ms else "-"
+
+
+def shown(slider: SliderInfo) -> str:
+    value = slider.value[0] if len(slider.value) == 1 else slider.value
+    return f"{int(value)}" if isinstance(value, float) and value.is_integer() else str(value)
+
+
+def top_of(slider: SliderInfo) -> str:
+    """The largest value a slider offers, as a URL would carry it."""
+    if slider.kind == "select_slider":
+        return max(slider.options, key=float)
+    return str(int(slider.max)) if slider.integer else str(slider.max)
+
+
+def check(render: Render, out: Measured, where: str) -> None:
+    """Record the exceptions a render showed (and a run that did not finish normally)."""
+    for e in render.exceptions:
+        out.error(f"EXCEPTION: {e}", where)
+    if render.status != "FINISHED_SUCCESSFULLY":
+        out.error(f"ERROR: script {render.status}", where)
+
+
+async def open_page(url: str, page: str, query: str = "") -> Render:
+    session, render = await Session.open(url, page, query)
+    await session.close()
+    return render
+
+
+async def largest_query(url: str, lesson: Lesson, render: Render) -> str:
+    """The query string that puts every LARGEST slider the page has at its top. After each setting the page
+    is opened again with the query so far, since a later slider's range may depend on it (heads on d_model)."""
+    params: dict[str, str] = {}
+    if "seq_len" in render.sliders:
+        params["text"] = LONG_TEXT
+    for i, key in enumerate(LARGEST):
+        if key not in render.sliders:
+            continue
+        params[key] = top_of(render.sliders[key])
+        if any(later in render.sliders for later in LARGEST[i + 1:]):
+            render = await open_page(url, lesson.url_path, urlencode(params))
+    return urlencode(params)
+
+
+def trigger_of(render: Render) -> SliderInfo | None:
+    for key in TRIGGERS:
+        if key in render.sliders:
+            return render.sliders[key]
+    return next((s for key, s in render.sliders.items() if key not in LARGEST), None)
+
+
+def fresh_values(slider: SliderInfo, n: int, used: set) -> tuple[list, str]:
+    """n values for the trigger, spread over its range, none used before for this page (while there are
+    enough; else they repeat, and the note says so)."""
+    grid = [v for v in slider.values() if v not in used]
+    if len(grid) >= n:
+        return [grid[int(i * len(grid) / n)] for i in range(n)], ""
+    if len(grid) < 2:
+        grid = [v for v in slider.values() if v not in slider.value]
+    values = [grid[i % len(grid)] for i in range(n)]
+    return values, f"{slider.key} has only {len(grid)} fresh values: some reruns may be cached"
+
+
+async def measure(url: str, pid: int, lesson: Lesson, query: str, reruns: int, settle: float,
+                  used: set) -> Measured:
+    out = Measured()
+    session, render = await Session.open(url, lesson.url_path, query)
+    try:
+        check(render, out, "on opening")
+        out.settings = {key: shown(render.sliders[key]) for key in LARGEST if key in render.sliders}
+        slider = trigger_of(render)
+        if slider is None:
+            out.error("ERROR: no slider to move")
+            return out
+        out.trigger = slider.key
+        used.update(slider.value)
+        values, note = fresh_values(slider, WARMUP_MOVES + reruns, used)
+        used.update(values)
+        if note:
+            out.notes.append(note)
+        for i, value in enumerate(values):
+            before = cpu_seconds(pid)
+            render = await session.move(slider, value)
+            await asyncio.sleep(settle)
+            cpu = cpu_seconds(pid) - before
+            check(render, out, f"{slider.key}={value}")
+            slider = render.sliders.get(slider.key, slider)
+            if i >= WARMUP_MOVES:
+                out.cpu_ms.append(1000 * cpu)
+                out.kb.append(render.bytes / 1024)
+                out.latency_ms.append(1000 * render.latency_s)
+    finally:
+        await session.close()
+    return out
+
+
+async def bench_lesson(url: str, pid: int, lesson: Lesson, reruns: int, settle: float) -> dict[str, Measured]:
+    used: set = set()  # trigger values this page has been moved to: each move gets a fresh one
+    results = {}
+    try:
+        first = await open_page(url, lesson.url_path)  # the warm-up visit
+        results["defaults"] = await measure(url, pid, lesson, "", reruns, settle, used)
+        query = await largest_query(url, lesson, first)
+        results["largest"] = largest = await measure(url, pid, lesson, query, reruns, settle, used)
+        asked = {key: value for key, value in parse_qsl(query) if key in LARGEST}
+        for key, value in asked.items():
+            if float(largest.settings.get(key, "nan")) != float(value):
+                largest.error(f"ERROR: the link asked for {key}={value}; the page shows "
+                              f"{largest.settings.get(key, 'no such slider')}")
+    except Exception as err:  # a timeout, a dropped connection: say so in the row and go on
+        for setting in ("defaults", "largest"):
+            results.setdefault(setting, Measured()).error(f"ERROR: {type(err).__name__}: {err}")
+    return results
+
+
+def row(lesson: Lesson, results: dict[str, Measured]) -> str:
+    cells = [f"{lesson.title} (`{lesson.url_path}`)"]
+    for setting in ("defaults", "largest"):
+        m = results[setting]
+        cells += [m.cpu_cell(), m.kb_cell(), m.latency_cell()]
+    largest = results["largest"]
+    settings = ", ".join(f"{k}={v}" for k, v in largest.settings.items()) or "(none of d_model, heads, seq_len, d_k)"
+    if "seq_len" in largest.settings:
+        settings += ", text=64 words"
+    cells += [results["defaults"].trigger or largest.trigger or "-", settings]
+    problems = []
+    for setting, m in results.items():
+        for problem, wheres in m.errors.items():
+            kind, message = problem.split(": ", 1)
+            runs = [w for w in wheres if w]
+            where = f" ({runs[0]}{f' and {len(runs) - 1} more runs' if len(runs) > 1 else ''})" if runs else ""
+            problems.append(f"**{kind} at {setting}**: {message[:250]}{where}")
+    problems += [f"note ({setting}): {n}" for setting, m in results.items() for n in m.notes]
+    if problems:
+        cells[-1] += "<br>" + "<br>".join(p.replace("|", "\\|").replace("\n", " ") for p in problems)
+    return "| " + " | ".join(cells) + " |"
+
+
+def over_budget(lesson: Lesson, results: dict[str, Measured]) -> list[str]:
+    over = []
+    for setting, budget in BUDGET_MS.items():
+        m = results[setting]
+        if m.errors:
+            kind = "exception" if any(problem.startswith("EXCEPTION") for problem in m.errors) else "error"
+            over.append(f"{lesson.url_path} {setting}: {kind}")
+        elif not m.cpu_ms:
+            over.append(f"{lesson.url_path} {setting}: no data")
+        elif m.cpu_mean > budget:
+            over.append(f"{lesson.url_path} {setting}: {m.cpu_mean:.0f} ms > {budget:.0f} ms")
+    return over
+
+
+async def section_server(lessons: list[Lesson], reruns: int, settle_ms: float) -> None:
+    settle = settle_ms / 1000
+    with Server.start() as server:
+        before = cpu_seconds(server.pid)
+        await asyncio.sleep(2)
+        idle = (cpu_seconds(server.pid) - before) / 2
+        print(f"## Real server: CPU and bytes per rerun, {reruns} timed moves after {WARMUP_MOVES} warm-up moves\n")
+        print(f"Server at {server.url}, pid {server.pid}; idle it used {1000 * idle:.0f} ms CPU per second. "
+              f"CPU is read before each move and {settle_ms:.0f} ms after its script_finished. CPU ms: "
+              "**mean** (total / moves, the precise figure) then median and p90 of single moves (10 ms ticks). "
+              "KB: median bytes sent per move. Latency: median ms from the move to script_finished.\n")
+        print("| page | defaults: CPU ms mean (median, p90) | KB | latency ms "
+              "| largest: CPU ms mean (median, p90) | KB | latency ms | moved | largest settings |")
+        print("|---|---|---|---|---|---|---|---|---|")
+        over = []
+        for lesson in lessons:
+            results = await bench_lesson(server.url, server.pid, lesson, reruns, settle)
+            print(row(lesson, results), flush=True)
+            over += over_budget(lesson, results)
+    budget = ", ".join(f"<= {limit:.0f} ms at {setting}" for setting, limit in BUDGET_MS.items())
+    if over:
+        print(f"\nNot every page meets the budget ({budget}), over budget: {'; '.join(over)}")
+    else:
+        print(f"\nEvery page meets the budget ({budget}).")
+
+
+# ---- optional: AppTest (the script alone) ------------------------------------------------------------
+
+
+def sidebar_widget(at, key: str):
     """The sidebar slider or select slider with this key, or None."""
     for kind in ("slider", "select_slider"):
         for widget in getattr(at.sidebar, kind):
@@ -72,7 +296,7 @@ def sidebar_widget(at: AppTest, key: str):
     return None
 
 
-def top_of(widget):
+def apptest_top(widget):
     """The largest value a slider or a (numeric) select slider offers."""
     if widget.type == "select_slider":
         top = max(widget.options, key=float)
@@ -80,7 +304,7 @@ def top_of(widget):
     return type(widget.value)(widget.max)
 
 
-def go_largest(at: AppTest) -> dict:
+def go_largest(at) -> dict:
     """Move every LARGEST setting the page has to its maximum; returns what was set."""
     chosen = {}
     if any(box.key == "text" for box in at.sidebar.text_area):
@@ -89,9 +313,9 @@ def go_largest(at: AppTest) -> dict:
         widget = sidebar_widget(at, key)
         if widget is None:
             continue
-        widget.set_value(top_of(widget)).run()
+        widget.set_value(apptest_top(widget)).run()
         if at.exception:
-            raise RuntimeError(f"{key}={top_of(widget)}: {at.exception[0].message}")
+            raise RuntimeError(f"{key}={apptest_top(widget)}: {at.exception[0].message}")
         chosen[key] = sidebar_widget(at, key).value
     return chosen
 
@@ -108,7 +332,7 @@ def trigger_values(widget, n: int) -> list:
     return values
 
 
-def time_reruns(at: AppTest, reruns: int) -> tuple[list[float], str]:
+def time_reruns(at, reruns: int) -> tuple[list[float], str]:
     trigger = next((sidebar_widget(at, k) for k in TRIGGERS if sidebar_widget(at, k) is not None), None)
     if trigger is None:
         trigger = next(w for w in at.sidebar.slider if w.key not in LARGEST)
@@ -126,7 +350,9 @@ def time_reruns(at: AppTest, reruns: int) -> tuple[list[float], str]:
     return times, key
 
 
-def bench_page(path: str, largest: bool, reruns: int) -> tuple[list[float], str, dict]:
+def apptest_page(path: str, largest: bool, reruns: int) -> tuple[list[float], str, dict]:
+    from streamlit.testing.v1 import AppTest
+
     at = AppTest.from_file(str(ROOT / path), default_timeout=120).run()
     if at.exception:
         raise RuntimeError(f"{path}: {at.exception[0].message}")
@@ -135,71 +361,23 @@ def bench_page(path: str, largest: bool, reruns: int) -> tuple[list[float], str,
     return times, key, chosen
 
 
-def section_apptest(reruns: int) -> list[float]:
-    print(f"## AppTest: ms per rerun, median (p90) of {reruns} reruns after one warm-up\n")
+def section_apptest(lessons: list[Lesson], reruns: int) -> None:
+    print(f"\n## AppTest (the script alone, no server): ms per rerun, median (p90) of {reruns} reruns "
+          "after one warm-up\n")
     print("| page | defaults ms | largest ms | rerun by | largest settings |")
     print("|---|---|---|---|---|")
-    qkv_defaults: list[float] = []
-    for lesson in available():
-        defaults, key, _ = bench_page(lesson.path, largest=False, reruns=reruns)
-        top, _, chosen = bench_page(lesson.path, largest=True, reruns=reruns)
+    for lesson in lessons:
+        try:
+            defaults, key, _ = apptest_page(lesson.path, largest=False, reruns=reruns)
+            top, _, chosen = apptest_page(lesson.path, largest=True, reruns=reruns)
+        except Exception as err:
+            print(f"| {lesson.title} | **EXCEPTION**: {str(err)[:200]} | | | |", flush=True)
+            continue
         settings = ", ".join(f"{k}={v}" for k, v in chosen.items()) or "(none of seq_len, d_model, d_k, heads)"
         print(f"| {lesson.title} | {ms(defaults)} | {ms(top)} | {key} | {settings} |", flush=True)
-        if lesson.url_path == "qkv":
-            qkv_defaults = defaults
-    return qkv_defaults
 
 
-# ---- section 2: the real server ---------------------------------------------------------------------
-
-
-def free_port() -> int:
-    for port in range(8800, 8900):
-        with socket.socket() as s:
-            try:
-                s.bind(("127.0.0.1", port))
-            except OSError:
-                continue
-            return port
-    raise RuntimeError("no free port in 8800-8899")
-
-
-@contextlib.contextmanager
-def streamlit_server():
-    port = free_port()
-    log = tempfile.TemporaryFile()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "streamlit_app.py", "--server.port", str(port),
-         "--server.address", "127.0.0.1", "--server.headless", "true"],
-        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            if proc.poll() is not None:
-                log.seek(0)
-                raise RuntimeError(f"streamlit exited:\n{log.read().decode(errors='replace')[-3000:]}")
-            with contextlib.suppress(OSError), urllib.request.urlopen(f"{url}/_stcore/health", timeout=5) as r:
-                if r.read() == b"ok":
-                    break
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"streamlit did not answer on {url} within 60 s")
-            time.sleep(0.2)
-        yield url, proc.pid
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        log.close()
-
-
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU time of a process so far (Linux /proc)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+# ---- optional: headless Chromium on the QKV page --------------------------------------------------------
 
 
 CHANGED = """([title, before]) => {
@@ -218,7 +396,7 @@ FIRST_CELL = """(title) => {
 }"""
 
 
-def section_server(reruns: int, apptest_qkv: list[float]) -> None:
+def section_browser(reruns: int) -> None:
     print(f"\n## Real server + Chromium: QKV page at its defaults, {reruns} seed moves by keyboard\n")
     try:
         from playwright.sync_api import sync_playwright
@@ -229,45 +407,55 @@ def section_server(reruns: int, apptest_qkv: list[float]) -> None:
         print(f"skipped: no browser at {CHROMIUM}")
         return
     title = "scores = Q K"
-    with streamlit_server() as (url, pid), sync_playwright() as p:
+    with Server.start() as server, sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
-        page.goto(f"{url}/qkv")
+        page.goto(f"{server.url}/qkv")
         page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]', timeout=60_000)
         page.wait_for_function(f"() => ({FIRST_CELL})({title!r}) !== null", timeout=60_000)
         slider = page.locator('[data-testid="stSidebar"]').get_by_role("slider", name="Random seed")
         slider.focus()
         latencies, cpu = [], 0.0
-        for i in range(reruns + 2):  # two warm-up moves
+        for i in range(reruns + WARMUP_MOVES):
             before = page.evaluate(FIRST_CELL, title)
-            cpu_before = cpu_seconds(pid)
+            cpu_before = cpu_seconds(server.pid)
             start = time.perf_counter()
             page.keyboard.press("ArrowRight")  # seed + 1: new numbers in every chart, never cached yet
             page.wait_for_function(CHANGED, arg=[title, before], timeout=30_000)
             elapsed = time.perf_counter() - start
-            if i >= 2:
+            if i >= WARMUP_MOVES:
                 latencies.append(1000 * elapsed)
-                cpu += cpu_seconds(pid) - cpu_before
+                cpu += cpu_seconds(server.pid) - cpu_before
         browser.close()
-    print("| measured | ms per rerun, median (p90) |")
+    print("| measured | ms per rerun |")
     print("|---|---|")
-    if apptest_qkv:
-        print(f"| AppTest, script only (section 1) | {ms(apptest_qkv)} |")
-    print(f"| key press -> idle and redrawn, in Chromium | {ms(latencies)} |")
+    print(f"| key press -> idle and redrawn, in Chromium, median (p90) | {ms(latencies)} |")
     print(f"| server CPU per rerun (mean) | {1000 * cpu / reruns:.0f} |")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--reruns", type=int, default=7, help="timed AppTest reruns per page and setting")
-    parser.add_argument("--server-reruns", type=int, default=15, help="timed reruns through the real server")
-    parser.add_argument("--no-server", action="store_true", help="skip the real-server section")
+    parser.add_argument("--server-reruns", type=int, default=20, help="timed moves per page and setting (20)")
+    parser.add_argument("--settle-ms", type=float, default=30,
+                        help="wait after script_finished before reading the server's CPU time (30)")
+    parser.add_argument("--page", action="append", default=[], metavar="URL_PATH",
+                        help="only this page (its url path, e.g. qkv); may be repeated")
+    parser.add_argument("--no-server", action="store_true", help="skip the real-server table")
+    parser.add_argument("--apptest", action="store_true", help="also time every page through AppTest")
+    parser.add_argument("--reruns", type=int, default=7, help="timed AppTest reruns per page and setting (7)")
+    parser.add_argument("--browser", action="store_true", help="also time the QKV page in headless Chromium")
     args = parser.parse_args()
+    lessons = [lesson for lesson in available() if not args.page or lesson.url_path in args.page]
+    if not lessons:
+        parser.error(f"no such page: {args.page}; pages: {[lesson.url_path for lesson in available()]}")
     print(f"# Attention Lab page benchmark: Python {platform.python_version()}, Streamlit {streamlit.__version__}, "
-          f"{os.cpu_count()} CPUs, {platform.machine()}\n")
-    qkv = section_apptest(args.reruns)
+          f"{os.cpu_count()} CPUs, {platform.machine()}, load average {os.getloadavg()[0]:.2f}\n")
     if not args.no_server:
-        section_server(args.server_reruns, qkv)
+        asyncio.run(section_server(lessons, args.server_reruns, args.settle_ms))
+    if args.apptest:
+        section_apptest(lessons, args.reruns)
+    if args.browser:
+        section_browser(args.server_reruns)
 
 
 if __name__ == "__main__":

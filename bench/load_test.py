@@ -9,6 +9,8 @@ Run from the repository root:
     python bench/load_test.py --serve 2 --sessions 30,60 --gc-compare 0  # deploy/serve.py 2: HAProxy + 2 processes
     python bench/load_test.py --url http://127.0.0.1:8501 --state /tmp/serve.json --sessions 30 --gc-compare 0
                                                        # a set-up already running (python deploy/serve.py 2 --state ...)
+    python bench/load_test.py --serve 2 --sessions 30 --trainers 10 --gc-compare 0
+                                                       # 10 of the 30 train a model while 20 move sliders
 
 For each configuration a fresh server is started (`streamlit run streamlit_app.py` on a loopback port in
 9100-9199, with `--runner.postScriptGC true|false`), warmed up by one session that opens every page once
@@ -21,6 +23,18 @@ For each configuration a fresh server is started (`streamlit run streamlit_app.p
   drew (id, range and options read from the Slider protos of the last render) to a new value, and times the
   rerun from sending the BackMsg to script_finished. A student does not move again before its previous rerun
   has been drawn (a closed loop: the server is never sent more work than students who see the result);
+- with --trainers K, K of the N students (spread evenly over the arrival order; the other N - K are the
+  slider movers above, their pages dealt round-robin from --pages) open the Training page on a link that
+  makes a run long (TRAIN_LINK: the synthetic copy task, tr_steps at its 2000 maximum, batch 32; --train-link
+  to change it), press Train once after the ramp (within a second of each other, a teacher's "go"), then
+  tick the live panel as the browser does: the press's run sends a ForwardMsg auto_rerun (fragment id,
+  interval = 1 s) and each tick is a rerun_script with that fragment_id and is_auto_rerun, timed from
+  sending it to its script_finished (FINISHED_FRAGMENT_RUN_SUCCESSFULLY): the "tick latency". Ticks keep the
+  timer's phase (one every interval after the press); a tick that ends after the next was due is followed
+  at once, which is what the browser's setInterval and the server's coalescing of queued fragment reruns
+  amount to. Each tick trains for up to 0.25 s of wall time and redraws the panel; the step the progress bar
+  shows ("Training · step N of M") is read after every tick. A run that finishes (the fragment calls
+  st.rerun(scope="app"), which ends the timer) is followed by another press of Train;
 - the server process's VmRSS is sampled every 0.25 s from /proc, and its CPU time is read before and after
   (with --replicas K, K servers, each student kept on one of them as a sticky load balancer would: RSS and
   CPU are summed over them).
@@ -33,9 +47,13 @@ server already running; postScriptGC is then whatever it was started with); memo
 the processes named in --state (the file `deploy/serve.py --state FILE` writes), or not reported without it.
 Memory with a proxy is the total of every process: the Streamlit processes and HAProxy.
 
-Reported per configuration: reruns timed, p50 / p95 / max latency of slider moves, p95 of the first page
-view, reruns that showed an exception, server CPU (share of one core, and ms per rerun), peak RSS (VmHWM),
-and memory per session = (RSS with all N connected - RSS after the warm-up) / N.
+Reported per configuration: reruns timed, p50 / p95 / max latency of slider moves (the movers only), p95 of
+the first page view (every student), reruns that showed an exception, server CPU (share of one core, and ms
+per rerun: moves, first views, presses and ticks), peak RSS (VmHWM), and memory per session = (RSS with all
+N connected - RSS after the warm-up) / N. With trainers, also: ticks done, tick latency p50 / p95 / max, the
+tick rate per trainer against the timer's (1 / interval: how much slower training ran than asked), steps
+trained per tick (the panel's "This update: S steps in X ms" caption), steps trained in all and by the
+slowest trainer, runs finished, and ticks after which the step had not grown (0 when training trains).
 
 The client runs on the same machine as the server and takes some of its CPU; its own CPU time is printed.
 Every figure moves with whatever else the machine is doing: note `uptime` next to it.
@@ -80,6 +98,11 @@ DEEP_LINKS = {
     "training": "tr_data=copy&tr_steps=200",
 }
 DEFAULT_PAGES = ("qkv", "scaling", "masking", "multi-head", "model")
+# What a trainer opens: a run that outlasts a test (2000 steps is the page's limit; batch 32 makes each step
+# slower, so a lone trainer needs ~80 one-second ticks; a busy server, more).
+TRAIN_PAGE, TRAIN_LINK, TRAIN_BUTTON = "training", "tr_data=copy&tr_steps=2000&tr_batch=32", "tr_train"
+STEP = re.compile(r"step (\d+) of (\d+)")  # the progress bar's text: "Training · step 84 of 2000"
+UPDATE = re.compile(r"This update: (\d+) steps in (\d+) ms of training")  # the live panel's caption
 # Frames worth listing in a profile: the app (ui/, core/, the lesson scripts) and the costs around it.
 PROFILED = re.compile(r"\((ui|core)/|<module> \(\w+\.py\)|pyarrow|altair|dataframe_util|watcher|"
                       r"_enqueue|vega_charts|collect|serialize")
@@ -113,9 +136,26 @@ class Result:
     client_cpu_s: float = 0.0
     rss_curve: list[tuple[float, int]] = field(default_factory=list)
     measured: bool = True  # False: no process ids (--url without --state), so no memory or CPU
+    trainers: int = 0  # of the `sessions`: the rest move sliders
+    ticks: list[float] = field(default_factory=list)  # latency of each live-panel tick (s)
+    presses: list[float] = field(default_factory=list)  # latency of each press of Train (s)
+    tick_interval_s: float = math.nan  # the interval the server's auto_rerun asked for
+    ticking_s: float = 0.0  # trainer-seconds from each trainer's first press to its last tick's end
+    tick_steps: list[int] = field(default_factory=list)  # optimiser steps each tick trained (its caption)
+    tick_train_ms: list[int] = field(default_factory=list)  # ms of training in each tick (its caption)
+    trainer_steps: list[int] = field(default_factory=list)  # each trainer's steps, summed over its runs
+    runs_finished: int = 0
+    stalled_ticks: int = 0  # ticks after which the progress bar's step had not grown
+    placement: dict[str, dict[str, int]] = field(default_factory=dict)  # behind a proxy: process -> role -> count
+
+    def place(self, session: Session, role: str) -> None:
+        """Count where the proxy put a student (its sticky cookie names the process)."""
+        if SERVE_COOKIE in session.cookies:
+            where = self.placement.setdefault(session.cookies[SERVE_COOKIE], {"movers": 0, "trainers": 0})
+            where[role] += 1
 
     def summary(self) -> dict:
-        reruns = len(self.moves) + len(self.opens)
+        reruns = len(self.moves) + len(self.opens) + len(self.ticks) + len(self.presses)
         return {
             "N": self.sessions, "postScriptGC": self.post_script_gc, "moves": len(self.moves),
             "p50_s": statistics.median(self.moves) if self.moves else math.nan,
@@ -128,6 +168,17 @@ class Result:
             "baseline_rss_mb": self.baseline_rss / MB, "end_rss_mb": self.end_rss / MB,
             "peak_rss_mb": self.peak_rss / MB,
             "per_session_mb": (self.end_rss - self.baseline_rss) / MB / self.sessions,
+            "trainers": self.trainers, "movers": self.sessions - self.trainers, "ticks": len(self.ticks),
+            "tick_p50_s": statistics.median(self.ticks) if self.ticks else math.nan,
+            "tick_p95_s": percentile(self.ticks, 95), "tick_max_s": max(self.ticks, default=math.nan),
+            "tick_interval_s": self.tick_interval_s,
+            "ticks_per_s_per_trainer": len(self.ticks) / self.ticking_s if self.ticking_s else math.nan,
+            "presses": len(self.presses), "press_p95_s": percentile(self.presses, 95),
+            "steps_per_tick_p50": statistics.median(self.tick_steps) if self.tick_steps else math.nan,
+            "train_ms_per_tick_p50": statistics.median(self.tick_train_ms) if self.tick_train_ms else math.nan,
+            "steps_total": sum(self.trainer_steps), "steps_min_per_trainer": min(self.trainer_steps, default=0),
+            "runs_finished": self.runs_finished, "stalled_ticks": self.stalled_ticks,
+            "placement": dict(sorted(self.placement.items())),
         } | ({} if self.measured else dict.fromkeys(
             ("server_cpu_share", "server_ms_per_rerun", "baseline_rss_mb", "end_rss_mb", "peak_rss_mb",
              "per_session_mb"), math.nan))
@@ -156,6 +207,7 @@ async def student(i: int, url: str, page: str, start_at: float, stop_at: float, 
     try:
         session, render = await Session.open(url, page, DEEP_LINKS.get(page, ""))
         result.opens.append(render.latency_s)
+        result.place(session, "movers")
         result.exceptions += [f"{page} open: {e}" for e in render.exceptions]
         next_move = time.monotonic() + rng.uniform(*interval)
         while True:
@@ -174,6 +226,70 @@ async def student(i: int, url: str, page: str, start_at: float, stop_at: float, 
     except Exception as err:  # a dropped connection or a timeout is a finding, not a crash of the bench
         result.failures.append(f"student {i} on {page}: {err!r}")
     finally:
+        if session is not None:
+            await session.close()
+
+
+async def trainer(i: int, url: str, start_at: float, press_at: float, stop_at: float, result: Result,
+                  link: str = TRAIN_LINK) -> None:
+    """Open the Training page at start_at, press Train at press_at, then tick the live panel as the browser's
+    timer does until stop_at (pressing Train again whenever a run has finished)."""
+    await asyncio.sleep(max(0.0, start_at - time.monotonic()))
+    session = None
+    done_before = step = 0  # steps of this trainer's finished runs; the step its current run has reached
+    first_press = last_end = None
+    try:
+        session, render = await Session.open(url, TRAIN_PAGE, link)
+        result.opens.append(render.latency_s)
+        result.place(session, "trainers")
+        result.exceptions += [f"{TRAIN_PAGE} open: {e}" for e in render.exceptions]
+        await asyncio.sleep(max(0.0, press_at - time.monotonic()))
+        due = math.nan  # when the fragment's timer fires next
+        while time.monotonic() < stop_at:
+            tick = bool(session.auto_reruns)  # no timer armed: no run going (the first press, or a run finished)
+            if not tick:
+                button = session.buttons.get(TRAIN_BUTTON)
+                if button is None or button.disabled:
+                    raise RuntimeError(f"no Train button to press: {session.buttons}")
+                render = await session.press(button)
+                result.presses.append(render.latency_s)
+                result.exceptions += [f"{TRAIN_PAGE} Train: {e}" for e in render.exceptions]
+                if not session.auto_reruns:
+                    raise RuntimeError(f"pressing Train started no timer: {render.progress} {render.exceptions}")
+                now = time.monotonic()
+                first_press = now - render.latency_s if first_press is None else first_press
+                done_before, step = done_before + step, 0
+                due = now + next(iter(session.auto_reruns.values()))  # the timer is armed as the run ends
+            else:
+                fragment_id, every = next(iter(session.auto_reruns.items()))
+                result.tick_interval_s = every
+                await asyncio.sleep(max(0.0, due - time.monotonic()))
+                if time.monotonic() >= stop_at:
+                    break
+                sent = time.monotonic()
+                render = await session.rerun_fragment(fragment_id)
+                result.ticks.append(render.latency_s)
+                result.exceptions += [f"{TRAIN_PAGE} tick: {e}" for e in render.exceptions]
+                # The timer's next firing after this send. If it fired while the tick ran, the browser's
+                # request waited on the server (and any more fired meanwhile were merged with it): go at once.
+                due += every * (math.floor((sent - due) / every) + 1)
+                update = next((m for m in map(UPDATE.search, render.captions) if m), None)
+                if update:
+                    result.tick_steps.append(int(update[1]))
+                    result.tick_train_ms.append(int(update[2]))
+                if not session.auto_reruns:  # the run finished: the fragment reran the whole page
+                    result.runs_finished += 1
+            shown = [int(m[1]) for m in map(STEP.search, render.progress) if m]
+            if tick and (not shown or shown[-1] <= step):
+                result.stalled_ticks += 1
+            step = shown[-1] if shown else step
+            last_end = time.monotonic()
+    except Exception as err:  # a dropped connection or a timeout is a finding, not a crash of the bench
+        result.failures.append(f"trainer {i}: {err!r}")
+    finally:
+        result.trainer_steps.append(done_before + step)
+        if first_press is not None and last_end is not None:
+            result.ticking_s += last_end - first_press
         if session is not None:
             await session.close()
 
@@ -214,12 +330,21 @@ class Target:
     warm: list[tuple[str, dict[str, str]]]  # (url, cookies) of each first visitor
 
 
+def is_trainer(i: int, n: int, trainers: int) -> bool:
+    """Whether student i of n is one of the `trainers`, spread evenly over the arrival order (so over the
+    servers too, when student i goes to server i % replicas)."""
+    return (i + 1) * trainers // n > i * trainers // n
+
+
 async def drive(target: Target, n: int, pages: list[str], duration: float, ramp: float, seed: int,
-                post_script_gc: bool | None, interval: tuple[float, float] = (0.5, 1.5)) -> Result:
-    """N students on the target's servers (or its proxy). RSS and CPU are summed over its processes."""
-    result = Result(sessions=n, post_script_gc=post_script_gc, duration_s=0.0, pages=pages)
+                post_script_gc: bool | None, interval: tuple[float, float] = (0.5, 1.5), trainers: int = 0,
+                train_link: str = TRAIN_LINK) -> Result:
+    """N students on the target's servers (or its proxy), `trainers` of them training, the rest moving
+    sliders. RSS and CPU are summed over the target's processes."""
+    result = Result(sessions=n, post_script_gc=post_script_gc, duration_s=0.0, pages=pages, trainers=trainers)
     pids, urls = target.pids, target.urls
-    await asyncio.gather(*(warm_up(url, pages, cookies) for url, cookies in target.warm))
+    warm_pages = [*pages, TRAIN_PAGE] if trainers and TRAIN_PAGE not in pages else pages
+    await asyncio.gather(*(warm_up(url, warm_pages, cookies) for url, cookies in target.warm))
     await asyncio.sleep(1.0)
     result.baseline_rss = total_rss(pids)
     cpu0, client0 = total_cpu(pids), resource.getrusage(resource.RUSAGE_SELF)
@@ -227,9 +352,16 @@ async def drive(target: Target, n: int, pages: list[str], duration: float, ramp:
     stop = asyncio.Event()
     sampler = asyncio.create_task(sample_rss(pids, result, t0, stop))
     stop_at = t0 + ramp + duration
-    tasks = [student(i, urls[i % len(urls)], pages[(i // len(urls)) % len(pages)],
-                     t0 + ramp * i / max(1, n), stop_at, random.Random(seed * 100_003 + i), result, interval)
-             for i in range(n)]
+    tasks, movers = [], 0
+    for i in range(n):
+        rng, start_at = random.Random(seed * 100_003 + i), t0 + ramp * i / max(1, n)
+        if is_trainer(i, n, trainers):  # "go" after the ramp: everyone presses Train within a second
+            tasks.append(trainer(i, urls[i % len(urls)], start_at, t0 + ramp + rng.uniform(0, 1), stop_at, result,
+                                 train_link))
+        else:  # the movers' pages are dealt round-robin among them, as without trainers
+            tasks.append(student(i, urls[i % len(urls)], pages[(movers // len(urls)) % len(pages)], start_at,
+                                 stop_at, rng, result, interval))
+            movers += 1
 
     async def last_sample():  # the RSS with everyone still connected, just before the students leave
         await asyncio.sleep(max(0.0, stop_at - time.monotonic() - 0.3))
@@ -303,9 +435,9 @@ def port_is_free(port: int) -> bool:
 def run_one(n: int, post_script_gc: bool | None, pages: list[str], duration: float, ramp: float, seed: int,
             server_args: tuple[str, ...] = (), profile: Path | None = None, replicas: int = 1,
             interval: tuple[float, float] = (0.5, 1.5), url: str | None = None, state: Path | None = None,
-            serve_processes: int = 0) -> Result:
+            serve_processes: int = 0, trainers: int = 0, train_link: str = TRAIN_LINK) -> Result:
     run = partial(drive, n=n, pages=pages, duration=duration, ramp=ramp, seed=seed, post_script_gc=post_script_gc,
-                  interval=interval)
+                  interval=interval, trainers=trainers, train_link=train_link)
     if url is not None:  # a set-up already running: start nothing
         target = state_target(url, read_state(state)) if state else Target([url], [], [(url, {})])
         result = asyncio.run(run(target))
@@ -388,15 +520,25 @@ def gc_label(gc: bool | None) -> str:
 
 
 def table(rows: list[dict]) -> str:
-    head = ("N", "postScriptGC", "moves", "p50 s", "p95 s", "max s", "open p95 s", "exc", "fail",
-            "server CPU", "ms/rerun", "peak RSS MB (all processes)", "MB/session")
+    """One row per run; with trainers in any run, the movers' columns are theirs only and the trainers'
+    columns follow (ticks/s: per trainer; the timer asks for 1 / interval)."""
+    training = any(r["trainers"] for r in rows)
+    head = ("N", *(("trainers",) if training else ()), "postScriptGC", "moves", "p50 s", "p95 s", "max s",
+            "open p95 s", "exc", "fail", "server CPU", "ms/rerun", "peak RSS MB (all processes)", "MB/session",
+            *(("ticks", "tick p50 s", "tick p95 s", "ticks/s per trainer", "steps/tick", "steps (slowest)")
+              if training else ()))
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows:
         lines.append("| " + " | ".join([
-            str(r["N"]), gc_label(r["postScriptGC"]), str(r["moves"]), f"{r['p50_s']:.2f}", f"{r['p95_s']:.2f}",
+            str(r["N"]), *((str(r["trainers"]),) if training else ()), gc_label(r["postScriptGC"]), str(r["moves"]),
+            f"{r['p50_s']:.2f}", f"{r['p95_s']:.2f}",
             f"{r['max_s']:.2f}", f"{r['open_p95_s']:.2f}", str(r["exceptions"]), str(r["failures"]),
             f"{100 * r['server_cpu_share']:.0f}%", f"{r['server_ms_per_rerun']:.0f}", f"{r['peak_rss_mb']:.0f}",
-            f"{r['per_session_mb']:.1f}"]) + " |")
+            f"{r['per_session_mb']:.1f}",
+            *((str(r["ticks"]), f"{r['tick_p50_s']:.2f}", f"{r['tick_p95_s']:.2f}",
+               f"{r['ticks_per_s_per_trainer']:.2f} (timer {1 / r['tick_interval_s']:.2f})",
+               f"{r['steps_per_tick_p50']:.0f}", f"{r['steps_total']} ({r['steps_min_per_trainer']})")
+              if training else ())]) + " |")
     return "\n".join(lines)
 
 
@@ -424,6 +566,12 @@ def main() -> None:
     parser.add_argument("--url", help="drive a server or proxy already running at URL; start nothing")
     parser.add_argument("--state", type=Path, help="with --url: deploy/serve.py's --state file, to sum memory and "
                         "CPU over its processes")
+    parser.add_argument("--trainers", type=int, default=0, metavar="K",
+                        help="K of each run's N students train a model on the Training page (Train pressed after "
+                             "the ramp, the live panel ticked as the browser's timer does); the other N - K move "
+                             "sliders (default 0)")
+    parser.add_argument("--train-link", default=TRAIN_LINK, metavar="QUERY",
+                        help=f"the trainers' query string on the Training page (default {TRAIN_LINK})")
     parser.add_argument("--py-spy", type=Path, metavar="OUT",
                         help="profile the server with py-spy during each run (raw stacks to OUT-N-gc.txt)")
     args = parser.parse_args()
@@ -433,15 +581,20 @@ def main() -> None:
         args.gc, args.gc_compare = "as-started", 0
 
     pages = [p for p in args.pages.split(",") if p]
+    if args.trainers < 0:
+        parser.error("--trainers must be 0 or more")
     lo, hi = (float(x) for x in args.interval.split(","))
     interval = (lo, hi)
     gcs = {"false": [False], "true": [True], "both": [False, True], "as-started": [None]}[args.gc]
     plan = [(int(n), gc) for n in args.sessions.split(",") if n for gc in gcs]
     if args.gc_compare:
         plan += [(args.gc_compare, gc) for gc in (True, False) if (args.gc_compare, gc) not in plan]
+    if args.trainers and min(n for n, _ in plan) < args.trainers:
+        parser.error(f"--trainers {args.trainers} needs every N (--sessions, --gc-compare) to be at least that")
     print(f"load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}; {os.cpu_count()} CPUs; "
           f"pages {pages}; a move every {lo:g}-{hi:g} s; {args.duration:.0f} s per run after a {args.ramp:.0f} s ramp; "
           f"server flags {args.server_arg or 'none'}; " + (
+              f"{args.trainers} of the N train ({TRAIN_PAGE}?{args.train_link}); " if args.trainers else "") + (
               f"target {args.url} (already running)" if args.url else
               f"deploy/serve.py {args.serve}: HAProxy + {args.serve} Streamlit processes" if args.serve else
               f"{args.replicas} server process(es)"), flush=True)
@@ -451,10 +604,12 @@ def main() -> None:
         server_args = tuple(part for flag in args.server_arg for part in flag.split("=", 1))
         profile = args.py_spy.with_name(f"{args.py_spy.stem}-{n}-{str(gc).lower()}.txt") if args.py_spy else None
         res = run_one(n, gc, pages, args.duration, args.ramp, args.seed, server_args, profile, args.replicas,
-                      interval, url=args.url, state=args.state, serve_processes=args.serve)
+                      interval, url=args.url, state=args.state, serve_processes=args.serve,
+                      trainers=args.trainers, train_link=args.train_link)
         results.append(res)
         s = res.summary()
-        print(f"N={n:<3} postScriptGC={gc_label(gc):5} moves={s['moves']:<5} p50={s['p50_s']:.2f}s "
+        movers = f"movers={s['movers']} " if args.trainers else ""
+        print(f"N={n:<3} {movers}postScriptGC={gc_label(gc):5} moves={s['moves']:<5} p50={s['p50_s']:.2f}s "
               f"p95={s['p95_s']:.2f}s max={s['max_s']:.2f}s open_p95={s['open_p95_s']:.2f}s "
               f"exceptions={s['exceptions']} failures={s['failures']} server_cpu={100 * s['server_cpu_share']:.0f}% "
               f"({s['server_ms_per_rerun']:.0f} ms/rerun) client_cpu={100 * s['client_cpu_share']:.0f}% "
@@ -463,6 +618,18 @@ def main() -> None:
         print("    per page (p50 / p95 s): " + ", ".join(
             f"{page} {statistics.median(lat):.2f} / {percentile(lat, 95):.2f}" for page, lat in res.by_page.items()),
             flush=True)
+        if args.trainers:
+            print(f"    trainers={s['trainers']} ticks={s['ticks']} tick_p50={s['tick_p50_s']:.2f}s "
+                  f"tick_p95={s['tick_p95_s']:.2f}s tick_max={s['tick_max_s']:.2f}s "
+                  f"rate={s['ticks_per_s_per_trainer']:.2f} ticks/s per trainer (the timer asks "
+                  f"{1 / s['tick_interval_s']:.2f}) presses={s['presses']} press_p95={s['press_p95_s']:.2f}s "
+                  f"steps/tick={s['steps_per_tick_p50']:.0f} ({s['train_ms_per_tick_p50']:.0f} ms training) "
+                  f"steps={s['steps_total']} (slowest trainer {s['steps_min_per_trainer']}) "
+                  f"runs_finished={s['runs_finished']} stalled_ticks={s['stalled_ticks']}", flush=True)
+        if s["placement"]:
+            print("    placed by the proxy: " + ", ".join(
+                f"{where} {roles['movers']} movers + {roles['trainers']} trainers"
+                for where, roles in s["placement"].items()), flush=True)
         for line in (res.exceptions + res.failures)[:5]:
             print("   ", line[:300], flush=True)
 
@@ -471,7 +638,8 @@ def main() -> None:
     print(f"\nload average at end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     if args.json:
         args.json.write_text(json.dumps([{**r.summary(), "by_page": r.by_page, "exceptions_list": r.exceptions[:50],
-                                          "failures_list": r.failures[:50],
+                                          "failures_list": r.failures[:50], "tick_latencies": r.ticks,
+                                          "trainer_steps": r.trainer_steps,
                                           "rss_curve": r.rss_curve[::4]} for r in results], indent=1))
 
 

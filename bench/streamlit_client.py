@@ -1,6 +1,7 @@
 """A minimal Streamlit client: one browser session over Streamlit's own websocket protocol.
 
-It does what the browser's frontend does for a page view and a slider move, no more:
+It does what the browser's frontend does for a page view, a slider move, a button press and a fragment's
+timer, no more:
 
 1. GET /_stcore/health, which sets the `_streamlit_xsrf` cookie (the frontend pings health before it
    opens the stream);
@@ -11,7 +12,20 @@ It does what the browser's frontend does for a page view and a slider move, no m
    `script_finished`: the time in between is what a student waits for the page to redraw.
 
 Widget ids and ranges come from the Slider protos of the last render, so a "student" moves exactly the
-sliders the page drew. Used by bench/load_test.py, bench/soak.py and tests/test_load_smoke.py.
+sliders the page drew. Buttons likewise (Button protos: id, label, disabled): `press(button)` sends one
+rerun_script whose widget states carry the button's `trigger_value = True` (a trigger is sent once, never
+kept, as the frontend does).
+
+Fragments with `run_every` (st.fragment(f, run_every=...)): the server does not rerun them itself. During a
+full run it sends a ForwardMsg `auto_rerun` (fragment_id, interval in seconds), and the browser then sends a
+rerun_script with `fragment_id` set, `is_auto_rerun` true and its current widget states every `interval`
+seconds; the run ends with script_finished FINISHED_FRAGMENT_RUN_SUCCESSFULLY. The frontend's timers (kept
+here in `Session.auto_reruns`) are all cancelled when a full run starts (a new_session whose
+metadata.run.fragment_ids is empty) and re-armed by the auto_rerun messages of that run; `stop_auto_rerun`
+cancels single fragments. `rerun_fragment(fragment_id)` sends one such tick and waits for its end; when to
+send the next is the caller's choice (the frontend uses setInterval, open loop).
+
+Used by bench/load_test.py, bench/soak.py and tests/test_load_smoke.py.
 """
 
 from __future__ import annotations
@@ -35,6 +49,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from streamlit.proto.BackMsg_pb2 import BackMsg
+from streamlit.proto.Button_pb2 import Button
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.proto.Slider_pb2 import Slider
 from streamlit.proto.WidgetStates_pb2 import WidgetState
@@ -43,7 +58,10 @@ from websockets.asyncio.client import connect
 ROOT = Path(__file__).resolve().parents[1]
 XSRF_COOKIE = "_streamlit_xsrf"
 FINISHED = ForwardMsg.ScriptFinishedStatus
-DONE = {FINISHED.FINISHED_SUCCESSFULLY, FINISHED.FINISHED_WITH_COMPILE_ERROR}
+# What ends a run the client waits for. FINISHED_EARLY_FOR_RERUN is not among them: another run follows (e.g.
+# a fragment that calls st.rerun(scope="app") ends early and the full run after it ends the wait).
+DONE = {FINISHED.FINISHED_SUCCESSFULLY, FINISHED.FINISHED_WITH_COMPILE_ERROR,
+        FINISHED.FINISHED_FRAGMENT_RUN_SUCCESSFULLY}
 
 
 # ---- the server ---------------------------------------------------------------------------------------
@@ -217,14 +235,37 @@ class SliderInfo:
 
 
 @dataclass
+class ButtonInfo:
+    """A button the page drew: enough to press it."""
+
+    id: str
+    key: str  # the user key ("" for a button without one)
+    label: str
+    disabled: bool
+
+    @classmethod
+    def from_proto(cls, b: Button) -> ButtonInfo:
+        key = b.id.rsplit("-", 1)[-1] if b.id.startswith("$$ID-") else ""
+        return cls(id=b.id, key="" if key == "None" else key, label=b.label, disabled=b.disabled)
+
+    def state(self) -> WidgetState:
+        """The WidgetState of a click: a trigger, true for the one rerun it is sent with."""
+        return WidgetState(id=self.id, trigger_value=True)
+
+
+@dataclass
 class Render:
-    """One script run as the client saw it."""
+    """One script run as the client saw it (a fragment run: only the fragment's elements)."""
 
     latency_s: float = 0.0
     status: str = ""
     exceptions: list[str] = field(default_factory=list)
     headings: list[str] = field(default_factory=list)
     sliders: dict[str, SliderInfo] = field(default_factory=dict)  # by user key
+    buttons: dict[str, ButtonInfo] = field(default_factory=dict)  # by user key, else by label
+    progress: list[str] = field(default_factory=list)  # the text of each st.progress bar
+    captions: list[str] = field(default_factory=list)  # the body of each st.caption
+    fragment_ids: tuple[str, ...] = ()  # the fragments this run ran (empty: a full run), from its new_session
     elements: int = 0
     bytes: int = 0
 
@@ -250,6 +291,8 @@ class Session:
         self.pages: dict[str, str] = {}  # url path -> page script hash, from the navigation message
         self.widgets: dict[str, WidgetState] = {}  # values this user has set, by widget id
         self.cookies: dict[str, str] = {}  # as a browser keeps them for the site (XSRF, a sticky cookie)
+        self.auto_reruns: dict[str, float] = {}  # fragment id -> interval (s): the frontend's armed timers
+        self.buttons: dict[str, ButtonInfo] = {}  # the buttons on the page now (a fragment run updates its own)
         self._ws = None
         self._reader: asyncio.Task | None = None
         self._current = Render()
@@ -300,6 +343,7 @@ class Session:
         tries `pause` seconds apart."""
         await self.close()
         self.widgets.clear()
+        self.auto_reruns.clear()
         last: Exception | None = None
         for _ in range(attempts):
             try:
@@ -343,9 +387,21 @@ class Session:
         msg = ForwardMsg.FromString(raw)
         self._current.bytes += len(raw)
         kind = msg.WhichOneof("type")
-        if kind == "new_session":
+        if kind == "new_session":  # a run starts (a full run, or the fragments in metadata.run.fragment_ids)
             self.page_script_hash = msg.new_session.page_script_hash or self.page_script_hash
             self.session_id = msg.new_session.initialize.session_id or self.session_id
+            self._current.fragment_ids = tuple(msg.metadata.run.fragment_ids)
+            if not self._current.fragment_ids:  # the frontend cancels every fragment timer on a full run
+                self.auto_reruns.clear()
+        elif kind == "auto_rerun":  # the frontend (re)arms a timer; the same id and interval keep the old one
+            if msg.auto_rerun.fragment_id:
+                if msg.auto_rerun.interval > 0:
+                    self.auto_reruns[msg.auto_rerun.fragment_id] = msg.auto_rerun.interval
+                else:  # the server never sends this (run_every=None sends nothing); treat it as a cancel
+                    self.auto_reruns.pop(msg.auto_rerun.fragment_id, None)
+        elif kind == "stop_auto_rerun":  # fragments the server evicted
+            for fragment_id in msg.stop_auto_rerun.fragment_ids:
+                self.auto_reruns.pop(fragment_id, None)
         elif kind == "page_info_changed":  # the frontend writes it into the address bar
             self.query = msg.page_info_changed.query_string
         elif kind == "navigation":
@@ -356,6 +412,10 @@ class Session:
         elif kind == "script_finished" and msg.script_finished in DONE:
             render, self._current = self._current, Render()
             render.status = FINISHED.Name(msg.script_finished)
+            if render.fragment_ids:
+                self.buttons.update(render.buttons)
+            else:
+                self.buttons = dict(render.buttons)
             if self._waiter is not None and not self._waiter.done():
                 self._waiter.set_result(render)
 
@@ -365,6 +425,13 @@ class Session:
         if kind == "slider":
             info = SliderInfo.from_proto(el.slider)
             self._current.sliders[info.key] = info
+        elif kind == "button":
+            button = ButtonInfo.from_proto(el.button)
+            self._current.buttons[button.key or button.label] = button
+        elif kind == "progress":
+            self._current.progress.append(el.progress.text)
+        elif kind == "markdown" and el.markdown.element_type == el.markdown.Type.CAPTION:
+            self._current.captions.append(el.markdown.body)
         elif kind == "heading":
             self._current.headings.append(el.heading.body)
         elif kind == "exception":
@@ -378,12 +445,19 @@ class Session:
             self.page = page
             self.page_script_hash = self.pages.get(page, "")
             self.widgets.clear()
+        return await self._send_rerun()
+
+    async def _send_rerun(self, triggers: tuple[WidgetState, ...] = (), fragment_id: str = "",
+                          is_auto_rerun: bool = False) -> Render:
         msg = BackMsg()
         cs = msg.rerun_script
         cs.query_string = self.query
         cs.page_script_hash = self.page_script_hash
         cs.page_name = self.page
         cs.widget_states.widgets.extend(self.widgets.values())
+        cs.widget_states.widgets.extend(triggers)
+        cs.fragment_id = fragment_id
+        cs.is_auto_rerun = is_auto_rerun
         cs.context_info.timezone = "UTC"
         cs.context_info.locale = "en-US"
         cs.context_info.url = f"{self.base_url}/{self.page}" + (f"?{self.query}" if self.query else "")
@@ -399,3 +473,21 @@ class Session:
         """Drag `slider` to `value` and wait for the page to redraw."""
         self.widgets[slider.id] = slider.state(value)
         return await self.rerun()
+
+    async def press(self, button: ButtonInfo | str) -> Render:
+        """Click `button` (a ButtonInfo, or the key or label of one on the page now) and wait for the page to
+        redraw: one rerun_script with the widget values set so far plus the button's trigger."""
+        if isinstance(button, str):
+            button = self.buttons[button]
+        return await self._send_rerun(triggers=(button.state(),))
+
+    async def rerun_fragment(self, fragment_id: str | None = None, is_auto_rerun: bool = True) -> Render:
+        """What a fragment's timer does in the browser: rerun_script with `fragment_id` (default: the one armed
+        auto-rerun) and the widget values set so far; wait for that run's script_finished (normally
+        FINISHED_FRAGMENT_RUN_SUCCESSFULLY; FINISHED_SUCCESSFULLY when the fragment asked for a full rerun).
+        A fragment the server no longer has is skipped without any answer: this then times out."""
+        if fragment_id is None:
+            if len(self.auto_reruns) != 1:
+                raise ValueError(f"no single armed fragment to rerun: {self.auto_reruns}")
+            fragment_id = next(iter(self.auto_reruns))
+        return await self._send_rerun(fragment_id=fragment_id, is_auto_rerun=is_auto_rerun)

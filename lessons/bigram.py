@@ -40,8 +40,7 @@ def probs_section(v: dict, labels: list[str], alpha: float) -> None:
                         "(n, n + 1): the last column holds the other characters", dict(
                             x_title="next character b", y_title="character a", cell_px=30)), (3, 2)):
         sums = np.column_stack([v["probs_top"].sum(axis=1), v["row_sums"][v["top"]]])  # (n, 2)
-        views.number_table(views.row_table(labels, sums, "a").set_axis(["a", "drawn row", "all V"], axis=1),
-                           "%.9f")
+        views.number_table(views.row_table(labels, sums, "a", ["drawn row", "all V"]), "%.9f")
         st.caption(prose.text("bigram", "row_sums", V=len(v["row_sums"]),
                               err=f"{np.abs(v['row_sums'] - 1).max():.1e}"))
 

@@ -2,13 +2,13 @@
 induction head in layer 2 that reads the letter after the earlier copy, their losses and knockouts."""
 
 import numpy as np
-import pandas as pd
 import streamlit as st
 
 from core.data import induction_keys
 from core.demos import circuit
 from core.demos.knockout import knockout_table, mean_loss, position_losses
-from ui import controls, model_store, page, plots, presenter, prose, render, views
+from ui import cached, controls, model_store, page, plots, presenter, prose, render, views
+from ui.chart_data import ChartData, numbers
 from ui.knockout_views import knockout_section
 from ui.text import code_span, show_code
 
@@ -18,12 +18,6 @@ DEFAULT_TEXT = "QFBPLANCKWORDPLANCKWORD"
 MAX_CHARS = 200
 PREVIOUS, INDUCTION = (0, 1), (1, 1)  # (layer, head), counted from 0; on screen from 1
 SERIES = ("first copy", "repeat", "other letters")
-
-
-@st.cache_data(show_spinner=False, max_entries=128)
-def read(source: tuple, ids: tuple[int, ...]) -> dict:
-    m = model_store.from_source(source)
-    return circuit.read_sequence(m.params, m.cfg, np.array(ids, dtype=np.int64))
 
 
 def typed_ids(model, text: str) -> tuple[int, ...] | None:
@@ -67,8 +61,8 @@ def heads_section(a: dict, labels: list[str]) -> None:
                           note=f"Induction share: {views.number(ind, '.2f')}"))
     prose.show("circuit", "heads")
     L, H = a["previous"].shape
-    table = pd.DataFrame({"head": views.layer_head_names(L, H), "previous-token share": a["previous"].ravel(),
-                          "induction share": a["induction"].ravel()})
+    table = {"head": views.layer_head_names(L, H), "previous-token share": a["previous"].ravel(),
+             "induction share": a["induction"].ravel()}
     views.number_table(table, "%.2f")
     st.caption(prose.text("circuit", "shares"))
 
@@ -76,7 +70,7 @@ def heads_section(a: dict, labels: list[str]) -> None:
 def loss_section(a: dict) -> None:
     st.subheader("Loss at each position")
     kinds = np.where(a["first"] > 0, 0, np.where(a["repeat"] > 0, 1, 2))
-    frame = pd.DataFrame({"x": np.arange(len(kinds)), "y": a["losses"], "series": [SERIES[k] for k in kinds]})
+    frame = ChartData({"x": list(range(len(kinds))), "y": numbers(a["losses"]), "series": [SERIES[k] for k in kinds]})
     render.show(plots.line_chart, frame, width="stretch", x_title="position t (predicts letter t + 1)",
                 y_title="loss (nats)", title="Loss per position: first copy vs repeat")
     cols = st.columns(3)
@@ -107,7 +101,7 @@ if source == "generated":
 else:
     ids = typed_ids(model, text)
 if ids is not None:
-    a = read(model.source, ids)
+    a = cached.circuit_reading(model.source, ids)
     letters = model.tokenizer.decode(ids)
     sequence_section(letters, a)
     heads_section(a, [f"{c}{i}" for i, c in enumerate(letters)])
@@ -119,6 +113,7 @@ if ids is not None:
                      counted_name="the repeat")
     if repeat.any():
         st.caption(prose.text("circuit", "knockout"))
+    controls.show_url_notes()  # the knockout controls are drawn above: a bad value of theirs in a link is noted here
 
 prose.show("circuit", "notice")
 if not presenter.presenting():

@@ -5,17 +5,15 @@ import streamlit as st
 
 from core.demos import communication, context
 from core.tokenize import word_tokens
-from ui import context_views, controls, page, presenter, prose, views
+from ui import cached, context_views, controls, page, presenter, prose, views
 from ui.text import code_span, escape_md, show_code
 
 SENTENCE_1 = "I sat on the bank of the river"
 SENTENCE_2 = "I paid the money into the bank"
 MOST_TOKENS = 32  # of each of the two sentences (seq_len is the sidebar sentence's)
 
-two_contexts = st.cache_data(context.same_word_two_contexts, show_spinner=False, max_entries=128)
-cross_attention = st.cache_data(context.cross_attention, show_spinner=False, max_entries=128)
-order_view = st.cache_data(communication.order_view, show_spinner=False, max_entries=128)
-encoder_decoder = st.cache_data(communication.encoder_decoder, show_spinner=False, max_entries=128)
+two_contexts, cross_attention = cached.same_word_two_contexts, cached.cross_attention
+order_view, encoder_decoder = cached.order_view, cached.encoder_decoder
 
 
 def contexts_section(D: int, d_k: int, seed: int) -> tuple[list[str], list[str]]:

@@ -42,7 +42,7 @@ def next_character_section(sides: dict, ids: tuple, temperature: float, top_k: i
             side_title = f"{which.capitalize()} · {title}" if len(sides) > 1 else title
             frames.append(mv.bars(probs, m.tokenizer, side_title))
     V = sides["trained"].cfg.vocab_size
-    st.caption(prose.text("full_model", "bars", V=V, bars=len(frames[0]), mass=frames[0]["value"].sum()))
+    st.caption(prose.text("full_model", "bars", V=V, bars=len(frames[0]), mass=sum(frames[0].columns["value"])))
 
 
 def generate_section(sides: dict, ids: tuple, n_chars: int, temperature: float, top_k: int, seed: int) -> None:

@@ -1,12 +1,11 @@
 """Lesson 3: the causal mask, what it does to the weights, how it goes wrong, and proof that it works."""
 
-import pandas as pd
 import streamlit as st
 
 from core import attention
 from core.demos import context, heads, masking
 from core.tokenize import word_tokens
-from ui import controls, page, plots, presenter, prose, render, views, walkthrough_views
+from ui import cached, controls, page, plots, presenter, prose, render, views, walkthrough_views
 from ui.text import code_span, shape_caption, show_code
 from ui.views import Heatmap, beside, fit_cell, heatmaps, numbers_text, square, token_rows, weights_map
 
@@ -15,8 +14,7 @@ MAX_T = 32  # seq_len's upper end; the position slider keeps one fixed range so 
 FILLS = {"fill value": "value", "in float32": "float32", "in float16": "float16"}  # table column: fill_in_float16 key
 VERDICT = {"same": st.info, "first": st.info, "held": st.success, "leaked": st.error}  # peek_outcome's kinds
 
-compute = st.cache_data(masking.masking_view, show_spinner=False, max_entries=256)
-peek = st.cache_data(masking.no_peeking, show_spinner=False, max_entries=256)
+compute, peek = cached.masking_view, cached.no_peeking
 
 
 def mask_section(a: dict, tokens: list[str]) -> None:
@@ -77,7 +75,7 @@ def fully_masked_section(fm: dict, fills: dict, tokens: list[str]) -> None:
     st.subheader("Mistake 3: −1e9 instead of −∞")
     prose.show("masking", "big_negative", row=numbers_text(fm["big_negative"][0], spec=".3f"), T=len(tokens))
     with beside(weights_map(fm["big_negative"], tokens, "fill −1e9: row 0 leaks", "masking_big")):
-        fill_table = pd.DataFrame({name: [views.number(x) for x in fills[key]] for name, key in FILLS.items()})
+        fill_table = {name: [views.number(x) for x in fills[key]] for name, key in FILLS.items()}
         views.number_table(fill_table, columns=[])
         prose.show("masking", "float16", row=numbers_text(fm["big_negative_f16"][0]))
 
@@ -109,8 +107,8 @@ def peek_changes(p: dict, tokens: list[str]) -> None:
                         "max |change| of each output", "masking_peek", "changes",
                         "(T, 2): one number per output row and version",
                         dict(x_title="", y_title="position", cell_px=fit_cell(len(tokens), 420))), (2, 3)):
-        table = pd.DataFrame({"position": range(len(tokens)), "before": tokens, "after": p["changed_tokens"],
-                              versions[0]: p["diff_masked"], versions[1]: p["diff_unmasked"]})
+        table = {"position": range(len(tokens)), "before": tokens, "after": p["changed_tokens"],
+                 versions[0]: p["diff_masked"], versions[1]: p["diff_unmasked"]}
         views.number_table(table, "%.3g", versions)
 
 

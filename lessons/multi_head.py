@@ -12,7 +12,8 @@ from ui.head_views import Setup, compute, draw_heads, forms_table
 from ui.text import shape_caption, shape_str, show_code
 from ui.views import PROBABILITY, Heatmap, dim_labels, heatmaps
 
-COMPARE_PANELS = 16  # the side-by-side comparison draws at most this many heads (the grid above has all)
+GRID_PANELS = 32  # the grid at the top draws at most this many heads; any head can be looked at closely below
+COMPARE_PANELS = 16  # the side-by-side comparison draws at most this many heads
 VECTORS = dict(diverging=True, x_title="dimension", y_title="token")  # rows of tokens, columns of dimensions
 
 
@@ -21,10 +22,14 @@ def heads_section(a: dict, s: Setup) -> None:
     st.subheader(f"{s.H} head{'s' if s.H > 1 else ''}, each with d_k = {s.D} / {s.H} = {d_k}")
     for column, label, value in zip(st.columns(3), ["d_model (D)", "heads (H)", "d_k = D / H"], [s.D, s.H, d_k]):
         column.metric(label, value)
-    draw_heads(s, "Attention weights, one map per head", width_px=1000)
+    # 128 maps of 32 x 32 would be 131,072 cells: 3.8 MB sent per slider move, too small to read.
+    draw_heads(s, "Attention weights, one map per head", width_px=1000, first=GRID_PANELS)
     causal = ", nothing above the diagonal (causal)" if s.causal else ""
     st.caption(f"weights · shape {shape_str(a['weights'].shape)} = (H, T, T): one (T, T) map per head, every row "
                f"sums to 1{causal}. Hover a cell for its value.")
+    if s.H > GRID_PANELS:
+        st.caption(f"The first {GRID_PANELS} of the {s.H} heads; pick any head in the sidebar's "
+                   "“Head to look at closely” to see its map and its numbers below.")
 
 
 def inside_head_section(a: dict, tokens: list[str], focus: int) -> None:
@@ -60,7 +65,7 @@ def concat_section(a: dict, tokens: list[str]) -> None:
 def forms_section(a: dict) -> None:
     st.subheader("Three ways to write it, one answer")
     table = forms_table(a)
-    views.number_table(table, "%.1e", columns=list(table.columns[3:]))
+    views.number_table(table, "%.1e", columns=list(table)[3:])
     worst = max(max(d) for d in a["max_diff"].values())
     box = st.success if worst < 1e-10 else st.error
     box(prose.text("multi_head", "forms_agree", worst=worst))
@@ -83,7 +88,7 @@ def compare_section(a: dict, s: Setup) -> None:
         draw_heads(s, f"{s.H} heads, d_k = {s.D // s.H}", width_px=600, panel_px=170, first=COMPARE_PANELS)
         shape_caption("weights", a["weights"], "(H, T, T)")
         if s.H > COMPARE_PANELS:
-            st.caption(f"The first {COMPARE_PANELS} of the {s.H} heads; the grid at the top of the page has them all.")
+            st.caption(f"The first {COMPARE_PANELS} of the {s.H} heads.")
     spread_section(one["weights"], a["weights"], s.D)
 
 

@@ -6,13 +6,13 @@ from core.attention import scaled_dot_product_attention, softmax
 from core.demos.context import walk_through
 from core.demos.heads import projections, single_head
 from core.tokenize import word_embeddings
-from ui import controls, page, presenter, prose, views, walkthrough_views
+from ui import cached, controls, page, presenter, prose, views, walkthrough_views
 from ui.text import show_code
 from ui.views import Heatmap, dim_labels, heatmaps, square, token_rows, weights_map
 
 ROLES = {"Q": "what each token asks", "K": "what each token offers", "V": "what each token hands over"}
 
-compute = st.cache_data(single_head, show_spinner=False, max_entries=256)
+compute = cached.single_head
 
 
 def embeddings_section(a: dict, tokens: list[str]) -> None:

@@ -1,37 +1,19 @@
 """Lesson 2: why the scores are divided by √d_k before the softmax."""
 
 import numpy as np
-import pandas as pd
 import streamlit as st
 
 from core import attention, sampling
 from core.demos import heads, measures, scaling
-from ui import controls, page, plots, presenter, prose, render
+from ui import cached, controls, page, plots, presenter, prose, render
+from ui.chart_data import ChartData
 from ui.text import show_code
 from ui.views import explain_row, heatmaps, number_table, sentence_settings, square, tokens_line, weights_map
 
-compute = st.cache_data(scaling.scaling_view, show_spinner=False, max_entries=256)
+compute = cached.scaling_view
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
-def saturation(T: int, trials: int, seed: int) -> tuple[dict, pd.DataFrame, pd.DataFrame]:
-    """The experiment's numbers and its two line charts' frames, each with the uniform row as a flat line."""
-    s = scaling.seeded_saturation(T, trials, seed)
-    top = {"unscaled": s["max_unscaled"], "scaled by √d_k": s["max_scaled"],
-           f"uniform (1/T = {s['uniform_max']:.3f})": np.full(len(s["d_k"]), s["uniform_max"])}
-    spread = {"unscaled": s["entropy_unscaled"], "scaled by √d_k": s["entropy_scaled"],
-              f"uniform (log2 T = {s['uniform_entropy']:.2f})": np.full(len(s["d_k"]), s["uniform_entropy"])}
-    return s, plots.line_frame(s["d_k"], top), plots.line_frame(s["d_k"], spread)
-
-
-@st.cache_data(show_spinner=False, max_entries=64)
-def variance(seed: int) -> tuple[dict, pd.DataFrame]:
-    v = scaling.seeded_variance(seed)
-    lines = {"formula: d_k": v["formula"], "measured: q·k": v["raw"], "measured: q·k / √d_k": v["scaled"]}
-    return v, plots.line_frame(v["d_k"], lines)
-
-
-def line_chart(frame: pd.DataFrame, title: str, y_title: str, **settings) -> None:
+def line_chart(frame: ChartData, title: str, y_title: str, **settings) -> None:
     render.show(plots.line_chart, frame, width="stretch", x_title="d_k (log scale)", y_title=y_title,
                 title=title, log_x=True, **settings)
 
@@ -67,9 +49,9 @@ def compare_section(a: dict, tokens: list[str], d_k: int) -> None:
                          "softmax(Q Kᵀ / √d_k)", note=notes[1]))
 
 
-def saturation_section(T: int, trials: int, seed: int) -> None:
+def saturation_section(T: int, trials: int) -> None:
     st.subheader("The saturation experiment")
-    s, top, spread = saturation(T, trials, seed)
+    s, top, spread = cached.saturation(T, trials)
     prose.show("scaling", "experiment", T=T, trials=trials, draws="draws" if trials > 1 else "draw")
     left, right = st.columns(2)
     with left:
@@ -80,18 +62,18 @@ def saturation_section(T: int, trials: int, seed: int) -> None:
     st.caption(prose.text("scaling", "experiment_result", T=T, uniform=s["uniform_entropy"], **at_512))
 
 
-def why_section(a: dict, d_k: int, seed: int) -> None:
+def why_section(a: dict, d_k: int) -> None:
     st.subheader("Why √d_k?")
     prose.show("scaling", "why")
     st.latex(prose.text("scaling", "variance_formula"))
     prose.show("scaling", "why_measured", pairs=scaling.VARIANCE_PAIRS)
-    v, frame = variance(seed)
+    v, frame = cached.variance()
     left, right = st.columns([4, 3])
     with left:
         line_chart(frame, "variance of q·k vs d_k", "variance (log scale)", log_y=True)
     with right:
-        number_table(pd.DataFrame({"d_k": v["d_k"], "formula": v["formula"], "Var(q·k)": v["raw"],
-                                   "Var(q·k / √d_k)": v["scaled"]}))
+        number_table({"d_k": v["d_k"], "formula": v["formula"], "Var(q·k)": v["raw"],
+                      "Var(q·k / √d_k)": v["scaled"]})
     st.caption(prose.text("scaling", "why_sentence", d_k=d_k, root=np.sqrt(d_k), spread_raw=a["spread_raw"],
                           spread_scaled=a["spread_scaled"]))
 
@@ -131,8 +113,8 @@ tokens = tokens_line(sentence, max_tokens)
 a = compute(tokens, D, d_k, seed, scaled, temperature, d_v)
 weights_section(a, tokens, d_k, temperature, scaled)
 compare_section(a, tokens, d_k)
-saturation_section(exp_T, trials, seed)
-why_section(a, d_k, seed)
+saturation_section(exp_T, trials)
+why_section(a, d_k)
 d_v_section(a["mistake"], tokens, d_k, d_v)
 
 prose.show("scaling", "notice")

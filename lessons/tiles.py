@@ -7,7 +7,7 @@ from core.attention import causal_mask, scaled_dot_product_attention
 from core.costs import FLOAT_OF_BYTES, attention_memory, human_bytes
 from core.demos import tiles
 from core.demos.heads import single_head
-from ui import controls, page, presenter, prose, views
+from ui import cached, controls, page, presenter, prose, views
 from ui.charts import unique_labels
 from ui.text import show_code
 from ui.views import Heatmap, fit_cell, heatmaps, square, token_rows
@@ -16,7 +16,7 @@ MAX_T = 32  # seq_len's upper end: the block and step sliders keep one fixed ran
 MAX_LENGTH = 1_000_000
 MEMORY_BLOCKS = (16, 32, 64, 128, 256)
 
-compute = st.cache_data(tiles.tiles_view, show_spinner=False, max_entries=256)
+compute = cached.tiles_view
 
 
 def settings_note(asked_block: int, block: int, asked_step: int, step: int, n: int) -> None:

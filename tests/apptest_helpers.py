@@ -3,29 +3,56 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from pathlib import Path
 
 import pandas as pd
-import pyarrow as pa
 from streamlit.testing.v1 import AppTest
+
+from ui import exercises, export, share, text
+from ui.chart_data import LABELS_PREFIX, ChartData
 
 ROOT = Path(__file__).resolve().parent.parent
 TIMEOUT = 60
+# A chart's numbers travel rounded to 6 significant digits (ui.chart_data.numbers): compare them with this.
+SENT_RTOL = 1e-5
 
 
-def run_page(page: str, query: dict | None = None, timeout: float = TIMEOUT) -> AppTest:
-    """Run one lesson page (e.g. "lessons/qkv.py") on its own, with URL query parameters set."""
+# ---- the lazy panels ------------------------------------------------------------------------------------
+# The panels that do not follow the sliders (share, export, exercises, code) are filled only while open.
+# A test opens one as a click would: its state key set to True before the run (see open_panels).
+
+
+def panel_keys(lesson: str | None = None) -> tuple[str, ...]:
+    """The state keys of every lazy panel: share, export, code, and the exercises of `lesson` (a url path)."""
+    keys = (share.OPEN_KEY, export.OPEN_KEY, text.CODE_KEY)
+    return (*keys, exercises.open_key(lesson)) if lesson else keys
+
+
+def open_panels(at: AppTest, *keys: str) -> AppTest:
+    """Open the panels with these state keys (e.g. ui.share.OPEN_KEY) for the next run, as a click would."""
+    for key in keys:
+        at.session_state[key] = True
+    return at
+
+
+def run_page(page: str, query: dict | None = None, timeout: float = TIMEOUT, opened: Iterable[str] = ()) -> AppTest:
+    """Run one lesson page (e.g. "lessons/qkv.py") on its own, with URL query parameters set and the lazy
+    panels named in `opened` (state keys, see panel_keys) open."""
     at = AppTest.from_file(str(ROOT / page), default_timeout=timeout)
     for key, value in (query or {}).items():
         at.query_params[key] = value
-    return at.run()
+    return open_panels(at, *opened).run()
 
 
-def run_app(page: str | None = None, query: dict | None = None, timeout: float = TIMEOUT) -> AppTest:
-    """Run the whole app (entry script + navigation), optionally switched to a page, as a deep link would."""
+def run_app(page: str | None = None, query: dict | None = None, timeout: float = TIMEOUT,
+            opened: Iterable[str] = ()) -> AppTest:
+    """Run the whole app (entry script + navigation), optionally switched to a page, as a deep link would;
+    the lazy panels named in `opened` open."""
     at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=timeout)
     for key, value in (query or {}).items():
         at.query_params[key] = value
+    open_panels(at, *opened)
     at.run()
     if page:
         at.switch_page(page).run()
@@ -46,12 +73,40 @@ def chart_title(chart) -> str:
     return title if isinstance(title, str) else title.get("text", "")
 
 
+def _unpacks(step: dict) -> bool:
+    """A transform that ChartData.inline() added to unpack the data (not part of the chart's design)."""
+    return "flatten" in step or str(step.get("calculate", "")).startswith(f"datum['{LABELS_PREFIX}")
+
+
+def design(spec: dict) -> dict:
+    """A drawn chart's spec as its builder made it: the one view inside the data wrapper (marks, encodings,
+    layers, facet, params and its own transforms), without the data and the transforms that unpack it,
+    and with the wrapper's title, size and config merged back. Fails on a spec that is not so wrapped."""
+    wrapped = spec.get("layer") or spec.get("vconcat")
+    assert isinstance(wrapped, list) and len(wrapped) == 1, f"not a chart with its data inside: {list(spec)}"
+    inner = dict(wrapped[0])
+    assert "values" in inner.pop("data", {}), "the wrapped view carries no data"
+    steps = inner.pop("transform", [])
+    n = 0
+    while n < len(steps) and _unpacks(steps[n]):
+        n += 1
+    assert n, "the data is not unpacked by a flatten transform"
+    if steps[n:]:
+        inner["transform"] = steps[n:]
+    outer = {k: v for k, v in spec.items() if k not in ("layer", "vconcat")}
+    assert not set(outer) & set(inner), set(outer) & set(inner)
+    return {**outer, **inner}
+
+
+def chart_design(chart) -> dict:
+    """design() of a chart on the page."""
+    return design(chart_spec(chart))
+
+
 def chart_data(chart) -> pd.DataFrame:
-    """The DataFrame a chart was drawn from."""
-    raw = chart.proto.data.data
-    if not raw:
-        return pd.DataFrame()
-    return pa.ipc.open_stream(raw).read_all().to_pandas()
+    """The table a chart was drawn from (it travels inside the spec; see ui/chart_data.py)."""
+    assert not chart.proto.data.data, "chart data should travel in the spec, not as Arrow"
+    return ChartData.from_spec(chart_spec(chart)).frame()
 
 
 def chart_by_title(at: AppTest, title: str):
@@ -65,6 +120,8 @@ def chart_by_title(at: AppTest, title: str):
 def matrix(chart) -> pd.DataFrame:
     """A heatmap's data back as a matrix (rows x columns, in display order)."""
     df = chart_data(chart)
+    # as floats: a null (NaN, ±inf) is NaN, even in a matrix of nothing else (a column of None alone is objects)
+    df["value"] = df["value"].astype(float)
     return df.pivot(index="row_i", columns="col_i", values="value").sort_index().sort_index(axis=1)
 
 

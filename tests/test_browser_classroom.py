@@ -112,7 +112,7 @@ def test_shared_presenter_link(server, page):
         page.locator('[data-testid="stVegaLiteChart"]', has_text="not scaled").count() >= 1
     # the secondary material is hidden
     assert page.get_by_text("Show the code").count() == 0
-    assert page.get_by_text("Export:", exact=False).count() == 0
+    assert page.get_by_text("Export the matrices on this page", exact=False).count() == 0
     no_exception(page)
     # the sidebar still opens on demand, with presenter mode switched on
     page.locator('[data-testid="stExpandSidebarButton"]').first.click()
@@ -123,13 +123,16 @@ def test_shared_presenter_link(server, page):
 
 @pytest.mark.skipif("qkv" not in URL_PATHS, reason="no QKV page")
 def test_export_csv_download(server, page):
-    """Open the export panel, click CSV: the browser receives the first matrix (X, T x d_model) as a file."""
+    """Open the export panel, click CSV: the browser receives the first matrix (X, T x d_model) as a file.
+    The panel is filled only while open: the click on its label reruns the page, which then draws the buttons."""
     open_page(page, f"{server.url}/qkv")
     page.wait_for_selector('[data-testid="stVegaLiteChart"]')
-    panel = page.locator('[data-testid="stExpander"]', has_text="Export:")
+    panel = page.locator('[data-testid="stExpander"]', has_text="Export the matrices on this page")
+    assert panel.get_by_role("button", name="CSV", exact=True).count() == 0  # closed: nothing drawn inside
     panel.locator("summary").click()
     button = panel.get_by_role("button", name="CSV", exact=True)
-    button.wait_for(state="visible")
+    button.wait_for(state="visible", timeout=PAGE_TIMEOUT_MS)
+    assert panel.get_by_text("matrices on this page.", exact=False).count() == 1  # the count, inside
     with page.expect_download(timeout=30_000) as info:
         button.click()
     download = info.value

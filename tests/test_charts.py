@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 from ui import charts, colours, plots
+from ui.chart_data import ChartData, numbers
 
 # Colour-blind-safe schemes that Vega ships: the perceptually uniform sequential maps and ColorBrewer's
 # colour-blind-safe diverging maps (plus Vega's blue-orange).
@@ -64,20 +65,20 @@ def colour_scales(spec: dict) -> list[dict]:
 def test_heatmap_frame_matches_matrix():
     m = np.arange(12, dtype=float).reshape(3, 4) / 7 - 0.5
     rows, cols = ["a", "b", "c"], ["w", "x", "y", "z"]
-    df = charts.heatmap_frame(m, rows, cols)
+    df = charts.heatmap_frame(m, rows, cols).frame()
     assert len(df) == 12
     for rec in df.itertuples():
-        assert rec.value == pytest.approx(m[rec.row_i, rec.col_i])
+        assert rec.value == pytest.approx(m[rec.row_i, rec.col_i], rel=1e-5)  # sent to 6 digits
         assert rec.row == rows[rec.row_i]
         assert rec.col == cols[rec.col_i]
         assert rec.text == f"{m[rec.row_i, rec.col_i]:.2f}"
     # pivoting back gives the matrix in display order
     back = df.pivot(index="row_i", columns="col_i", values="value").to_numpy()
-    np.testing.assert_allclose(back, m)
+    np.testing.assert_allclose(back, m, rtol=1e-5)
 
 
 def test_heatmap_frame_decimals():
-    df = charts.heatmap_frame([[1 / 3]], ["a"], ["b"], decimals=4)
+    df = charts.heatmap_frame([[1 / 3]], ["a"], ["b"], decimals=4).frame()
     assert df["text"].tolist() == ["0.3333"]
 
 
@@ -85,14 +86,14 @@ def test_unique_labels_for_repeated_tokens():
     assert charts.unique_labels(["the", "cat", "the", "mat"]) == ["the (0)", "cat", "the (2)", "mat"]
     assert charts.unique_labels(["a", "b"]) == ["a", "b"]
     assert charts.unique_labels([]) == []
-    df = charts.heatmap_frame(np.eye(3), ["x", "x", "y"], ["x", "x", "y"])
+    df = charts.heatmap_frame(np.eye(3), ["x", "x", "y"], ["x", "x", "y"]).frame()
     assert df["row"].nunique() == 3 and df["col"].nunique() == 3
     assert set(df["row"]) == {"x (0)", "x (1)", "y"}
 
 
 def test_nan_and_inf_cells_are_formatted():
     m = np.array([[np.nan, np.inf], [-np.inf, 0.5]])
-    df = charts.heatmap_frame(m, ["a", "b"], ["c", "d"])
+    df = charts.heatmap_frame(m, ["a", "b"], ["c", "d"]).frame()
     assert df["text"].tolist() == ["NaN", "inf", "-inf", "0.50"]
     # non-finite cells carry no number (the colour scale skips them); they sit on a light grey cell
     # of their own (tests/test_contrast.py checks their text reads on it)
@@ -100,7 +101,7 @@ def test_nan_and_inf_cells_are_formatted():
 
 
 def test_all_non_finite_matrix_does_not_raise():
-    df = charts.heatmap_frame(np.full((2, 2), -np.inf), ["a", "b"], ["a", "b"])
+    df = charts.heatmap_frame(np.full((2, 2), -np.inf), ["a", "b"], ["a", "b"]).frame()
     assert df["text"].tolist() == ["-inf"] * 4
 
 
@@ -255,9 +256,9 @@ def test_title_is_set():
 def test_grid_chart_builds_and_validates():
     rng = np.random.default_rng(1)
     weights = rng.dirichlet(np.ones(5), size=(4, 5))  # (H, T, T), rows sum to 1
-    df = charts.grid_frame(weights, [f"head {h}" for h in range(4)], labels(5), labels(5))
+    df = charts.grid_frame(weights, [f"head {h}" for h in range(4)], labels(5), labels(5)).frame()
     assert len(df) == 4 * 5 * 5
-    assert df.groupby("panel_i")["value"].sum().round(6).tolist() == [5.0] * 4
+    np.testing.assert_allclose(df.groupby("panel_i")["value"].sum(), 5.0, rtol=1e-5)
     spec = charts.grid_chart(5, 5, columns=2, title="heads", data=df).to_dict()  # validates
     assert spec["facet"]["field"] == "panel"
     assert spec["columns"] == 2
@@ -269,7 +270,7 @@ def test_grid_chart_builds_and_validates():
 
 
 def test_bar_chart_builds_and_validates():
-    df = plots.bar_frame(["a", "b", "a"], [0.5, 0.3, 0.2])
+    df = plots.bar_frame(["a", "b", "a"], [0.5, 0.3, 0.2]).frame()
     assert df["label"].tolist() == ["a (0)", "b", "a (2)"]
     assert df["order"].tolist() == [0, 1, 2]
     spec = plots.bar_chart(title="next", data=df).to_dict()
@@ -282,7 +283,7 @@ def test_bar_axis_reaches_just_past_the_longest_bar():
     """At temperature 1 the top bar may be 0.27: the axis must not run to 1 (three quarters empty)."""
     import vl_convert
 
-    df = plots.bar_frame(list("abc"), [0.27, 0.2, 0.1])
+    df = plots.bar_frame(list("abc"), [0.27, 0.2, 0.1]).frame()
     sg = vl_convert.vegalite_to_scenegraph({**plots.bar_chart(data=df).to_dict(), "width": 400})
     bars = [item for mark in walk(sg) if mark.get("marktype") == "rect" and mark.get("role") == "mark"
             for item in mark["items"] if item.get("fill") == plots.BAR_FILL]
@@ -298,7 +299,7 @@ def test_bar_axis_reaches_just_past_the_longest_bar():
     labels = [item for mark in walk(sg) if mark.get("marktype") == "text" and mark.get("role") == "axis-label"
               for item in mark["items"] if item["text"] in "abc"]
     assert [t["text"] for t in sorted(labels, key=lambda t: t["y"])] == ["a", "b", "c"]
-    df = plots.bar_frame(list("zam"), [0.3, 0.2, 0.1])
+    df = plots.bar_frame(list("zam"), [0.3, 0.2, 0.1]).frame()
     sg = vl_convert.vegalite_to_scenegraph({**plots.bar_chart(data=df).to_dict(), "width": 400})
     labels = [item for mark in walk(sg) if mark.get("marktype") == "text" and mark.get("role") == "axis-label"
               for item in mark["items"] if item["text"] in "zam"]
@@ -312,7 +313,7 @@ def test_log_axes_use_one_notation():
     # and Vega writes every tick of a wide log range that way: no "1e+13" beside "100,000,000,000"
     import vl_convert
 
-    df = plots.line_frame([2 ** k for k in range(21)], {"bytes": [4.0 ** k for k in range(21)]})
+    df = plots.line_frame([2 ** k for k in range(21)], {"bytes": [4.0 ** k for k in range(21)]}).frame()
     sg = vl_convert.vegalite_to_scenegraph({**plots.line_chart("T", "bytes", log_x=True, log_y=True,
                                                                 data=df).to_dict(), "width": 600})
     ticks = [i["text"] for m in walk(sg) if m.get("role") == "axis-label" for i in m["items"]]
@@ -357,7 +358,7 @@ def test_vendored_schemes_match_vega():
 
 
 def test_line_chart_builds_and_validates():
-    df = plots.line_frame([1, 2, 4, 8], {"scaled": [0.5, 0.4, 0.3, 0.3], "unscaled": [0.5, 0.6, 0.8, 0.9]})
+    df = plots.line_frame([1, 2, 4, 8], {"scaled": [0.5, 0.4, 0.3, 0.3], "unscaled": [0.5, 0.6, 0.8, 0.9]}).frame()
     assert len(df) == 8
     assert set(df["series"]) == {"scaled", "unscaled"}
     spec = plots.line_chart("d_k", "max weight", title="saturation", log_x=True, data=df).to_dict()
@@ -377,8 +378,68 @@ def test_builders_accept_empty_frames():
         assert "$schema" in chart.to_dict()
 
 
-def test_frame_dtypes_serialise():
-    """The frames go to the browser as Arrow: object columns must hold plain strings."""
-    df = charts.heatmap_frame(np.eye(2), ["猫", "<b>"], ["🐱", "a"])
-    assert all(isinstance(v, str) for v in df["row"]) and all(isinstance(v, str) for v in df["col"])
-    assert pd.api.types.is_integer_dtype(df["row_i"]) and pd.api.types.is_float_dtype(df["value"])
+def test_frame_serialises_as_json():
+    """The tables go to the browser inside the spec as JSON: plain strings, ints and floats, null for
+    what JSON cannot write (NaN, ±inf), so the browser's strict JSON parser takes every one."""
+    data = charts.heatmap_frame([[1.0, np.nan], [-np.inf, np.float32(0.5)]], ["猫", "<b>"], ["🐱", "a"])
+    spec = data.inline(charts.heatmap_chart().to_dict())
+    text = json.dumps(spec, allow_nan=False)  # raises on NaN or inf
+    assert json.loads(text) == spec
+    assert data.columns["value"] == [1.0, None, None, 0.5]
+    assert ChartData.from_spec(spec).column("row") == ["猫", "猫", "<b>", "<b>"]
+
+
+# ---- chart data sent inside the spec ----------------------------------------------------------------
+
+
+def test_numbers_keep_six_digits_each():
+    """Each number keeps six significant digits of its own, so a -1e9 mask fill beside scores near 0.1
+    does not flatten them; the rounding error is far below what a tooltip (4 decimals) or a colour shows."""
+    x = np.array([0.123456789, -1e9, 3.14159265e-8, 0.0, 123456789.123, 1 / 3])
+    got = np.array(numbers(x))
+    assert got.tolist() == [0.123457, -1e9, 3.14159e-08, 0.0, 123457000.0, 0.333333]
+    wide = np.random.default_rng(0).standard_normal(10_000) * 10.0 ** np.arange(-5, 5).repeat(1000)
+    np.testing.assert_allclose(numbers(wide), wide, rtol=5e-6)
+
+
+def test_inline_round_trips_through_every_builder():
+    """What inline() puts into a spec, from_spec() reads back, for a layered chart, a unit chart and a
+    faceted grid; Streamlit finds no top-level data to move out (it converts that to Arrow)."""
+    heat = charts.heatmap_frame(np.arange(6.0).reshape(2, 3), ["a", "b"], ["x", "y", "z"])
+    grid = charts.grid_frame(np.ones((2, 2, 2)) / 2, ["h1", "h2"], ["a", "b"], ["a", "b"])
+    line = plots.line_frame([1, 2], {"s": [0.5, 0.25], "t": [1.0, 2.0]})
+    for data, chart in ((heat, charts.heatmap_chart(title="t")), (grid, charts.grid_chart(columns=2)),
+                        (line, plots.line_chart("x", "y"))):
+        spec = data.inline(chart.to_dict())
+        assert "data" not in spec and "datasets" not in spec
+        assert spec.get("$schema") and "config" in spec
+        pd.testing.assert_frame_equal(ChartData.from_spec(spec).frame(), data.frame())
+    assert "vconcat" in grid.inline(charts.grid_chart(columns=2).to_dict())  # a facet cannot sit in a layer
+
+
+def test_inline_charts_draw_their_cells():
+    """The browser's own compiler (vl-convert) draws one rect per cell from an inlined spec: the flatten
+    and label transforms unpack the columns, labels and all."""
+    import vl_convert
+
+    m = np.arange(12.0).reshape(3, 4)
+    data = charts.heatmap_frame(m, ["a", "b", "c"], ["w", "x", "y", "z"])
+    svg = vl_convert.vegalite_to_svg(data.inline(charts.heatmap_chart(title="m").to_dict()))
+    for r, row in enumerate("abc"):
+        for c, col in enumerate("wxyz"):
+            assert f'aria-label="key: {col}; query: {row}; value: {m[r, c]:g}' in svg
+
+
+def test_inline_grid_numbers_its_cells_in_the_browser():
+    """A grid sends only its values; the browser works out each cell's panel, row and column from its row
+    number (a window transform), so cell (h, r, c) must show value m[h, r, c] in panel h."""
+    import vl_convert
+
+    m = np.arange(12.0).reshape(2, 2, 3)
+    data = charts.grid_frame(m, ["h1", "h2"], ["a", "b"], ["x", "y", "z"])
+    assert set(data.columns) == {"value"}  # no index columns travel
+    svg = vl_convert.vegalite_to_svg(data.inline(charts.grid_chart(columns=2).to_dict()))
+    cells = re.findall(r'aria-label="key: (\w); query: (\w); value: (\d+)', svg)
+    expected = [(col, row, f"{m[h, r, c]:g}") for h in range(2) for r, row in enumerate("ab")
+                for c, col in enumerate("xyz")]
+    assert cells == expected

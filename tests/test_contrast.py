@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from core.tokenize import word_tokens
-from tests.apptest_helpers import ROOT, chart_data, chart_spec, chart_title, charts, run_page
+from tests.apptest_helpers import ROOT, chart_data, chart_design, chart_title, charts, run_page
 from ui import charts as ui_charts
 from ui import colours, controls
 from ui.nav import available
@@ -39,6 +39,7 @@ def walk(node):
 
 
 def layers(spec: dict) -> list[dict]:
+    """The layers of a chart's design (tests.apptest_helpers.design: the view inside the data wrapper)."""
     inner = spec.get("spec", spec)  # a faceted grid keeps its layers one level down
     return inner.get("layer", [])
 
@@ -152,7 +153,7 @@ def page(request):
 
 def annotated(at) -> list:
     return [c for c in charts(at) if any(mark_type(la) == "text" and "color" in la.get("encoding", {})
-                                         and "condition" in la["encoding"]["color"] for la in layers(chart_spec(c)))]
+                                         and "condition" in la["encoding"]["color"] for la in layers(chart_design(c)))]
 
 
 def test_every_printed_number_reads_on_its_cell(page):
@@ -162,7 +163,7 @@ def test_every_printed_number_reads_on_its_cell(page):
         assert found, "a word page draws annotated heatmaps"
     for chart in found:
         df = chart_data(chart)
-        for light, dark, where in cell_contrasts(chart_spec(chart), df):
+        for light, dark, where in cell_contrasts(chart_design(chart), df):
             for theme, ratio in (("light", light), ("dark", dark)):
                 here = f"{lesson.url_path} · {chart_title(chart)} · {where}"
                 if theme not in LOWEST or ratio < LOWEST[theme][0]:
@@ -172,7 +173,7 @@ def test_every_printed_number_reads_on_its_cell(page):
 
 def test_contrast_test_catches_a_bad_rule():
     """The check above can fail: the old rule (dark text above 55% of the matrix's own range) fails it."""
-    df = ui_charts.heatmap_frame([[0.15, 0.16, 0.17]], ["q"], ["a", "b", "c"])
+    df = ui_charts.heatmap_frame([[0.15, 0.16, 0.17]], ["q"], ["a", "b", "c"]).frame()
     spec = ui_charts.heatmap_chart(domain=(0.0, 1.0)).to_dict()
     good = min(r for r, _, _ in cell_contrasts(spec, df))
     text = next(la for la in spec["layer"] if mark_type(la) == "text")
@@ -207,7 +208,7 @@ def test_every_token_is_a_label_of_every_token_chart(page):
         tokens = ui_charts.unique_labels(list(prompt))
     token_charts = 0
     for chart in charts(at):
-        spec, df = chart_spec(chart), chart_data(chart)
+        spec, df = chart_design(chart), chart_data(chart)
         if not {"row", "col"} <= set(df.columns):
             continue
         # no axis may hide a label to avoid overlap

@@ -3,6 +3,9 @@
 The answers in ui.exercise_bank are computed by the core; here each one is recomputed a second way
 (plain NumPy or arithmetic), so a bank answer that drifted, or a number copied from a tutorial's
 printout (seed 001 printed 0.432 for a weight that is 0.456), fails here before a student sees it.
+
+The "Check yourself" expander is filled only while open: the tests on a page open it first (its state key,
+ui.exercises.open_key(lesson), set as a click would); test_closed_exercises_draw_nothing checks the closed one.
 """
 
 from __future__ import annotations
@@ -18,10 +21,10 @@ from streamlit.util import calc_hash
 from core.demos.heads import single_head
 from core.sampling import probs_from_logits
 from core.tokenize import word_tokens
-from tests.apptest_helpers import chart_by_title, matrix, run_app, run_page
+from tests.apptest_helpers import chart_by_title, chart_title, charts, matrix, run_app, run_page
 from ui.controls import DEFAULT_TEXT
 from ui.exercise_bank import BANK, for_lesson
-from ui.exercises import PROGRESS, Exercise, check, parse_number
+from ui.exercises import PROGRESS, Exercise, check, open_key, parse_number
 from ui.nav import available
 
 PAGES = {lesson.url_path: lesson.path for lesson in available()}
@@ -81,6 +84,11 @@ WRONG_NUMBERS = {("qkv", "first_weight"): "0.432", ("scaling", "factor_64"): "64
 def ok(at: AppTest) -> AppTest:
     assert not at.exception, [e.message for e in at.exception]
     return at
+
+
+def run_open(lesson: str) -> AppTest:
+    """The lesson's page with its exercises open."""
+    return ok(run_page(PAGES[lesson], opened=[open_key(lesson)]))
 
 
 def right_response(ex: Exercise):
@@ -202,7 +210,7 @@ def test_non_numbers_are_rejected(text):
 @pytest.mark.parametrize(("lesson", "ex"), CASES, ids=IDS)
 def test_exercise_on_its_page(lesson, ex):
     """Wrong: an error and the explanation, nothing solved. Right: a success, the explanation, the score moves."""
-    at = ok(run_page(PAGES[lesson]))
+    at = run_open(lesson)
     n = len(for_lesson(lesson))
     panel(at)
     assert score_caption(at) == f"0 of {n} solved in this session."
@@ -229,9 +237,41 @@ def test_exercise_on_its_page(lesson, ex):
     assert solved(at, lesson) == {ex.id: True}
 
 
+def exercise_widgets(at: AppTest) -> list:
+    """The exercises' answer boxes, options and Check buttons on the page."""
+    return [*[w for w in [*at.text_input, *at.radio] if (w.key or "").startswith("ex_")],
+            *[b for b in at.button if (b.form_id or "").startswith("ex_")]]
+
+
+def test_closed_exercises_draw_nothing():
+    """Closed (as every page opens), "Check yourself" is its label alone: no forms, no pictures, no score.
+    Opened (a click), every exercise is drawn; closed and opened again, what was solved is still solved."""
+    n = len(for_lesson("masking"))
+    pictures = next(e for e in for_lesson("masking") if e.id == "which_causal").options
+    at = ok(run_page(PAGES["masking"]))
+    assert panel(at).proto.expanded is False
+    assert not exercise_widgets(at) and not panel(at).caption
+    assert not [c for c in charts(at) if any(chart_title(c).startswith(p) for p in pictures)]
+    at.session_state[open_key("masking")] = True  # a click on the label
+    ok(at.run())
+    assert len([b for b in at.button if (b.form_id or "").startswith("ex_")]) == n
+    assert score_caption(at) == f"0 of {n} solved in this session."
+    for name in pictures:
+        chart_by_title(at, name)
+    ex = for_lesson("masking")[0]
+    submit(at, "masking", ex, right_response(ex))
+    at.session_state[open_key("masking")] = False
+    ok(at.run())
+    assert not exercise_widgets(at) and solved(at, "masking") == {ex.id: True}
+    at.session_state[open_key("masking")] = True
+    ok(at.run())
+    assert score_caption(at) == f"1 of {n} solved in this session."
+    assert "✓ Solved earlier in this session." in shown(at, "caption")
+
+
 def test_which_picture_is_causal_matches_the_pictures():
     """The masking quiz's right option names the picture that is lower-triangular on screen."""
-    at = ok(run_page(PAGES["masking"]))
+    at = run_open("masking")
     ex = next(e for e in for_lesson("masking") if e.id == "which_causal")
     pictures = {name: matrix(chart_by_title(at, name)).to_numpy() for name in ex.options}
     causal = [name for name, m in pictures.items() if np.allclose(np.triu(m, 1), 0)]
@@ -256,7 +296,7 @@ def test_code_is_not_a_number_and_is_never_run(payload, monkeypatch):
 
     for name in ("eval", "exec", "compile"):
         monkeypatch.setattr(builtins, name, spy(getattr(builtins, name)))
-    at = ok(run_page(PAGES["scaling"]))
+    at = run_open("scaling")
     ex = next(e for e in for_lesson("scaling") if e.id == "factor_64")
     submit(at, "scaling", ex, payload)
     assert shown(at, "error") == ["That is not a number. Write it like 0.125, 1/8 or 2e10."]
@@ -268,7 +308,7 @@ def test_code_is_not_a_number_and_is_never_run(payload, monkeypatch):
 
 
 def test_empty_answer_asks_for_a_number():
-    at = ok(run_page(PAGES["scaling"]))
+    at = run_open("scaling")
     ex = next(e for e in for_lesson("scaling") if e.id == "factor_64")
     submit(at, "scaling", ex, "")
     assert shown(at, "error") == ["Type a number first."]
@@ -276,7 +316,7 @@ def test_empty_answer_asks_for_a_number():
 
 
 def test_no_option_picked_asks_for_one():
-    at = ok(run_page(PAGES["scaling"]))
+    at = run_open("scaling")
     ex = next(e for e in for_lesson("scaling") if e.id == "bug_dv")
     submit(at, "scaling", ex, None)
     assert shown(at, "error") == ["Pick one of the options first."]
@@ -288,14 +328,14 @@ def test_no_option_picked_asks_for_one():
                                                          ("model", "memory", "2e1"),
                                                          ("multi-head", "attn_params", "16,640")])
 def test_answers_in_other_notations(lesson, ex_id, typed):
-    at = ok(run_page(PAGES[lesson]))
+    at = run_open(lesson)
     ex = next(e for e in for_lesson(lesson) if e.id == ex_id)
     submit(at, lesson, ex, typed)
     assert shown(at, "success") == [f"Right: {ex.answer:.6g}."]
 
 
 def test_progress_counts_solved_ones_on_the_page():
-    at = ok(run_page(PAGES["scaling"]))
+    at = run_open("scaling")
     exs = for_lesson("scaling")
     for ex in exs[:2]:
         submit(at, "scaling", ex, right_response(ex))
@@ -308,7 +348,7 @@ def test_progress_counts_solved_ones_on_the_page():
 
 def test_home_page_shows_the_total_progress():
     """Solve on two lessons in one session, then open the home page: solved and tried over all lessons."""
-    at = ok(run_app(PAGES["scaling"]))
+    at = ok(run_app(PAGES["scaling"], opened=[open_key("scaling"), open_key("masking")]))
     exs = for_lesson("scaling")
     submit(at, "scaling", exs[0], right_response(exs[0]))
     submit(at, "scaling", exs[1], wrong_response("scaling", exs[1]))

@@ -3,6 +3,9 @@
 The export buttons hand out callables (files are made on click), so AppTest shows each button with a
 deferred file id and no URL. The tests catch the callables the page registers and call them, which is
 exactly what Streamlit does when the button is clicked.
+
+The export expander is filled only while open: the tests of its content open it first (its state key
+ui.export.OPEN_KEY set, as a click would); test_closed_export_panel_draws_nothing checks the closed one.
 """
 
 from __future__ import annotations
@@ -18,12 +21,14 @@ from streamlit.testing.v1 import AppTest
 
 from tests.apptest_helpers import chart_title, charts, matrix, run_app, run_page
 from ui import export
+from ui.chart_data import ChartData
 from ui.charts import unique_labels
 from ui.nav import available
 
 LESSONS = {lesson.url_path: lesson for lesson in available()}
 WITH_HEATMAPS = [url for url in ("qkv", "scaling", "masking", "multi-head", "model") if url in LESSONS]
 BUTTONS = ("export_csv", "export_png", "export_svg", "export_zip")
+LABEL = "Export the matrices on this page (CSV, PNG, SVG)"
 
 
 def ok(at: AppTest) -> AppTest:
@@ -69,9 +74,21 @@ def deferred(monkeypatch):
 
 
 def panel(at: AppTest):
-    found = [e for e in at.expander if e.label.startswith("Export: ")]
+    found = [e for e in at.expander if e.label.startswith("Export")]
     assert len(found) == 1, [e.label for e in at.expander]
+    assert found[0].label == LABEL  # a fixed label: one that changed would close the expander
     return found[0]
+
+
+def count_caption(at: AppTest) -> str:
+    """The count of matrices the open panel names, e.g. "9 matrices on this page." """
+    (caption,) = [str(c.value) for c in panel(at).caption if "on this page" in str(c.value)]
+    return caption
+
+
+def run_open(page: str, query: dict | None = None) -> AppTest:
+    """The page with its export panel open."""
+    return ok(run_page(page, query, opened=[export.OPEN_KEY]))
 
 
 # ---- what is recorded -----------------------------------------------------------------------------------
@@ -106,11 +123,10 @@ def picker(at: AppTest):
 
 @pytest.mark.parametrize("lesson", WITH_HEATMAPS)
 def test_export_panel_lists_every_matrix(lesson, deferred):
-    at = ok(run_page(LESSONS[lesson].path))
+    at = run_open(LESSONS[lesson].path)
     items = drawn(at)
     n = len(items)
-    box = panel(at)
-    assert box.label == f"Export: {n} {'matrix' if n == 1 else 'matrices'} on this page (CSV, PNG, SVG)"
+    assert count_caption(at) == f"{n} {'matrix' if n == 1 else 'matrices'} on this page."
     pick = picker(at)
     assert pick.options == [f"{i + 1}. {item['title']}" for i, item in enumerate(items)]
     buttons = {b.key: b for b in at.get("download_button") if b.key in BUTTONS}
@@ -130,18 +146,19 @@ def test_export_panel_lists_every_matrix(lesson, deferred):
 
 def test_rerun_does_not_pile_up_matrices():
     """In the app (the entry script starts every run afresh) a rerun lists each matrix once, not again."""
-    at = ok(run_app(LESSONS["qkv"].path))
+    at = ok(run_app(LESSONS["qkv"].path, opened=[export.OPEN_KEY]))
     n = len(drawn(at))
     assert n == len(heatmaps(at))
     for _ in range(2):
         ok(at.run())
         assert len(drawn(at)) == n
-        assert panel(at).label.startswith(f"Export: {n} ")
+        assert count_caption(at) == f"{n} matrices on this page."
+        assert len(picker(at).options) == n
 
 
 def test_csv_button_follows_the_picker(deferred):
     """Pick the scores in the picker: the CSV button now hands out the scores, labelled with the tokens."""
-    at = ok(run_page(LESSONS["qkv"].path))
+    at = run_open(LESSONS["qkv"].path)
     items = drawn(at)
     make, mime = deferred["x.csv"]
     assert mime == "text/csv"
@@ -197,14 +214,46 @@ def test_full_model_exports_positions_with_their_numbers():
 def test_no_export_panel_without_heatmaps():
     if "training" not in LESSONS:
         pytest.skip("no training page")
-    at = ok(run_page(LESSONS["training"].path))
+    at = run_open(LESSONS["training"].path)  # open, were there one
     assert drawn(at) == []
     assert not [e for e in at.expander if e.label.startswith("Export")]
+    assert not [s for s in at.selectbox if s.key.startswith(export.PICK_KEY)]
+
+
+def export_content(at: AppTest) -> list:
+    """What the export panel draws inside: its picker, its buttons, its count."""
+    return [*[s for s in at.selectbox if s.key.startswith(export.PICK_KEY)],
+            *[b for b in at.get("download_button") if b.key in BUTTONS],
+            *[c for c in at.caption if str(c.value).endswith("on this page.")]]
+
+
+def test_closed_export_panel_draws_nothing(deferred):
+    """Closed (as every page opens), the panel is its label alone: no picker, no buttons, no file callables;
+    the heatmaps are still recorded, so that opening it (a click) draws it all, for the current numbers.
+    (In the app: the entry script starts each run's list afresh.)"""
+    at = ok(run_app(LESSONS["qkv"].path))
+    assert panel(at).proto.expanded is False
+    assert drawn(at) and not export_content(at) and not deferred
+    at.sidebar.slider(key="d_k").set_value(3)  # a slider move with the panel closed costs it nothing
+    ok(at.run())
+    assert not export_content(at) and not deferred
+    at.session_state[export.OPEN_KEY] = True  # a click on the label
+    ok(at.run())
+    items = drawn(at)
+    assert picker(at).options == [f"{i + 1}. {item['title']}" for i, item in enumerate(items)]
+    assert {b.key for b in at.get("download_button") if b.key in BUTTONS} == set(BUTTONS)
+    assert count_caption(at) == f"{len(items)} matrices on this page."
+    assert read_csv(deferred["x.csv"][0]()).shape == items[0]["matrix"].shape == (7, 16)
+    w_q = next(item for item in items if item["title"].startswith("W_Q"))
+    assert w_q["matrix"].shape == (16, 3)  # the matrices of this run, at d_k = 3
+    at.session_state[export.OPEN_KEY] = False  # closed again
+    ok(at.run())
+    assert not export_content(at)
 
 
 def test_png_and_svg_are_real_images(deferred):
     """The PNG and SVG buttons of one heatmap (vl_convert is slow to start: one heatmap only)."""
-    at = ok(run_page(LESSONS["qkv"].path))
+    at = run_open(LESSONS["qkv"].path)
     item = drawn(at)[0]
     name = export.slug(item["title"])
     svg_make, svg_mime = deferred[f"{name}.svg"]
@@ -223,11 +272,10 @@ def test_png_and_svg_are_real_images(deferred):
     assert width > 2 * D * 10 and height > 2 * T * 10  # drawn at twice the size, cells of 10 px or more
 
 
-def test_full_spec_carries_the_numbers():
+def test_recorded_spec_carries_the_numbers():
     at = ok(run_page(LESSONS["qkv"].path))
     item = drawn(at)[0]
-    spec = export.full_spec(item["spec"], item["data"])
-    values = spec["data"]["values"]
-    assert len(values) == item["matrix"].size
-    got = np.array([[v["value"] for v in values if v["row_i"] == r] for r in range(item["matrix"].shape[0])])
-    np.testing.assert_allclose(got, item["matrix"])
+    df = ChartData.from_spec(item["spec"]).frame()
+    assert len(df) == item["matrix"].size
+    got = df.pivot(index="row_i", columns="col_i", values="value").to_numpy()
+    np.testing.assert_allclose(got, item["matrix"], rtol=1e-5)

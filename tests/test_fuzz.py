@@ -23,7 +23,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from streamlit.testing.v1 import AppTest
 
-from tests.apptest_helpers import ROOT, type_everywhere
+from tests.apptest_helpers import panel_keys, run_app, type_everywhere
 from ui.nav import available
 
 pytestmark = pytest.mark.timeout(600)
@@ -82,12 +82,9 @@ _KEYS: dict[str, list[str]] = {}
 
 
 def open_page(lesson, query: dict | None = None) -> AppTest:
-    """The app as a deep link opens it: entry script (navigation, page config), then the lesson."""
-    at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=120)
-    for key, value in (query or {}).items():
-        at.query_params[key] = value
-    at.run()
-    return at.switch_page(lesson.path).run()
+    """The app as a deep link opens it: entry script (navigation, page config), then the lesson; with every
+    lazy panel open (share, export, code, exercises), so that what they draw meets the hostile input too."""
+    return run_app(lesson.path, query, timeout=120, opened=panel_keys(lesson.url_path))
 
 
 def url_keys(lesson) -> list[str]:

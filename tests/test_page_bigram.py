@@ -14,8 +14,9 @@ import pytest
 from core.data import CorpusUnavailable, pydoc_corpus, pydoc_text
 from core.model import load
 from core.tokenize import CharTokenizer
-from tests.apptest_helpers import ROOT, chart_by_title, chart_data, matrix, run_page, texts
+from tests.apptest_helpers import ROOT, SENT_RTOL, chart_by_title, chart_data, matrix, run_page, texts
 from ui import bigram_views
+from ui.text import CODE_KEY
 
 PAGE = "lessons/bigram.py"
 OWN = "Your own text"
@@ -68,7 +69,7 @@ def assert_counts_match(at, text: str, n: int):
 def assert_rows_sum_to_one(at):
     probs = matrix(chart_by_title(at, "P(next = b | a)")).to_numpy()
     assert (probs >= 0).all()
-    np.testing.assert_allclose(probs.sum(axis=1), 1.0, atol=1e-12)
+    np.testing.assert_allclose(probs.sum(axis=1), 1.0, atol=SENT_RTOL)  # each sent to 6 significant digits
     table = next(df.value for df in at.dataframe if "all V" in df.value.columns)
     np.testing.assert_allclose(table["drawn row"].to_numpy(float), 1.0, atol=1e-12)
     np.testing.assert_allclose(table["all V"].to_numpy(float), 1.0, atol=1e-12)
@@ -77,7 +78,7 @@ def assert_rows_sum_to_one(at):
 
 @pytest.fixture(scope="module")
 def default_page():
-    return ok(run_page(PAGE))
+    return ok(run_page(PAGE, opened=[CODE_KEY]))  # with "Show the code" open
 
 
 # ---- defaults: the Python documentation --------------------------------------------------------------
@@ -98,7 +99,7 @@ def test_defaults_rows_are_smoothed_probabilities(default_page):
     for i, a in enumerate(top[:3]):  # P(b | a) = (count + 1) / (pairs starting with a + V)
         starts = singles[a] - (text[-1] == a)
         for j, b in enumerate(top[:3]):
-            assert probs[i, j] == pytest.approx((pairs[(a, b)] + 1) / (starts + V), rel=1e-12)
+            assert probs[i, j] == pytest.approx((pairs[(a, b)] + 1) / (starts + V), rel=SENT_RTOL)
     assert "probs · shape (12, 13)" in texts(default_page)
 
 

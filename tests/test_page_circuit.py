@@ -13,7 +13,8 @@ import pytest
 from core.data import RepeatTask
 from core.demos.circuit import generated, read_sequence
 from core.model import load
-from tests.apptest_helpers import ROOT, chart_by_title, chart_data, charts, matrix, run_page, texts
+from tests.apptest_helpers import ROOT, SENT_RTOL, chart_by_title, chart_data, charts, matrix, run_page, texts
+from ui.text import CODE_KEY
 
 PAGE = "lessons/circuit.py"
 PREV_MAP, IND_MAP, LOSS = "layer 1 · head 2", "layer 2 · head 2", "Loss per position"
@@ -36,9 +37,9 @@ def number(text: str) -> float:
 
 
 def shares(at) -> tuple[float, float]:
-    caps = [str(c.value) for c in at.caption]
-    prev = next(c for c in caps if c.startswith("Previous-token share: ") and len(c) < 40)
-    ind = next(c for c in caps if c.startswith("Induction share: "))
+    lines = [line.strip() for c in at.caption for line in str(c.value).splitlines()]  # a note is a caption's line
+    prev = next(c for c in lines if c.startswith("Previous-token share: ") and len(c) < 40)
+    ind = next(c for c in lines if c.startswith("Induction share: "))
     return number(prev.split(": ")[1]), number(ind.split(": ")[1])
 
 
@@ -54,7 +55,7 @@ def view(at) -> dict:
 
 @pytest.fixture(scope="module")
 def default_page():
-    return ok(run_page(PAGE, timeout=120))
+    return ok(run_page(PAGE, timeout=120, opened=[CODE_KEY]))  # with "Show the code" open
 
 
 def test_defaults(default_page):
@@ -83,7 +84,7 @@ def test_every_letter_labels_both_maps_and_the_numbers_are_the_cores(default_pag
         np.testing.assert_allclose(matrix(chart_by_title(default_page, title)).to_numpy(), want["weights"][head],
                                    atol=1e-6)
     loss = chart_data(chart_by_title(default_page, LOSS)).sort_values("x")
-    np.testing.assert_allclose(loss["y"], want["losses"], rtol=1e-6)
+    np.testing.assert_allclose(loss["y"], want["losses"], rtol=SENT_RTOL)  # sent to 6 significant digits
     assert set(loss["series"]) == {"first copy", "repeat", "other letters"}
 
 

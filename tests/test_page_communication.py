@@ -11,8 +11,9 @@ import pytest
 
 from core.demos import communication, context
 from core.tokenize import word_tokens
-from tests.apptest_helpers import chart_by_title, chart_data, chart_title, charts, matrix, run_page, texts
+from tests.apptest_helpers import SENT_RTOL, chart_by_title, chart_data, chart_title, charts, matrix, run_page, texts
 from ui.controls import DEFAULT_TEXT
+from ui.text import CODE_KEY
 
 PAGE = "lessons/communication.py"
 ONE, TWO = "I sat on the bank of the river", "I paid the money into the bank"
@@ -58,21 +59,23 @@ def table_with(at, column: str) -> pd.DataFrame:
 
 
 def assert_contexts(at) -> dict:
-    """The shared word's outputs, cosine and attention rows are core's for the sentences on screen."""
+    """The shared word's outputs, cosine and attention rows are core's for the sentences on screen (to the
+    6 significant digits a chart is sent with)."""
     s = settings(at)
     one, two = word_tokens(s["comm_one"], 32), word_tokens(s["comm_two"], 32)  # seq_len is the sidebar text's
     r = context.same_word_two_contexts(one, two, word_tokens(s["comm_word"])[0], *head_args(s))
     outputs = matrix(chart_by_title(at, "the shared word's output")).to_numpy()
-    np.testing.assert_allclose(outputs, np.vstack([r["out_a"], r["out_b"]]), rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(outputs, np.vstack([r["out_a"], r["out_b"]]), rtol=SENT_RTOL, atol=1e-14)
     assert metric(at, "cosine similarity") == f"{r['cosine']:.4f}"
     for n, key in ((1, "weights_a"), (2, "weights_b")):
         row = matrix(chart_by_title(at, f"its attention row in sentence {n}")).to_numpy()
-        np.testing.assert_allclose(row[0], r[key], rtol=1e-12, atol=1e-15)
-        assert row.sum() == pytest.approx(1.0)
+        np.testing.assert_allclose(row[0], r[key], rtol=SENT_RTOL, atol=1e-15)
+        assert row.sum() == pytest.approx(1.0, abs=SENT_RTOL)
     cross = matrix(chart_by_title(at, "cross-attention")).to_numpy()
     assert cross.shape == (len(one), len(two))
-    np.testing.assert_allclose(cross, context.cross_attention(one, two, *head_args(s))["weights"], atol=1e-15)
-    np.testing.assert_allclose(cross.sum(axis=1), 1.0)
+    np.testing.assert_allclose(cross, context.cross_attention(one, two, *head_args(s))["weights"], rtol=SENT_RTOL,
+                               atol=1e-15)
+    np.testing.assert_allclose(cross.sum(axis=1), 1.0, atol=SENT_RTOL)
     own = matrix(chart_by_title(at, "self-attention")).to_numpy()
     assert own.shape == (len(one), len(one))
     return r
@@ -85,7 +88,7 @@ def shown_order(at) -> list[int]:
 
 def assert_order(at) -> dict:
     """The permutation property: without positions the shuffled outputs are the old rows moved (rounding);
-    with positions they differ. Both largest differences are shown."""
+    with positions they differ. Both largest differences are shown. (The charts carry 6 significant digits.)"""
     s = settings(at)
     tokens = word_tokens(s["text"], s["seq_len"])
     perm = shown_order(at)
@@ -93,17 +96,18 @@ def assert_order(at) -> dict:
     r = communication.order_view(tokens, *head_args(s), perm, s["comm_positions"])
     moved = matrix(chart_by_title(at, "outputs, rows moved")).to_numpy()
     shuffled = matrix(chart_by_title(at, "shuffled sentence's outputs")).to_numpy()
-    np.testing.assert_allclose(moved, r["out"][perm], atol=1e-15)
-    np.testing.assert_allclose(shuffled, r["out_permuted"], atol=1e-15)
+    np.testing.assert_allclose(moved, r["out"][perm], rtol=SENT_RTOL, atol=1e-15)
+    np.testing.assert_allclose(shuffled, r["out_permuted"], rtol=SENT_RTOL, atol=1e-15)
     rows = chart_data(chart_by_title(at, "shuffled sentence's outputs")).drop_duplicates("row_i")
     assert [re.sub(r" \(\d+\)$", "", x) for x in rows.sort_values("row_i")["row"]] == [tokens[p] for p in perm]
     assert metric(at, "largest difference without positions") == f"{r['max_diff_without']:.1e}"
     assert metric(at, "largest difference with positions") == f"{r['max_diff_with']:.3g}"
     assert r["max_diff_without"] < 1e-12
     if s["comm_positions"]:
-        assert np.abs(shuffled - moved).max() == pytest.approx(r["max_diff_with"])
-    else:
-        np.testing.assert_allclose(shuffled, moved, atol=1e-12)  # every row moved with its word, nothing else
+        sent = SENT_RTOL * (np.abs(shuffled).max() + np.abs(moved).max())  # what rounding both may move
+        assert np.abs(shuffled - moved).max() == pytest.approx(r["max_diff_with"], abs=sent)
+    else:  # every row moved with its word, nothing else
+        np.testing.assert_allclose(shuffled, moved, rtol=SENT_RTOL, atol=1e-12)
     if perm != sorted(perm):
         assert r["max_diff_with"] > 1e-3
     return r
@@ -116,10 +120,10 @@ def assert_encoder_decoder_and_reach(at) -> None:
     r = communication.encoder_decoder(tokens, *head_args(s))
     enc = matrix(chart_by_title(at, "encoder: no mask")).to_numpy()
     dec = matrix(chart_by_title(at, "decoder: causal mask")).to_numpy()
-    np.testing.assert_allclose(enc, r["weights_encoder"], atol=1e-15)
-    np.testing.assert_allclose(dec, r["weights_decoder"], atol=1e-15)
-    np.testing.assert_allclose(enc.sum(axis=1), 1.0)
-    np.testing.assert_allclose(dec.sum(axis=1), 1.0)
+    np.testing.assert_allclose(enc, r["weights_encoder"], rtol=SENT_RTOL, atol=1e-15)  # sent to 6 digits
+    np.testing.assert_allclose(dec, r["weights_decoder"], rtol=SENT_RTOL, atol=1e-15)
+    np.testing.assert_allclose(enc.sum(axis=1), 1.0, atol=SENT_RTOL)
+    np.testing.assert_allclose(dec.sum(axis=1), 1.0, atol=SENT_RTOL)
     assert (dec[np.triu_indices(T, 1)] == 0).all() and (enc > 0).all()
     hears = table_with(at, "hears (decoder)")
     assert hears["hears (encoder)"].tolist() == [T] * T and hears["hears (decoder)"].tolist() == list(range(1, T + 1))
@@ -127,7 +131,7 @@ def assert_encoder_decoder_and_reach(at) -> None:
     reach = table_with(at, "recurrence share")
     keep = s["comm_keep"]
     np.testing.assert_allclose(reach["recurrence share"], keep ** np.arange(T), atol=1e-12)
-    np.testing.assert_allclose(reach["attention share"], dec[:, 0], atol=1e-12)
+    np.testing.assert_allclose(reach["attention share"], dec[:, 0], rtol=SENT_RTOL, atol=1e-12)
     assert reach["recurrence steps"].tolist() == list(range(T)) and reach["attention steps"].tolist() == [1] * T
 
 
@@ -139,7 +143,7 @@ def assert_page(at) -> None:
 
 @pytest.fixture(scope="module")
 def default_page():
-    return ok(run_page(PAGE))
+    return ok(run_page(PAGE, opened=[CODE_KEY]))  # with "Show the code" open
 
 
 # ---- defaults ---------------------------------------------------------------------------------------

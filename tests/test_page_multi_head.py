@@ -10,8 +10,20 @@ from core.demos.heads import head_entropies, multi_head
 from core.demos.measures import entropy
 from core.model import divisors
 from core.tokenize import word_tokens
-from tests.apptest_helpers import chart_by_title, chart_data, chart_title, charts, matrix, run_app, run_page, texts
+from tests.apptest_helpers import (
+    SENT_RTOL,
+    chart_by_title,
+    chart_data,
+    chart_title,
+    charts,
+    matrix,
+    run_app,
+    run_page,
+    texts,
+)
+from ui.text import CODE_KEY
 
+GRID_PANELS = 32  # lessons/multi_head.py: the grid at the top draws at most this many heads
 PAGE = "lessons/multi_head.py"
 GRID = "Attention weights, one map per head"
 LONG_TEXT = " ".join(f"word{i}" for i in range(500))
@@ -53,16 +65,20 @@ def implementations(at) -> pd.DataFrame:
 
 
 def assert_page_matches_core(at):
-    """Every head's map, the concat, W_O and the output hold what core computes for the settings on screen."""
+    """Every head's map, the concat, W_O and the output hold what core computes for the settings on screen (to
+    the 6 significant digits a chart is sent with)."""
     tokens, a = expected(at)
     H, T, D = a["weights"].shape[0], len(tokens), a["X"].shape[1]
     shown = panels(at)
-    assert shown.shape == (H, T, T)  # one heatmap per head
-    np.testing.assert_allclose(shown, a["weights"], atol=1e-12)
-    np.testing.assert_allclose(shown.sum(axis=-1), 1.0, atol=1e-9)  # every row of every head sums to 1
-    np.testing.assert_allclose(matrix(chart_by_title(at, "Concat of the head outputs")), a["concat"], atol=1e-12)
-    np.testing.assert_allclose(matrix(chart_by_title(at, "W_O")), a["w_o"], atol=1e-12)
-    np.testing.assert_allclose(matrix(chart_by_title(at, "Output = concat · W_O")), a["out"], atol=1e-12)
+    drawn = min(H, GRID_PANELS)  # the grid draws the first 32 heads; any head is drawn alone on request
+    assert shown.shape == (drawn, T, T)  # one heatmap per head
+    np.testing.assert_allclose(shown, a["weights"][:drawn], rtol=SENT_RTOL, atol=1e-12)
+    np.testing.assert_allclose(shown.sum(axis=-1), 1.0, atol=SENT_RTOL)  # every row of every head sums to 1
+    np.testing.assert_allclose(matrix(chart_by_title(at, "Concat of the head outputs")), a["concat"], rtol=SENT_RTOL,
+                               atol=1e-12)
+    np.testing.assert_allclose(matrix(chart_by_title(at, "W_O")), a["w_o"], rtol=SENT_RTOL, atol=1e-12)
+    np.testing.assert_allclose(matrix(chart_by_title(at, "Output = concat · W_O")), a["out"], rtol=SENT_RTOL,
+                               atol=1e-12)
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["d_k = D / H"] == str(D // H) and metrics["heads (H)"] == str(H)
     captions = "\n".join(str(c.value) for c in at.caption)
@@ -78,7 +94,7 @@ def assert_page_matches_core(at):
 
 
 def test_defaults():
-    at = ok(run_page(PAGE))
+    at = ok(run_page(PAGE, opened=[CODE_KEY]))  # with "Show the code" open
     assert at.title[0].value == "4 · Multi-head"
     assert settings(at)["H"] == 2
     assert_page_matches_core(at)
@@ -113,6 +129,11 @@ def test_extremes_many_heads_long_text():
     tokens, a = assert_page_matches_core(at)
     assert len(tokens) == 32 and a["weights"].shape == (128, 32, 32)
     assert panels(at, "128 heads, d_k = 1").shape[0] == 16  # the comparison draws the first 16
+    assert "The first 32 of the 128 heads" in texts(at)
+    # a head beyond the grid is still there to look at closely: head 100's map, on its own
+    ok(at.sidebar.select_slider(key="mh_head").set_value(100).run())
+    np.testing.assert_allclose(matrix(chart_by_title(at, "Head 100 weights")), a["weights"][99], rtol=SENT_RTOL,
+                               atol=1e-12)
     at.sidebar.select_slider(key="d_model").set_value(4).run()
     ok(at.sidebar.slider(key="seq_len").set_value(1).run())
     tokens, a = assert_page_matches_core(at)
@@ -126,8 +147,9 @@ def test_causal_toggle_and_focus_head():
     _, a = assert_page_matches_core(at)
     assert np.all(np.triu(panels(at), k=1) == 0)  # nothing above the diagonal in any head
     ok(at.sidebar.select_slider(key="mh_head").set_value(3).run())
-    np.testing.assert_allclose(matrix(chart_by_title(at, "Q of head 3")), a["Q"][2], atol=1e-12)
-    np.testing.assert_allclose(matrix(chart_by_title(at, "Head 3 weights")), a["weights"][2], atol=1e-12)
+    np.testing.assert_allclose(matrix(chart_by_title(at, "Q of head 3")), a["Q"][2], rtol=SENT_RTOL, atol=1e-12)
+    np.testing.assert_allclose(matrix(chart_by_title(at, "Head 3 weights")), a["weights"][2], rtol=SENT_RTOL,
+                               atol=1e-12)
     # the weighted sum below the map adds up to head 3's output for the last token
     table = next(df.value for df in at.dataframe if "value row" in df.value.columns)
     z = table.iloc[-1, 2:].to_numpy(dtype=float)

@@ -10,9 +10,10 @@ import pytest
 
 from core.demos.heads import single_head
 from core.tokenize import word_tokens
-from tests.apptest_helpers import chart_by_title, chart_data, chart_title, charts, matrix, run_page, texts
+from tests.apptest_helpers import SENT_RTOL, chart_by_title, chart_data, chart_title, charts, matrix, run_page, texts
 from ui.charts import unique_labels
 from ui.controls import DEFAULT_TEXT
+from ui.text import CODE_KEY
 
 PAGE = "lessons/qkv.py"
 # chart title prefix -> key of core.demos.heads.single_head's result
@@ -42,12 +43,13 @@ def expected(at) -> tuple[list[str], dict]:
 
 
 def assert_charts_match_core(at):
-    """Every heatmap holds exactly the arrays core computes for the settings on screen, with token labels."""
+    """Every heatmap holds the arrays core computes for the settings on screen (to the 6 significant digits
+    a chart is sent with), with token labels."""
     tokens, arrays = expected(at)
     labels = unique_labels(tokens)
     for title, name in CHARTS.items():
         chart = chart_by_title(at, title)
-        np.testing.assert_allclose(matrix(chart).to_numpy(), arrays[name], rtol=1e-12, atol=1e-12,
+        np.testing.assert_allclose(matrix(chart).to_numpy(), arrays[name], rtol=SENT_RTOL, atol=1e-12,
                                    err_msg=f"chart {title!r}")
         df = chart_data(chart)
         if name in ("X", "Q", "K", "V", "scores", "weights"):  # rows are tokens
@@ -100,7 +102,7 @@ def assert_weighted_sum(at):
 
 @pytest.fixture(scope="module")
 def default_page():
-    return ok(run_page(PAGE))
+    return ok(run_page(PAGE, opened=[CODE_KEY]))  # with "Show the code" open
 
 
 # ---- defaults ---------------------------------------------------------------------------------------
@@ -127,7 +129,7 @@ def test_defaults_chart_data_is_core(default_page):
 
 def test_weights_rows_sum_to_one(default_page):
     weights = matrix(chart_by_title(default_page, "softmax")).to_numpy()
-    np.testing.assert_allclose(weights.sum(axis=1), 1.0, atol=1e-12)
+    np.testing.assert_allclose(weights.sum(axis=1), 1.0, atol=SENT_RTOL)  # each weight sent to 6 digits
     assert (weights >= 0).all()
 
 
@@ -139,6 +141,21 @@ def test_what_to_notice_and_code(default_page):
     text = texts(default_page)
     assert "What to notice" in text
     assert "single_head" in text  # the 'show the code' expander names the core function it shows
+
+
+def test_closed_code_panel_draws_nothing():
+    """Closed (as every page opens), "Show the code" is its label alone: no listing is drawn (nor its source
+    read). Opened (a click), the core functions' listings are there; a slider move keeps it open and filled."""
+    at = ok(run_page(PAGE))
+    (box,) = [e for e in at.expander if e.label == "Show the code"]
+    assert box.proto.expanded is False
+    assert not at.code and "single_head" not in texts(at)
+    at.session_state[CODE_KEY] = True  # a click on the label
+    ok(at.run())
+    listings = [str(c.value) for c in at.code]
+    assert any("def single_head" in c for c in listings) and any("def walk_through" in c for c in listings)
+    at.sidebar.slider(key="d_k").set_value(3).run()
+    assert [str(c.value) for c in ok(at).code] == listings
 
 
 # ---- extremes and widget moves ----------------------------------------------------------------------
@@ -333,13 +350,16 @@ def assert_walk_through(at, query: int):
     weights = matrix(chart_by_title(at, "softmax")).to_numpy()
     table = walk_table(at)
     assert table["key"].tolist() == unique_labels(tokens)
-    np.testing.assert_allclose(table["q · k (score)"].to_numpy(dtype=float), scores[query], rtol=1e-12, atol=1e-12)
+    # the maps carry 6 significant digits of each number, the table all of them
+    np.testing.assert_allclose(table["q · k (score)"].to_numpy(dtype=float), scores[query], rtol=SENT_RTOL,
+                               atol=1e-12)
     d_k = arrays["Q"].shape[1]
-    np.testing.assert_allclose(table["÷ √d_k"].to_numpy(dtype=float), scores[query] / np.sqrt(d_k), atol=1e-12)
+    np.testing.assert_allclose(table["÷ √d_k"].to_numpy(dtype=float), scores[query] / np.sqrt(d_k),
+                               rtol=SENT_RTOL, atol=1e-12)
     exps = table["exp(· − max)"].to_numpy(dtype=float)
     assert exps.max() == 1.0  # the largest scaled score minus itself
     np.testing.assert_allclose(table["weight"].to_numpy(dtype=float), exps / exps.sum(), atol=1e-15)
-    np.testing.assert_allclose(table["weight"].to_numpy(dtype=float), weights[query], atol=1e-12)
+    np.testing.assert_allclose(table["weight"].to_numpy(dtype=float), weights[query], rtol=SENT_RTOL, atol=1e-12)
     assert table["weight"].sum() == pytest.approx(1.0)
     q, k = arrays["Q"][query], arrays["K"][0]
 

@@ -12,8 +12,9 @@ import pytest
 from core.attention import causal_mask
 from core.demos.heads import single_head
 from core.tokenize import word_tokens
-from tests.apptest_helpers import chart_by_title, chart_data, matrix, run_page, texts
+from tests.apptest_helpers import SENT_RTOL, chart_by_title, chart_data, matrix, run_page, texts
 from ui.controls import DEFAULT_TEXT
+from ui.text import CODE_KEY
 
 PAGE = "lessons/tiles.py"
 T_DEFAULT = len(word_tokens(DEFAULT_TEXT))  # 7
@@ -68,7 +69,7 @@ def assert_tile_holds_at_most_t_by_b(at, T: int, b: int):
 
 @pytest.fixture(scope="module")
 def default_page():
-    return ok(run_page(PAGE))
+    return ok(run_page(PAGE, opened=[CODE_KEY]))  # with "Show the code" open
 
 
 def test_defaults(default_page):
@@ -87,7 +88,7 @@ def test_full_output_is_the_plain_formula(default_page):
     scores = np.where(np.tril(np.ones((7, 7), dtype=bool)), head["Q"] @ head["K"].T / np.sqrt(8), -np.inf)
     weights = np.exp(scores - scores.max(axis=1, keepdims=True))
     expected = (weights / weights.sum(axis=1, keepdims=True)) @ head["V"]
-    np.testing.assert_allclose(full_attention(default_page), expected, atol=1e-12)
+    np.testing.assert_allclose(full_attention(default_page), expected, rtol=SENT_RTOL, atol=1e-12)  # 6 digits sent
 
 
 def test_defaults_shapes(default_page):
@@ -112,7 +113,10 @@ def test_running_max_and_sum_behave(default_page):
                                                                                                    "running sum l")
     assert (np.diff(m, axis=1) >= 0).all()  # m only goes up
     np.testing.assert_array_equal(rescale[:, 0], 0.0)  # nothing to rescale before the first block
-    np.testing.assert_allclose(rescale[:, 1], np.exp(m[:, 0] - m[:, 1]))  # exp(m_old - m_new)
+    # exp(m_old - m_new), from the drawn m: each number sent to 6 significant digits moves the exponent by up to
+    # SENT_RTOL / 2 of each m, and the rescale itself by SENT_RTOL / 2
+    sent = SENT_RTOL * (1 + np.abs(m[:, :2]).sum(axis=1).max())
+    np.testing.assert_allclose(rescale[:, 1], np.exp(m[:, 0] - m[:, 1]), rtol=sent)
     assert (l_sum >= 1.0 - 1e-12).all()  # the largest term of each sum is exp(0) = 1
 
 

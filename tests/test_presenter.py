@@ -1,5 +1,8 @@
 """Presenter mode: a link with present=true (or the sidebar switch) gives large type and cells, hides the
-secondary material (the code, the export panel), and leaves everything else working."""
+secondary material (the code, the export panel), and leaves everything else working.
+
+Every lazy panel (share, export, code, exercises) is opened in these runs, so that what presenter mode hides
+is hidden even when open, and what it keeps is filled."""
 
 from __future__ import annotations
 
@@ -7,8 +10,8 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.apptest_helpers import chart_data, chart_spec, chart_title, charts, run_page
-from ui import presenter
+from tests.apptest_helpers import chart_data, chart_design, chart_title, charts, panel_keys, run_page
+from ui import exercises, export, presenter, share
 from ui.charts import _CELL_SIZES as CELL_SIZES
 from ui.nav import available
 
@@ -27,7 +30,7 @@ def expanders(at: AppTest) -> list[str]:
 
 def step(chart) -> int | None:
     """The cell size of a heatmap (or of each small multiple), from the spec's width step."""
-    spec = chart_spec(chart)
+    spec = chart_design(chart)
     width = spec.get("width", spec.get("spec", {}).get("width"))
     return width.get("step") if isinstance(width, dict) else None
 
@@ -49,12 +52,15 @@ def assert_presenting(at: AppTest, normal: AppTest) -> None:
     labels = expanders(at)
     assert "Show the code" not in labels
     assert not [label for label in labels if label.startswith("Export")]
+    assert not [s for s in at.selectbox if s.key.startswith(export.PICK_KEY)], "the export picker is drawn"
     # the rest of the page is all there: the same charts with the same numbers, the exercises, the path
     assert [chart_title(c) for c in charts(at)] == [chart_title(c) for c in charts(normal)]
     for big, small in zip(charts(at), charts(normal)):
         pd.testing.assert_frame_equal(chart_data(big), chart_data(small), obj=chart_title(big))
     if "Check yourself" in expanders(normal):
         assert "Check yourself" in labels
+        assert [t.key for t in at.text_input if t.key.startswith("ex_")] == [
+            t.key for t in normal.text_input if t.key.startswith("ex_")], "the exercises are not all there"
     assert [str(t.value) for t in at.title] == [str(t.value) for t in normal.title]
     assert at.sidebar.code, "the share panel is gone"
 
@@ -72,16 +78,21 @@ def assert_bigger_cells(at: AppTest, normal: AppTest) -> int:
     return len(pairs)
 
 
+def run_open(lesson: str, query: dict | None = None) -> AppTest:
+    """The lesson with every lazy panel open (share, export, code, exercises)."""
+    return ok(run_page(LESSONS[lesson].path, query, opened=panel_keys(lesson)))
+
+
 @pytest.fixture(scope="module")
 def normal_views():
-    return {url: ok(run_page(lesson.path)) for url, lesson in LESSONS.items()}
+    return {url: run_open(url) for url in LESSONS}
 
 
 @pytest.mark.parametrize("lesson", IDS)
 def test_presenter_link(lesson, normal_views):
     normal = normal_views[lesson]
     assert_normal(normal)
-    at = ok(run_page(LESSONS[lesson].path, {"present": "true"}))
+    at = run_open(lesson, {"present": "true"})
     assert_presenting(at, normal)
     # every lesson draws sized charts at its defaults, except training before its first run
     assert assert_bigger_cells(at, normal) or lesson == "training"
@@ -90,7 +101,7 @@ def test_presenter_link(lesson, normal_views):
 @pytest.mark.parametrize("lesson", IDS)
 def test_switching_presenter_mode_on_and_off(lesson, normal_views):
     normal = normal_views[lesson]
-    at = ok(run_page(LESSONS[lesson].path))
+    at = run_open(lesson)
     at.sidebar.toggle(key="present").set_value(True)
     ok(at.run())
     assert_presenting(at, normal)
@@ -99,12 +110,15 @@ def test_switching_presenter_mode_on_and_off(lesson, normal_views):
     ok(at.run())
     assert_normal(at)
     assert [step(c) for c in charts(at)] == [step(c) for c in charts(normal)]
-    # the same expanders again (a lesson run on its own keeps adding to the export count, hence the prefix)
-    assert [label.split(":")[0] for label in expanders(at)] == [label.split(":")[0] for label in expanders(normal)]
+    # the same expanders again, still open: the code and the export picker are back
+    assert expanders(at) == expanders(normal)
+    assert len(at.main.code) == len(normal.main.code)
+    assert [s.key for s in at.selectbox] == [s.key for s in normal.selectbox]
 
 
 def test_presenter_mode_is_in_the_share_link():
-    at = ok(run_page(LESSONS["scaling"].path, {"present": "true", "d_k": "512", "scaling_on": "false"}))
+    at = ok(run_page(LESSONS["scaling"].path, {"present": "true", "d_k": "512", "scaling_on": "false"},
+                     opened=[share.OPEN_KEY]))
     link = at.sidebar.code[0].value
     assert "present=true" in link and "d_k=512" in link and "scaling_on=false" in link
 
@@ -123,7 +137,7 @@ def test_presenter_link_with_a_bad_value_says_so():
 
 
 def test_exercises_work_in_presenter_mode():
-    at = ok(run_page(LESSONS["scaling"].path, {"present": "true"}))
+    at = ok(run_page(LESSONS["scaling"].path, {"present": "true"}, opened=[exercises.open_key("scaling")]))
     at.text_input(key="ex_scaling_factor_64_answer").set_value("8")
     next(b for b in at.button if b.form_id == "ex_scaling_factor_64_form").click()
     ok(at.run())
@@ -137,7 +151,7 @@ def test_chart_scale():
 
 def test_presenter_cells_are_exactly_one_and_a_half_times_bigger(normal_views):
     normal = normal_views["qkv"]
-    at = ok(run_page(LESSONS["qkv"].path, {"present": "true"}))
+    at = run_open("qkv", {"present": "true"})
     for big, small in zip(charts(at), charts(normal)):
         if step(small):
             assert step(big) == pytest.approx(1.5 * step(small), abs=1), chart_title(big)

@@ -31,7 +31,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from bench.streamlit_client import Server, Session
-from tests.apptest_helpers import ROOT, type_everywhere
+from tests.apptest_helpers import ROOT, panel_keys, run_app, type_everywhere
+from ui.exercise_bank import for_lesson
 from ui.exercises import parse_number
 from ui.nav import available
 
@@ -119,11 +120,9 @@ def leaks(at: AppTest) -> list[str]:
 
 
 def open_page(lesson, query: dict | None = None) -> AppTest:
-    at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=120)
-    for key, value in (query or {}).items():
-        at.query_params[key] = value
-    at.run()
-    return at.switch_page(lesson.path).run()
+    """The lesson in the app, with every lazy panel open (share, export, code, exercises): what a panel draws
+    only while open is checked too."""
+    return run_app(lesson.path, query, timeout=120, opened=panel_keys(lesson.url_path))
 
 
 _URL_KEYS: dict[str, list[str]] = {}
@@ -165,8 +164,12 @@ def test_link_parameters_are_shown_escaped(lesson, payload):
 def test_typed_text_is_shown_escaped(lesson, payload):
     """The payload typed into every text box (sidebar, page), then into every exercise answer with Check."""
     at = open_page(lesson)
+    runs = 0
     for _ in type_everywhere(at, lambda box: payload):
+        runs += 1
         assert not leaks(at), leaks(at)
+    if for_lesson(lesson.url_path):  # the exercises' forms were there to type into (their panel is open)
+        assert runs > 1, "no exercise form was found"
 
 
 def test_the_shown_tokens_carry_the_typed_text():

@@ -3,6 +3,9 @@
 On every lesson a few widgets are moved by hand, then the link in the share panel is opened as a new
 session (its query string as the URL) and the settings file is loaded into another: both must draw
 the same numbers in every chart as the original view.
+
+The share panel is filled only while open: these tests open it (run_page(..., opened=[share.OPEN_KEY]),
+as a click on "Share this view" would); test_closed_share_panel_draws_nothing checks the closed one.
 """
 
 from __future__ import annotations
@@ -70,6 +73,11 @@ def move(at: AppTest, lesson: str) -> AppTest:
     return at
 
 
+def run_shared(page: str, query: dict | None = None) -> AppTest:
+    """The page with its share panel open."""
+    return ok(run_page(page, query, opened=[share.OPEN_KEY]))
+
+
 def link(at: AppTest) -> str:
     codes = [str(c.value) for c in at.sidebar.code]
     assert len(codes) == 1, codes
@@ -126,7 +134,7 @@ def upload(at: AppTest, raw: bytes, name: str = SETTINGS_FILE) -> AppTest:
 @pytest.mark.parametrize("lesson", list(LESSONS), ids=list(LESSONS))
 def test_link_reproduces_the_view(lesson, downloads):
     page = LESSONS[lesson].path
-    at = move(ok(run_page(page)), lesson)
+    at = move(run_shared(page), lesson)
     shared = link(at)
     q = query(shared)
     # every setting the page drew is in the link, once, with its value as now shown
@@ -145,7 +153,7 @@ def test_link_reproduces_the_view(lesson, downloads):
     assert doc["settings"] == {k: v[0] for k, v in q.items()}
 
     # opened by someone else: the same numbers in every chart, the same settings, the same link
-    other = ok(run_page(page, q))
+    other = run_shared(page, q)
     assert_same_view(other, at)
     assert link(other) == shared
     assert not other.info or not any("The link set" in i.value for i in other.info)
@@ -155,11 +163,11 @@ def test_link_reproduces_the_view(lesson, downloads):
 def test_settings_file_reproduces_the_view(lesson, downloads):
     """Download the settings, load them into a fresh session at the defaults: the same view."""
     page = LESSONS[lesson].path
-    at = move(ok(run_page(page)), lesson)
+    at = move(run_shared(page), lesson)
     raw = downloads[SETTINGS_FILE]
     assert share.parse_settings(raw) == {k: v[0] for k, v in query(link(at)).items()}
 
-    fresh = ok(run_page(page))
+    fresh = run_shared(page)
     if lesson == "multi-head":  # heads and mh_head only exist once d_model has room for them
         assert view(fresh)["settings"] != view(at)["settings"]
     upload(fresh, raw)
@@ -171,7 +179,7 @@ def test_settings_file_reproduces_the_view(lesson, downloads):
 
 
 def test_link_of_an_untouched_page_is_complete():
-    at = ok(run_page(LESSONS["qkv"].path))
+    at = run_shared(LESSONS["qkv"].path)
     q = query(link(at))
     assert {k: v[0] for k, v in q.items()} == {
         "present": "false", "text": "The cat sat on the warm mat", "seq_len": "16", "d_model": "16", "d_k": "8",
@@ -180,7 +188,7 @@ def test_link_of_an_untouched_page_is_complete():
 
 def test_link_in_the_whole_app_follows_the_widgets():
     """In the app (entry script + navigation) the link is made after the page's controls, not before."""
-    at = ok(run_app(LESSONS["scaling"].path))
+    at = ok(run_app(LESSONS["scaling"].path, opened=[share.OPEN_KEY]))
     assert query(link(at))["d_k"] == ["64"]
     widget(at, "d_k").set_value(300)
     ok(at.run())
@@ -188,18 +196,47 @@ def test_link_in_the_whole_app_follows_the_widgets():
     assert q["d_k"] == ["300"] and q["text"] == ["The cat sat on the warm mat"] and q["scaling_on"] == ["true"]
 
 
+def share_popover(at: AppTest):
+    found = [p for p in at.sidebar.get("popover") if p.proto.popover.label == "Share this view"]
+    assert len(found) == 1, "no share popover in the sidebar"
+    return found[0]
+
+
+def test_closed_share_panel_draws_nothing(downloads):
+    """Closed (as every page opens), the popover is there but empty: no link, no file made, no uploader.
+    Opened, all of it is drawn, with the settings moved while it was closed."""
+    at = ok(run_page(LESSONS["scaling"].path))
+    assert share_popover(at).proto.popover.open is False
+    assert not at.sidebar.code and not at.sidebar.get("file_uploader")
+    assert "share_download" not in [b.key for b in at.get("download_button")]
+    assert SETTINGS_FILE not in downloads  # the settings file is not even made
+    widget(at, "d_k").set_value(300)
+    ok(at.run())
+    assert not at.sidebar.code and not at.sidebar.get("file_uploader") and SETTINGS_FILE not in downloads
+    at.session_state[share.OPEN_KEY] = True  # a click on "Share this view"
+    ok(at.run())
+    assert share_popover(at).proto.popover.open is True
+    assert query(link(at))["d_k"] == ["300"]
+    assert [u.key for u in at.sidebar.get("file_uploader")] == ["share_upload"]
+    assert "share_download" in [b.key for b in at.get("download_button")]
+    assert json.loads(downloads[SETTINGS_FILE])["settings"]["d_k"] == "300"
+    at.session_state[share.OPEN_KEY] = False  # and closed again: empty again
+    ok(at.run())
+    assert not at.sidebar.code and not at.sidebar.get("file_uploader")
+
+
 def test_text_with_url_characters_survives_the_link():
     text = "a&b=c #d ?e %20 + ü “quoted”"
-    at = ok(run_page(LESSONS["qkv"].path, {"text": text}))
+    at = run_shared(LESSONS["qkv"].path, {"text": text})
     assert query(link(at))["text"] == [text]
-    other = ok(run_page(LESSONS["qkv"].path, query(link(at))))
+    other = run_shared(LESSONS["qkv"].path, query(link(at)))
     assert widget(other, "text").value == text
     assert_same_view(other, at)
 
 
 def test_moving_along_the_lesson_path_keeps_the_settings():
     """Scaling -> Masking (the Next link) in one session: the shared text, seq_len and d_k carry over."""
-    at = ok(run_app(LESSONS["scaling"].path))
+    at = ok(run_app(LESSONS["scaling"].path, opened=[share.OPEN_KEY]))
     for key, value in {"text": "red green blue", "seq_len": 2, "d_k": 40, "seed": 9}.items():
         widget(at, key).set_value(value)
     ok(at.run())
@@ -245,7 +282,7 @@ BAD_FILES = {
 @pytest.mark.parametrize("case", list(BAD_FILES), ids=list(BAD_FILES))
 def test_bad_settings_file_changes_nothing(case):
     raw, says = BAD_FILES[case]
-    at = ok(run_page(LESSONS["scaling"].path))
+    at = run_shared(LESSONS["scaling"].path)
     widget(at, "d_k").set_value(100)
     ok(at.run())
     before = view(at)
@@ -262,7 +299,7 @@ def test_bad_settings_file_changes_nothing(case):
 
 
 def test_out_of_range_values_are_clamped_with_the_link_message():
-    at = ok(run_page(LESSONS["scaling"].path))
+    at = run_shared(LESSONS["scaling"].path)
     raw = json.dumps({"settings": {"d_k": 99_999, "seed": "abc", "temp": -4, "scaling_trials": 7,
                                    "scaling_on": "maybe", "seq_len": "nan"}}).encode()
     upload(at, raw)
@@ -278,7 +315,7 @@ def test_out_of_range_values_are_clamped_with_the_link_message():
 
 
 def test_settings_of_another_page_are_ignored_and_named():
-    at = ok(run_page(LESSONS["qkv"].path))
+    at = run_shared(LESSONS["qkv"].path)
     raw = json.dumps({"page": "/scaling", "settings": {"d_k": 30, "scaling_on": False, "scaling_T": 4}}).encode()
     upload(at, raw)
     assert widget(at, "d_k").value == 30
@@ -288,7 +325,7 @@ def test_settings_of_another_page_are_ignored_and_named():
 
 def test_ignored_names_are_shown_as_text():
     """A name in a settings file is the sender's text: a link or markup in it is shown, not followed."""
-    at = ok(run_page(LESSONS["qkv"].path))
+    at = run_shared(LESSONS["qkv"].path)
     raw = json.dumps({"settings": {"seed": 7, "[click](javascript:alert(1))": 1, "<b>x</b>": 2}}).encode()
     upload(at, raw)
     assert widget(at, "seed").value == 7
@@ -298,7 +335,7 @@ def test_ignored_names_are_shown_as_text():
 
 
 def test_loading_a_file_overrides_the_link_the_page_was_opened_with():
-    at = ok(run_page(LESSONS["scaling"].path, {"d_k": "512", "seed": "4"}))
+    at = run_shared(LESSONS["scaling"].path, {"d_k": "512", "seed": "4"})
     assert widget(at, "d_k").value == 512
     upload(at, json.dumps({"settings": {"d_k": 16}}).encode())
     assert widget(at, "d_k").value == 16 and widget(at, "seed").value == 4

@@ -88,10 +88,10 @@ def test_a_tick_is_bounded_and_the_curve_grows():
     rows = []
     for _ in range(3):
         assert 1 <= session.tick(0.02) < 2000
-        frame = session.run.loss_frame()
+        frame = session.run.loss_frame().frame()
         rows.append(int((frame["series"] == "training (batch)").sum()))
     assert rows == sorted(rows) and rows[-1] > rows[0]
-    assert set(session.run.loss_frame()["series"]) == {"training (batch)", "validation", "bigram baseline",
+    assert set(session.run.loss_frame().column("series")) == {"training (batch)", "validation", "bigram baseline",
                                                    "uniform guess (log V)"}
     assert session.running and session.models[session.run.name].source[2] == session.run.steps
 
@@ -249,3 +249,18 @@ def test_get_keeps_a_session_made_before_the_module_was_reimported():
     assert ts.get(state) is old and old.models is state[model_store.SESSION_KEY]
     state[ts.SESSION_KEY] = "something else"
     assert isinstance(ts.get(state), ts.TrainingSession)
+
+
+def test_training_sessions_of_one_process_share_it():
+    """One student training gets the whole tick budget; ten at once share TRAIN_SHARE of the process between
+    them, so the slider moves of everyone else keep the rest; a session that stopped ticking stops counting."""
+    from ui import training_session as ts
+
+    ts._last_tick.clear()
+    assert ts.fair_budget(1, now=100.0) == ts.TICK_BUDGET_S
+    budgets = [ts.fair_budget(i, now=100.0 + i / 100) for i in range(1, 11)]
+    assert budgets[-1] == pytest.approx(ts.TRAIN_SHARE * ts.TICK_EVERY_S / 10)
+    assert sum(budgets[-1] for _ in range(10)) <= ts.TRAIN_SHARE * ts.TICK_EVERY_S + 1e-12
+    later = 100.0 + ts.ACTIVE_WITHIN_S + 1  # the other nine have not ticked since
+    assert ts.fair_budget(1, now=later) == ts.TICK_BUDGET_S
+    ts._last_tick.clear()

@@ -21,14 +21,21 @@ OWN_TEXT = ("the cat sat on the mat. the dog sat on the log. the cat saw the dog
 MAX_OWN_CHARS = 3000
 
 
-@st.cache_data(show_spinner=False, max_entries=32)
+@st.cache_resource(show_spinner=False, max_entries=32)
 def split_text(source: str, own: str, chars: str) -> tuple[np.ndarray, np.ndarray]:
-    """(fit ids, held-out ids) of the chosen text under the tokenizer of `chars` (the last 10% is held out)."""
+    """(fit ids, held-out ids) of the chosen text under the tokenizer of `chars` (the last 10% is held out).
+
+    Shared, not copied: the documentation's ids are a few MB, and st.cache_data would copy them on every
+    rerun. They are made read-only, so no caller can change what the others see."""
     tok = CharTokenizer(chars)
     if source == SOURCES[0]:
         corpus = pydoc_corpus(tokenizer=tok)  # the split the shipped model was validated on
-        return corpus.train_ids, corpus.val_ids
-    return bigram.held_out_split(tok.encode(own))
+        fit, held = np.array(corpus.train_ids), np.array(corpus.val_ids)
+    else:
+        fit, held = bigram.held_out_split(tok.encode(own))
+    for ids in (fit, held):
+        ids.setflags(write=False)
+    return fit, held
 
 
 @st.cache_data(show_spinner=False, max_entries=128)

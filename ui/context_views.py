@@ -7,10 +7,9 @@ core.demos.communication and lays it out; nothing here computes.
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 import streamlit as st
 
-from ui import plots, prose, render, views
+from ui import charts, plots, prose, render, views
 from ui.charts import unique_labels
 from ui.text import code_span, shape_str
 from ui.views import Heatmap, dim_labels, heatmaps, weights_map
@@ -60,8 +59,8 @@ def word_order(r: dict) -> None:
     without and with positions."""
     st.markdown(f"**Shuffled:** {tokens_markdown(r['tokens_permuted'])}  \n"
                 f"**New order:** {' '.join(str(p) for p in r['permutation'])} (original positions)")
-    top = float(np.abs(np.vstack([r["out_moved"], r["out_permuted"]])).max()) or 1.0
-    shared = dict(VECTORS, domain=(-top, top))  # one colour scale: rounding-sized differences look like 0
+    # one colour scale: rounding-sized differences look like 0
+    shared = dict(VECTORS, domain=charts.symmetric_domain(r["out_moved"], r["out_permuted"]))
     heatmaps(Heatmap(r["out_moved"], r["tokens_permuted"], dim_labels(r["out"].shape[1]),
                      "outputs, rows moved", "comm_out_moved", "out[order]", "(T, d_k)", shared),
              Heatmap(r["out_permuted"], r["tokens_permuted"], dim_labels(r["out"].shape[1]),
@@ -81,8 +80,8 @@ def encoder_decoder(r: dict, tokens: list[str]) -> None:
                                   shape="(T, T), rows sum to 1")):
         views.heatmap(weights_map(r["weights_decoder"], tokens, "decoder: causal mask", "comm_decoder",
                                   shape="(T, T), rows sum to 1, 0 above the diagonal"))
-    table = pd.DataFrame({"token": unique_labels(tokens), "hears (encoder)": r["listens_encoder"],
-                          "hears (decoder)": r["listens_decoder"]})
+    table = {"token": unique_labels(tokens), "hears (encoder)": r["listens_encoder"],
+             "hears (decoder)": r["listens_decoder"]}
     views.number_table(table, "%d")
     T = len(tokens)
     prose.show("communication", "messages", T=T, enc=r["messages_encoder"], dec=r["messages_decoder"])
@@ -94,9 +93,9 @@ def reach(r: dict, tokens: list[str], keep: float) -> None:
                                                         "attention (decoder weight a_t0)": r["attention"]})
     render.show(plots.line_chart, frame, width="stretch", x_title="position t", y_title="share of token 0 at t",
                 title="how much of token 0 reaches each position")
-    table = pd.DataFrame({"position": np.arange(len(tokens)), "token": tokens,
-                          "recurrence steps": r["steps_recurrence"], "recurrence share": r["recurrence"],
-                          "attention steps": r["steps_attention"], "attention share": r["attention"]})
+    table = {"position": np.arange(len(tokens)), "token": tokens,
+             "recurrence steps": r["steps_recurrence"], "recurrence share": r["recurrence"],
+             "attention steps": r["steps_attention"], "attention share": r["attention"]}
     views.number_table(table, "%.4g", ["recurrence share", "attention share"])
     last = len(tokens) - 1
     prose.show("communication", "reach_result", last=last, steps=int(r["steps_recurrence"][last]),

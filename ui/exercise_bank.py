@@ -3,6 +3,7 @@ what the pages show; the explanations say why, in a sentence or two."""
 
 from __future__ import annotations
 
+import functools
 from functools import cache
 
 import numpy as np
@@ -232,6 +233,9 @@ BANK = {"qkv": _qkv, "scaling": _scaling, "masking": _masking, "multi-head": _mu
         "tiles": _tiles, "bigram": _bigram, "communication": _communication, "circuit": _circuit}
 
 
-def for_lesson(url_path: str) -> list[Exercise]:
+@functools.cache
+def for_lesson(url_path: str) -> tuple[Exercise, ...]:
+    """The lesson's exercises, built once per process: their answers come from the page's defaults, never
+    from a session's settings, and some run a model to find them."""
     build = BANK.get(url_path)
-    return build() if build else []
+    return tuple(build()) if build else ()

@@ -8,7 +8,7 @@ types is executed.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -115,12 +115,21 @@ def _render_one(lesson: str, ex: Exercise, number: int) -> None:
         st.caption("✓ Solved earlier in this session.")
 
 
-def render(lesson: str, exercises: list[Exercise]) -> None:
+def open_key(lesson: str) -> str:
+    """The session-state key of the lesson's 'Check yourself' expander (True while it is open)."""
+    return f"ex_open_{lesson}"
+
+
+def render(lesson: str, exercises: Sequence[Exercise]) -> None:
     """The 'Check yourself' section of a lesson page."""
     if not exercises:
         return
     # A fixed label: a label that changed with the score would close the expander on every answer.
-    with st.expander("Check yourself", expanded=False, icon=":material/edit:"):
+    # Filled only while open (the forms cost every slider move otherwise); opening it reruns the page.
+    box = st.expander("Check yourself", icon=":material/edit:", key=open_key(lesson), on_change="rerun")
+    if not box.open:
+        return
+    with box:
         # Filled in after the exercises: an answer checked in this run must count in the score above it.
         score = st.empty()
         for number, ex in enumerate(exercises, start=1):

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 import streamlit as st
 
 from core.demos.heads import weighted_sum_terms
 from ui.charts import unique_labels
+from ui.tables import arrow_table
 from ui.text import escape_md
 
 MAX_TERMS_IN_EQUATION = 8
@@ -23,10 +23,8 @@ def weighted_sum(weights_row: np.ndarray, V: np.ndarray, labels: list[str], quer
     st.caption(f"The weights in this row sum to {weights_row.sum():.4f}. Each value row is scaled by its weight; "
                "the scaled rows are added column by column.")
     contributions = weighted_sum_terms(weights_row, V)  # (T, d_v)
-    d_v = V.shape[1]
-    table = pd.DataFrame(contributions, columns=[f"dim {j}" for j in range(d_v)])
-    table.insert(0, "weight", weights_row)
-    table.insert(0, "value row", labels)
-    total = pd.DataFrame([["= z (sum)", weights_row.sum(), *contributions.sum(axis=0)]], columns=table.columns)
-    st.dataframe(pd.concat([table, total], ignore_index=True), hide_index=True,
-                 column_config={c: st.column_config.NumberColumn(format="%.3f") for c in table.columns[1:]})
+    with_total = np.vstack([contributions, contributions.sum(axis=0)])  # the last row adds them up: z
+    table = {"value row": [*labels, "= z (sum)"], "weight": np.append(weights_row, weights_row.sum()),
+             **{f"dim {j}": with_total[:, j] for j in range(V.shape[1])}}
+    st.dataframe(arrow_table(table), hide_index=True,
+                 column_config={c: st.column_config.NumberColumn(format="%.3f") for c in list(table)[1:]})

@@ -19,17 +19,18 @@ from ui.charts import unique_labels
 
 _DRAWN = "_drawn_matrices"
 PICK_KEY = "export_pick"  # prefix of the matrix picker's key
+OPEN_KEY = "export_open"  # the export expander's state: True while it is open
 
 
 def start_run() -> None:
     st.session_state[_DRAWN] = []
 
 
-def record(title: str, matrix, row_labels, col_labels, spec: dict, data: pd.DataFrame) -> None:
-    """Remember a drawn heatmap (its numbers and its full chart) for the export panel."""
+def record(title: str, matrix, row_labels, col_labels, spec: dict) -> None:
+    """Remember a drawn heatmap (its numbers, and its chart as drawn, data included) for the export panel."""
     st.session_state.setdefault(_DRAWN, []).append(
         {"title": title or "matrix", "matrix": np.asarray(matrix), "rows": list(row_labels),
-         "cols": list(col_labels), "spec": spec, "data": data})
+         "cols": list(col_labels), "spec": spec})
 
 
 def drawn() -> list[dict]:
@@ -49,22 +50,16 @@ def matrix_csv(matrix, row_labels, col_labels) -> str:
     return df.to_csv(float_format="%.6g")
 
 
-def full_spec(spec: dict, data: pd.DataFrame) -> dict:
-    """The cached (data-free) spec with its numbers put back, ready for a converter."""
-    records = data.replace({np.nan: None}).to_dict(orient="records")
-    return {**spec, "data": {"values": records}}
-
-
-def chart_svg(spec: dict, data: pd.DataFrame) -> str:
+def chart_svg(spec: dict) -> str:
     import vl_convert  # imported on first use: only an export needs it
 
-    return vl_convert.vegalite_to_svg(full_spec(spec, data))
+    return vl_convert.vegalite_to_svg(spec)
 
 
-def chart_png(spec: dict, data: pd.DataFrame) -> bytes:
+def chart_png(spec: dict) -> bytes:
     import vl_convert
 
-    return vl_convert.vegalite_to_png(full_spec(spec, data), scale=2)
+    return vl_convert.vegalite_to_png(spec, scale=2)
 
 
 def all_csv_zip(items: list[dict]) -> bytes:
@@ -85,8 +80,13 @@ def export_panel() -> None:
     items = drawn()
     if not items:
         return
-    count = f"{len(items)} {'matrix' if len(items) == 1 else 'matrices'}"
-    with st.expander(f"Export: {count} on this page (CSV, PNG, SVG)"):
+    # Filled only while open, so a slider move does not draw the picker and the buttons; opening it reruns
+    # the page. The label says no count: a label that changed would close the expander.
+    box = st.expander("Export the matrices on this page (CSV, PNG, SVG)", key=OPEN_KEY, on_change="rerun")
+    if not box.open:
+        return
+    with box:
+        st.caption(f"{len(items)} {'matrix' if len(items) == 1 else 'matrices'} on this page.")
         # Named by title alone, not shape: a slider that reshapes a matrix keeps the choice on that matrix
         # (and a stored choice whose text changed under it would no longer be among the options).
         names = [f"{i + 1}. {item['title']}" for i, item in enumerate(items)]
@@ -97,9 +97,9 @@ def export_panel() -> None:
         cols = st.columns(4)
         cols[0].download_button("CSV", lambda: matrix_csv(item["matrix"], item["rows"], item["cols"]),
                                 file_name=f"{name}.csv", mime="text/csv", key="export_csv", on_click="ignore")
-        cols[1].download_button("PNG", lambda: chart_png(item["spec"], item["data"]), file_name=f"{name}.png",
+        cols[1].download_button("PNG", lambda: chart_png(item["spec"]), file_name=f"{name}.png",
                                 mime="image/png", key="export_png", on_click="ignore")
-        cols[2].download_button("SVG", lambda: chart_svg(item["spec"], item["data"]), file_name=f"{name}.svg",
+        cols[2].download_button("SVG", lambda: chart_svg(item["spec"]), file_name=f"{name}.svg",
                                 mime="image/svg+xml", key="export_svg", on_click="ignore")
         cols[3].download_button("All as CSV (ZIP)", lambda: all_csv_zip(items), file_name="attention-lab.zip",
                                 mime="application/zip", key="export_zip", on_click="ignore")

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-import pandas as pd
 import streamlit as st
 
 from core import attention
 from core.demos.heads import multi_head
 from ui import views
+from ui.chart_data import ChartData
 from ui.text import shape_str
 
 FORMS = [attention.multi_head_attention, attention.multi_head_attention_loop, attention.multi_head_attention_einsum]
@@ -37,7 +37,7 @@ def compute(s: Setup) -> dict:
 
 
 @st.cache_data(show_spinner=False, max_entries=128)
-def head_grid(s: Setup, first: int | None = None) -> pd.DataFrame:
+def head_grid(s: Setup, first: int | None = None) -> ChartData:
     """The first `first` heads' (T, T) maps as one small-multiples frame."""
     weights = compute(s)["weights"][:first]  # (H, T, T)
     return views.grid_frame(weights, list(s.tokens), [f"head {h + 1}" for h in range(len(weights))])
@@ -50,9 +50,10 @@ def draw_heads(s: Setup, title: str, width_px: int, panel_px: int = 240, first: 
                          halve_above=CROWDED)
 
 
-def forms_table(a: dict) -> pd.DataFrame:
+def forms_table(a: dict) -> dict:
     """One row per implementation: its core function, output shape and largest differences from the reshape."""
-    return pd.DataFrame([
-        {"implementation": name, "core function": fn.__name__, "output shape": shape_str(shape),
-         "max |Δ output| vs reshape": a["max_diff"][name][0], "max |Δ weights| vs reshape": a["max_diff"][name][1]}
-        for (name, shape), fn in zip(a["forms"].items(), FORMS)])
+    names = list(a["forms"])
+    return {"implementation": names, "core function": [fn.__name__ for fn in FORMS],
+            "output shape": [shape_str(shape) for shape in a["forms"].values()],
+            "max |Δ output| vs reshape": [a["max_diff"][name][0] for name in names],
+            "max |Δ weights| vs reshape": [a["max_diff"][name][1] for name in names]}

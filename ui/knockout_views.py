@@ -8,7 +8,6 @@ each single-head knockout costs. The numbers come from core.demos.knockout; cach
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 import streamlit as st
 
 from core.demos.knockout import compare, knockout_table, mean_loss
@@ -57,11 +56,10 @@ def cost_table(source: tuple, ids: tuple[int, ...], mode: str, counted: tuple | 
     return knockout_table(m.params, m.cfg, seq[:-1], seq[1:], mask, mode=mode)
 
 
-def table_frame(table: np.ndarray) -> pd.DataFrame:
-    """(L, H) -> a frame with a 'layer' column and one column per head, as a student reads it."""
-    frame = pd.DataFrame(table, columns=[f"head {h + 1}" for h in range(table.shape[1])])
-    frame.insert(0, "layer", [f"layer {layer + 1}" for layer in range(table.shape[0])])
-    return frame
+def table_frame(table: np.ndarray) -> dict:
+    """(L, H) -> a table with a 'layer' column and one column per head, as a student reads it."""
+    return {"layer": [f"layer {layer + 1}" for layer in range(table.shape[0])],
+            **{f"head {h + 1}": table[:, h] for h in range(table.shape[1])}}
 
 
 def knockout_section(model: Model, ids: tuple[int, ...], prefix: str, unit: str = "character",

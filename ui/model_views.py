@@ -8,13 +8,13 @@ Cached functions take a model's small `source` tuple, never its arrays (see ui.m
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 import streamlit as st
 
 from core.costs import FLOAT_OF_BYTES
 from core.model import forward
 from core.sampling import generate
-from ui import controls, model_store, plots, prose, render, views
+from ui import controls, model_store, plots, prose, render, tables, views
+from ui.chart_data import ChartData
 from ui.model_store import Model
 from ui.text import code_span, escape_md
 
@@ -122,9 +122,8 @@ def encode_prompt(model: Model, prompt: str) -> tuple[int, ...]:
 
 def parameter_table(parts: dict[str, int], total: int) -> None:
     """Parameters by part (core.costs.param_count without its total), with each part's share as a bar."""
-    table = pd.DataFrame({"part": list(parts), "parameters": list(parts.values())})
-    table["share"] = table["parameters"] / total
-    st.dataframe(table, hide_index=True, width="stretch", column_config={
+    table = {"part": list(parts), "parameters": list(parts.values()), "share": [n / total for n in parts.values()]}
+    st.dataframe(tables.arrow_table(table), hide_index=True, width="stretch", column_config={
         "parameters": st.column_config.NumberColumn(format="localized"),
         "share": st.column_config.ProgressColumn(format="percent", min_value=0, max_value=1)})
 
@@ -166,7 +165,7 @@ def read_or_say(model: Model, ids: tuple[int, ...]) -> dict | None:
 
 
 @st.cache_data(show_spinner=False, max_entries=128)
-def attention_frame(source: tuple, ids: tuple[int, ...]) -> pd.DataFrame:
+def attention_frame(source: tuple, ids: tuple[int, ...]) -> ChartData:
     """Every layer x head map of the last MAX_DRAWN positions, as one small-multiples frame."""
     m = model_store.from_source(source)
     w = read_prompt(source, ids)["weights"][..., -MAX_DRAWN:, -MAX_DRAWN:]  # (L, H, T', T')
@@ -185,7 +184,7 @@ def generate_text(source: tuple, ids: tuple[int, ...], n: int, temperature: floa
     return m.tokenizer.decode(out[len(ids):])
 
 
-def bars(probs: np.ndarray, tokenizer, title: str) -> pd.DataFrame:
+def bars(probs: np.ndarray, tokenizer, title: str) -> ChartData:
     """The TOP_BARS most likely next characters, most likely first, drawn as bars. Characters with no
     probability at all (every one but the argmax at temperature 0, those cut by top-k) are left out."""
     order = np.argsort(-probs, kind="stable")[:TOP_BARS]

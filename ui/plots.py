@@ -7,10 +7,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import altair as alt
-import numpy as np
 import pandas as pd
 
 from ui import colours
+from ui.chart_data import ChartData, numbers
 from ui.charts import FONT, LABEL_PX, TITLE_PX, px, unique_labels
 
 BAR_FILL, BAR_TRACK = "#3b528b", "#e8e8e8"
@@ -49,9 +49,10 @@ def bar_chart(title: str = "", x_title: str = "probability", y_title: str = "tok
     return chart.properties(title=title) if title else chart
 
 
-def bar_frame(labels: Sequence[str], values) -> pd.DataFrame:
-    values = np.asarray(values, dtype=np.float64)
-    return pd.DataFrame({"label": unique_labels(list(labels)), "value": values, "order": np.arange(len(values))})
+def bar_frame(labels: Sequence[str], values) -> ChartData:
+    """One bar per label, in the given order."""
+    values = numbers(values)
+    return ChartData({"label": unique_labels(list(labels)), "value": values, "order": list(range(len(values)))})
 
 
 def line_chart(x_title: str, y_title: str, title: str = "", log_x: bool = False, log_y: bool = False,
@@ -81,9 +82,8 @@ def line_chart(x_title: str, y_title: str, title: str = "", log_x: bool = False,
     return chart.properties(title=title) if title else chart
 
 
-def line_frame(x, series: dict[str, Sequence[float]]) -> pd.DataFrame:
-    """{name: ys} over a shared x -> tidy frame (x, y, series)."""
-    x = np.asarray(x, dtype=np.float64)
-    frames = [pd.DataFrame({"x": x, "y": np.asarray(ys, dtype=np.float64), "series": name})
-              for name, ys in series.items()]
-    return pd.concat(frames, ignore_index=True)
+def line_frame(x, series: dict[str, Sequence[float]]) -> ChartData:
+    """{name: ys} over a shared x -> tidy table (x, y, series), one line after another."""
+    xs = numbers(x)
+    return ChartData({"x": xs * len(series), "y": [y for ys in series.values() for y in numbers(ys)],
+                      "series": [name for name in series for _ in xs]})

@@ -3,7 +3,7 @@
 Building an Altair chart and validating it costs ~30 ms per heatmap; a page with eight of them would
 spend a quarter of a second on that alone. The spec depends only on a chart's shape and settings, so
 it is built once per process (an LRU cache keyed by the builder function and its settings) and every
-rerun sends just the DataFrame.
+rerun puts just the numbers into it, as plain lists (ui.chart_data: no DataFrame, no Arrow).
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import pandas as pd
 import streamlit as st
 
 from ui import charts, export, presenter
+from ui.chart_data import ChartData
 
 
 @functools.lru_cache(maxsize=512)
@@ -48,14 +49,17 @@ def spec_for(builder: Callable, **settings) -> dict:
     return {**spec, "title": {"text": title, "fontSize": size, "anchor": "start"}}
 
 
-def show(builder: Callable, data: pd.DataFrame, key: str | None = None, on_select: str = "ignore",
+def show(builder: Callable, data: ChartData | pd.DataFrame, key: str | None = None, on_select: str = "ignore",
          width: str | None = None, **settings):
-    """Render builder(**settings) (a chart builder that takes `data=None`) with `data`.
+    """Render builder(**settings) (a chart builder that takes `data=None`) with `data`: a frame from
+    ui.charts or ui.plots, or a small DataFrame built by hand.
 
     Returns the selection state when on_select is set. Pass width="stretch" for charts whose spec
     says width="container" (bars, lines).
     """
-    return _draw(spec_for(builder, **settings), data, key=key, on_select=on_select, width=width)
+    if isinstance(data, pd.DataFrame):
+        data = ChartData.from_frame(data)
+    return _draw(data.inline(spec_for(builder, **settings)), key=key, on_select=on_select, width=width)
 
 
 def describe(matrix, row_labels, col_labels, title: str) -> str:
@@ -69,8 +73,8 @@ def describe(matrix, row_labels, col_labels, title: str) -> str:
             f"to {m[finite].max():.3g}; the largest is row {row_labels[r]}, column {col_labels[c]}.")
 
 
-def _draw(spec: dict, data: pd.DataFrame, key: str | None, on_select: str, width: str | None,
-          alt: str | None = None):
+def _draw(spec: dict, key: str | None, on_select: str, width: str | None, alt: str | None = None):
+    """Send a whole spec, its data inside it (Streamlit then has no data of its own to convert)."""
     kwargs = {"key": key} if key else {}
     if alt:
         kwargs["alt"] = alt[:500]
@@ -78,7 +82,7 @@ def _draw(spec: dict, data: pd.DataFrame, key: str | None, on_select: str, width
         kwargs["width"] = width
     if on_select != "ignore":
         kwargs.update(on_select=on_select, selection_mode="pick")
-    return st.vega_lite_chart(data, spec, **kwargs)
+    return st.vega_lite_chart(spec, **kwargs)
 
 
 def show_heatmap(matrix, row_labels, col_labels, title: str = "", key: str | None = None,
@@ -96,7 +100,7 @@ def show_heatmap(matrix, row_labels, col_labels, title: str = "", key: str | Non
     scale = presenter.chart_scale()
     room = int(max_width * scale)
     cell = charts.cell_size(n_cols, int(settings.pop("cell_px", charts.CELL_PX) * scale), room)
-    longest = int(df["text"].str.len().max()) if settings["annotate"] and len(df) else 0
+    longest = max(map(len, df.columns["text"]), default=0) if settings["annotate"] else 0
     numbers_fit = cell >= charts.number_width(longest, scale)  # the widest number printed, e.g. "-0.12"
     fits = cell * n_cols <= room and (numbers_fit or not settings["annotate"])
     if settings["annotate"] and not fits:  # rows tall enough for a line of numbers
@@ -105,9 +109,10 @@ def show_heatmap(matrix, row_labels, col_labels, title: str = "", key: str | Non
     # snapped cell size and the annotate flag instead of n_rows / n_cols.
     settings = dict(cell_px=cell, title=title, select_rows=select_rows, **settings)
     spec = spec_for(charts.heatmap_chart, **settings)
-    state = _draw(spec, df, key=key, on_select="rerun" if select_rows else "ignore",
+    drawn = df.inline(spec)
+    state = _draw(drawn, key=key, on_select="rerun" if select_rows else "ignore",
                   width="content" if fits else "stretch", alt=describe(matrix, row_labels, col_labels, title))
-    export.record(title, matrix, row_labels, col_labels, spec, df)
+    export.record(title, matrix, row_labels, col_labels, drawn)
     if select_rows:
         return picked_row(state)
     return None

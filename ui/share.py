@@ -12,6 +12,7 @@ from ui import controls
 from ui.text import escape_md
 
 MAX_SETTINGS_BYTES = 20_000
+OPEN_KEY = "share_open"  # the share popover's state: True while it is open
 # The panel's placeholder, from the page's header to its footer: a script run stays on one thread.
 _slot = threading.local()
 
@@ -93,7 +94,13 @@ def share_panel() -> None:
     later, by fill_share_panel() from the page's footer, once every setting of this run is known (built
     here, the link carried only the settings drawn before it: none of the page's own).
     """
-    with st.sidebar.popover("Share this view", icon=":material/share:", width="stretch"):
+    # Filled only while open (the uploader and the link cost every slider move otherwise); opening reruns.
+    box = st.sidebar.popover("Share this view", icon=":material/share:", width="stretch", key=OPEN_KEY,
+                             on_change="rerun")
+    if not box.open:
+        _slot.value = None
+        return
+    with box:
         st.markdown("Copy this link (button at its right) and anyone who opens it sees exactly this view.")
         _slot.value = st.empty()
         _slot.value.caption("The link is made once the page has drawn its charts.")

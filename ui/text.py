@@ -30,10 +30,16 @@ def shape_str(shape) -> str:
     return f"({dims[0]},)" if len(dims) == 1 else "(" + ", ".join(dims) + ")"
 
 
-def shape_caption(name: str, array, legend: str = "") -> None:
-    """'Q · shape (7, 8) = (T, d_k)' under a matrix."""
+def shape_text(name: str, array, legend: str = "") -> str:
+    """'Q · shape (7, 8) = (T, d_k)', the line under a matrix."""
     note = f" = {legend}" if legend else ""
-    st.caption(f"{name} · shape {shape_str(array.shape)}{note}")
+    return f"{name} · shape {shape_str(array.shape)}{note}"
+
+
+def shape_caption(name: str, array, legend: str = "", note: str = "") -> None:
+    """The shape line under a matrix, and a note on a line of its own below it (one element for both: each
+    element costs every rerun a message to the browser)."""
+    st.caption(shape_text(name, array, legend) + (f"  \n{note}" if note else ""))
 
 
 def idea(text: str) -> None:
@@ -56,9 +62,18 @@ def _source(obj) -> str:
     return inspect.getsource(obj)
 
 
+CODE_KEY = "code_open"
+
+
 def show_code(*functions, title: str = "Show the code") -> None:
-    """An expander with the source of the core functions (or methods) that produced what is on screen."""
-    with st.expander(title):
+    """An expander with the source of the core functions (or methods) that produced what is on screen.
+
+    Filled only while open (a closed one costs a slider move nothing): opening it reruns the page.
+    """
+    box = st.expander(title, key=CODE_KEY, on_change="rerun")
+    if not box.open:
+        return
+    with box:
         for fn in functions:
             st.markdown(f"`{fn.__module__}.{fn.__qualname__}`")
             st.code(_source(fn), language="python")

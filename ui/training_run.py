@@ -14,12 +14,12 @@ import time
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
-import pandas as pd
 
 from core.data import CorpusUnavailable, SyntheticTask, TextCorpus
 from core.model import ModelConfig, flatten, forward, unflatten
 from core.train import TrainConfig, Trainer, pattern_mass
 from ui import plots
+from ui.chart_data import ChartData
 from ui.model_store import Model
 from ui.training_setup import Settings, TextMemo, build_data, example_ids
 
@@ -79,7 +79,7 @@ class Run:
             self.view = view
         return self.view
 
-    def loss_frame(self, max_points: int = 120) -> pd.DataFrame:
+    def loss_frame(self, max_points: int = 120) -> ChartData:
         """Tidy (x, y, series) frame: training loss averaged in at most max_points bins, the validation
         points, and the bigram and uniform-guess baselines drawn across the whole run."""
         history = np.asarray(self.trainer.history, dtype=np.float64)
@@ -95,7 +95,7 @@ class Run:
         ends = [0, self.settings.steps]
         frames.append(plots.line_frame(ends, {"bigram baseline": [self.bigram] * 2,
                                                "uniform guess (log V)": [math.log(self.trainer.cfg.vocab_size)] * 2}))
-        return pd.concat(frames, ignore_index=True)
+        return ChartData.concat(frames)
 
     def figures(self) -> dict:
         """The numbers the page shows and the stored model carries."""

@@ -18,7 +18,7 @@ from ui.text import escape_md, shape_str
 from ui.training_run import MASS_SEQUENCES, Run, uniform_guess_among, untrained
 from ui.training_setup import Settings
 
-TICK_EVERY_S = 1.0  # the live panel reruns this often while training; each rerun trains for <= 0.3 s
+TICK_EVERY_S = ts.TICK_EVERY_S  # the live panel reruns this often while training (a fragment timer)
 SHOWN = {" ": "␣", "\n": "⏎", "\t": "⇥"}  # invisible characters, made visible on the axes
 STATE_WORDS = {"running": "Training", "paused": "Stopped", "finished": "Finished", "diverged": "Diverged"}
 # The attention panels share a row of about GRID_WIDTH_PX; each is at most GRID_PANEL_PX wide.

@@ -14,11 +14,11 @@ import pandas as pd
 import streamlit as st
 
 from core.tokenize import word_tokens
-from ui import charts, controls, explain, presenter, render
+from ui import charts, controls, explain, presenter, render, tables
+from ui.chart_data import ChartData
 from ui.text import code_span, shape_caption
 
 NO_TOKENS = "There are no tokens to show: type a sentence in the sidebar (letters, digits or punctuation)."
-GRID_DROP = ["text"]  # the small multiples print no values in their cells
 
 
 def sentence_settings(d_k_hi: int = 64, d_k_default: int = 8, seq_len_hi: int = 32) -> tuple[str, int, int, int, int]:
@@ -63,6 +63,8 @@ class Heatmap:
 def heatmaps(*maps: Heatmap, widths: list[float] | None = None) -> int | None:
     """Heatmaps side by side, each with its shape caption. Returns the row clicked in the one drawn with
     select_rows=True (None before a click, or when none may be clicked)."""
+    if len(maps) == 1 and widths is None:  # the page's own width: no columns block to send
+        return heatmap(maps[0])
     picked = None
     for column, m in zip(st.columns(widths or len(maps)), maps):
         with column:
@@ -76,9 +78,7 @@ def heatmap(m: Heatmap) -> int | None:
     """One heatmap where the page is (a column of its own), with its shape caption and note beneath it.
     Returns the clicked row when drawn with select_rows=True."""
     row = render.show_heatmap(m.matrix, m.rows, m.cols, title=m.title, key=m.key, **m.settings)
-    shape_caption(m.name or m.title, m.matrix, m.shape)
-    if m.note:
-        st.caption(m.note)
+    shape_caption(m.name or m.title, m.matrix, m.shape, m.note)
     return row
 
 
@@ -116,9 +116,9 @@ def grid_layout(T: int, panels: int, width_px: int, panel_px: int, cell_px: int 
     return cell, columns
 
 
-def grid_frame(weights: np.ndarray, labels: list[str], panel_names: list[str]) -> pd.DataFrame:
-    """(P, T, T) attention maps -> the tidy frame of a grid chart, without the per-cell text columns."""
-    return charts.grid_frame(weights, panel_names, labels, labels).drop(columns=GRID_DROP, errors="ignore")
+def grid_frame(weights: np.ndarray, labels: list[str], panel_names: list[str]) -> ChartData:
+    """(P, T, T) attention maps -> the tidy table of a grid chart (no per-cell text: nothing is printed)."""
+    return charts.grid_frame(weights, panel_names, labels, labels)
 
 
 def layer_head_names(n_layers: int, n_heads: int) -> list[str]:
@@ -126,14 +126,14 @@ def layer_head_names(n_layers: int, n_heads: int) -> list[str]:
     return [f"layer {layer + 1} · head {head + 1}" for layer in range(n_layers) for head in range(n_heads)]
 
 
-def attention_grid(frame: pd.DataFrame, T: int, panels: int, title: str, width_px: int, panel_px: int,
+def attention_grid(frame: ChartData, T: int, panels: int, title: str, width_px: int, panel_px: int,
                    cell_px: int = charts.CELL_PX, gap_px: int = 70, halve_above: int | None = None) -> None:
     """Draw a grid chart of attention maps (a frame from grid_frame) laid out to fit width_px."""
     cell, columns = grid_layout(T, panels, width_px, panel_px, cell_px, gap_px, halve_above)
     render.show(charts.grid_chart, frame, columns=columns, cell_px=cell, title=title)
 
 
-def layers_heads_grid(frame: pd.DataFrame, n_layers: int, n_heads: int, T: int, width_px: int, panel_px: int,
+def layers_heads_grid(frame: ChartData, n_layers: int, n_heads: int, T: int, width_px: int, panel_px: int,
                       cell_px: int = charts.CELL_PX, min_cell_px: int | None = None) -> None:
     """Every layer x head map (a frame from grid_frame with layer_head_names), one row per layer when a
     layer's heads fit side by side in width_px; the title says so."""
@@ -166,11 +166,9 @@ def weights_map(matrix: np.ndarray, tokens: list[str], title: str, key: str, nam
     return square(matrix, tokens, title, key, name, shape, domain=PROBABILITY, **settings)
 
 
-def row_table(names: list[str], matrix: np.ndarray, first: str = "row") -> pd.DataFrame:
-    """A (N, d) matrix as a table: its row names in the first column, then d0, d1, ..."""
-    table = pd.DataFrame(matrix, columns=dim_labels(matrix.shape[1]))
-    table.insert(0, first, names)
-    return table
+def row_table(names: list[str], matrix: np.ndarray, first: str = "row", columns: list[str] | None = None) -> dict:
+    """A (N, d) matrix as a table: its row names in the first column, then d0, d1, ... (or `columns`)."""
+    return {first: list(names), **{name: matrix[:, j] for j, name in enumerate(columns or dim_labels(matrix.shape[1]))}}
 
 
 def token_rows(matrix: np.ndarray, tokens: list[str], title: str, key: str, name: str = "", shape: str = "(T, d_k)",
@@ -204,8 +202,10 @@ def numbers_text(values, most: int = 6, spec: str = "g") -> str:
     return shown + (", …" if len(values) > most else "")
 
 
-def number_table(table: pd.DataFrame, number_format: str = "%.3f", columns: list[str] | None = None) -> None:
-    """A full-width table; its number columns (every column but the first, unless named) in number_format."""
-    columns = list(table.columns[1:]) if columns is None else columns
-    st.dataframe(table, hide_index=True, width="stretch",
+def number_table(table: dict | pd.DataFrame, number_format: str = "%.3f", columns: list[str] | None = None) -> None:
+    """A full-width table, {column name: values} (or a DataFrame); its number columns (every column but the
+    first, unless named) in number_format."""
+    names = list(table.keys() if isinstance(table, dict) else table.columns)
+    columns = names[1:] if columns is None else columns
+    st.dataframe(tables.arrow_table(table), hide_index=True, width="stretch",
                  column_config={c: st.column_config.NumberColumn(format=number_format) for c in columns})

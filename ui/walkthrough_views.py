@@ -7,7 +7,6 @@ The numbers come from core.demos.context (walk_through, mask_conventions); this 
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 import streamlit as st
 
 from core.demos import context
@@ -17,7 +16,6 @@ from ui.text import code_span
 
 TERMS_SHOWN = 4  # products written out per dot product; the rest are summed into the score column
 walk = st.cache_data(context.walk_through, show_spinner=False, max_entries=256)
-conventions = st.cache_data(context.mask_conventions, show_spinner=False, max_entries=64)
 
 
 def _factor(x: float) -> str:
@@ -31,16 +29,16 @@ def written_out(q: np.ndarray, k: np.ndarray) -> str:
     return shown + (f" + … ({len(terms)} terms)" if len(terms) > TERMS_SHOWN else "")
 
 
-def walk_table(w: dict, tokens: list[str]) -> pd.DataFrame:
+def walk_table(w: dict, tokens: list[str]) -> dict:
     """One row per key: the dot product written out, the score, scaled, exp(scaled - max) and the weight."""
-    return pd.DataFrame({
+    return {
         "key": unique_labels(tokens),
         "q · k written out": [written_out(w["q"], k) for k in w["K"]],
         "q · k (score)": w["dots"],
         "÷ √d_k": w["scaled"],
         "exp(· − max)": w["exps"],
         "weight": w["weights"],
-    })
+    }
 
 
 def walk_through(tokens: list[str], D: int, d_k: int, seed: int, query: int) -> dict:
@@ -61,7 +59,7 @@ def conventions_section(scaled_scores: np.ndarray, tokens: list[str]) -> dict:
     blocked) and as an additive 0 / -inf matrix, and the weights each gives: the same."""
     st.subheader("Three ways to write the same mask")
     prose.show("masking", "conventions")
-    c = conventions(scaled_scores)
+    c = context.mask_conventions(scaled_scores)  # three (T, T) softmaxes: cheaper than a cache's hashing
     views.heatmaps(
         views.weights_map(c["allowed"].astype(float), tokens, "allowed: 1 = may look (this app)",
                           "masking_conv_allowed", "allowed", "(T, T) bool, np.tril(ones)"),
@@ -69,12 +67,12 @@ def conventions_section(scaled_scores: np.ndarray, tokens: list[str]) -> dict:
                           "masking_conv_blocked", "blocked", "(T, T) bool, = ~allowed"),
         views.weights_map(c["additive"], tokens, "additive: 0 or −∞, added to the scores", "masking_conv_additive",
                           "additive", "(T, T) float, −∞ where blocked"))
-    table = pd.DataFrame({
+    table = {
         "convention": ["allowed (this app, torch SDPA bool mask)", "blocked (np.triu k=1, nn.MultiheadAttention)",
                        "additive (0 / −∞)"],
         "applied as": ["np.where(allowed, s, −∞)", "np.where(~blocked, s, −∞)", "s + additive"],
         "largest |difference| from this app's weights": [c["diff"][name] for name in c["weights"]],
-    })
-    views.number_table(table, "%g", [table.columns[-1]])
+    }
+    views.number_table(table, "%g", [list(table)[-1]])
     prose.show("masking", "conventions_agree", diff=views.number(c["max_diff"]))
     return c

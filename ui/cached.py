@@ -1,0 +1,62 @@
+"""The computations the lesson pages draw, cached once per process and shared by every session.
+
+A lesson page is a script that runs again on every slider move, so a cache wrapper made in it would be
+made anew each time, and Streamlit would hash the function's source again: about 1 ms a wrapper, every
+rerun. Made here, in a module imported once, each wrapper is built once.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import streamlit as st
+
+from core.demos import circuit, communication, context, heads, masking, scaling, tiles
+from ui import model_store, plots
+from ui.chart_data import ChartData
+
+
+def _cached(fn, entries: int = 256):
+    return st.cache_data(fn, show_spinner=False, max_entries=entries)
+
+
+single_head = _cached(heads.single_head)
+scaling_view = _cached(scaling.scaling_view)
+masking_view = _cached(masking.masking_view)
+no_peeking = _cached(masking.no_peeking)
+tiles_view = _cached(tiles.tiles_view)
+same_word_two_contexts = _cached(context.same_word_two_contexts, 128)
+cross_attention = _cached(context.cross_attention, 128)
+order_view = _cached(communication.order_view, 128)
+encoder_decoder = _cached(communication.encoder_decoder, 128)
+
+# The scaling lesson's two experiments draw random vectors of their own, not the sentence's: the page's
+# seed does not reach them, so a seed or sentence move reuses them (each costs 10-70 ms to draw) and every
+# link shows the same curves.
+EXPERIMENT_SEED = 0
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def saturation(T: int, trials: int, seed: int = EXPERIMENT_SEED) -> tuple[dict, ChartData, ChartData]:
+    """The saturation experiment's numbers and its two line charts' data, each with the uniform row as a
+    flat line."""
+    s = scaling.seeded_saturation(T, trials, seed)
+    top = {"unscaled": s["max_unscaled"], "scaled by √d_k": s["max_scaled"],
+           f"uniform (1/T = {s['uniform_max']:.3f})": np.full(len(s["d_k"]), s["uniform_max"])}
+    spread = {"unscaled": s["entropy_unscaled"], "scaled by √d_k": s["entropy_scaled"],
+              f"uniform (log2 T = {s['uniform_entropy']:.2f})": np.full(len(s["d_k"]), s["uniform_entropy"])}
+    return s, plots.line_frame(s["d_k"], top), plots.line_frame(s["d_k"], spread)
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def variance(seed: int = EXPERIMENT_SEED) -> tuple[dict, ChartData]:
+    """The measured variance of q·k against d_k, and its line chart's data."""
+    v = scaling.seeded_variance(seed)
+    lines = {"formula: d_k": v["formula"], "measured: q·k": v["raw"], "measured: q·k / √d_k": v["scaled"]}
+    return v, plots.line_frame(v["d_k"], lines)
+
+
+@st.cache_data(show_spinner=False, max_entries=128)
+def circuit_reading(source: tuple, ids: tuple[int, ...]) -> dict:
+    """core.demos.circuit.read_sequence of the model `source` names on these token ids."""
+    m = model_store.from_source(source)
+    return circuit.read_sequence(m.params, m.cfg, np.array(ids, dtype=np.int64))
