@@ -336,6 +336,13 @@ def test_token_axes_never_drop_labels():
     spec = charts.heatmap_chart(cell_px=12).to_dict()
     axes = [d["axis"] for d in walk(spec) if isinstance(d.get("axis"), dict)]
     assert axes and all(a["labelOverlap"] is False for a in axes)
+    # on a projector, type never shrinks below 18 px: a dense map (64 positions on 8 px cells) keeps its labels
+    # at 18 px and Vega leaves out every other label that would overlap
+    dense = charts.heatmap_chart(cell_px=8, font_scale=1.5).to_dict()
+    axes = [d["axis"] for d in walk(dense) if isinstance(d.get("axis"), dict)]
+    assert axes and all(a["labelFontSize"] >= 18 and a["labelOverlap"] == "parity" for a in axes)
+    roomy = charts.heatmap_chart(cell_px=51, font_scale=1.5).to_dict()
+    assert all(d["axis"]["labelOverlap"] is False for d in walk(roomy) if isinstance(d.get("axis"), dict))
     assert charts.unique_labels(["a", " ", "b", " "]) == ["a", "␣ (1)", "b", "␣ (3)"]
     assert charts.unique_labels(["\n", ""]) == ["⏎", "∅"]
 

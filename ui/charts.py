@@ -137,9 +137,9 @@ def heatmap_chart(
     Pass `data` (a heatmap_frame) to embed the numbers, or leave it out and let ui.render attach them.
     select_rows adds a click selection on the query row. font_scale scales every text it prints.
 
-    Every label is drawn (no label is hidden to avoid overlap: a crowded axis turns its labels
-    upright instead); a number is printed only where its cell is wide enough for it, in black or
-    white, whichever reads on that cell's colour.
+    Every label is drawn, except in presenter mode on cells smaller than its type (otherwise no label is
+    hidden to avoid overlap: a crowded axis turns its labels upright instead); a number is printed only
+    where its cell is wide enough for it, in black or white, whichever reads on that cell's colour.
     """
     if annotate is None:
         annotate = n_rows is None or max(n_rows, n_cols or 0) <= ANNOTATE_MAX_CELLS
@@ -148,8 +148,12 @@ def heatmap_chart(
     scheme = DIVERGING if diverging else SEQUENTIAL
     scale = alt.Scale(scheme=scheme, **({"domainMid": 0} if diverging else {}),
                       **({"domain": list(domain)} if domain is not None else {}))
-    label_px = min(px(LABEL_PX, font_scale), max(cell_px, 6))
-    fonts = dict(labelFontSize=label_px, titleFontSize=px(TITLE_PX, font_scale), labelOverlap=False,
+    # Every label is drawn, shrunk to its cell if need be; on a projector (font_scale > 1) type never
+    # shrinks, and where cells are smaller than the type, Vega leaves out every other label that would overlap.
+    crowded_projector = font_scale > 1 and cell_px < px(LABEL_PX, font_scale)
+    label_px = px(LABEL_PX, font_scale) if crowded_projector else min(px(LABEL_PX, font_scale), max(cell_px, 6))
+    fonts = dict(labelFontSize=label_px, titleFontSize=px(TITLE_PX, font_scale),
+                 labelOverlap="parity" if crowded_projector else False,
                  labelLimit=px(90, font_scale))
     upright = cell_px < 1.5 * label_px  # -45 degree labels need about 1.4 label heights of room each
     x = alt.X("col:N", sort=alt.EncodingSortField("col_i"), title=x_title,
