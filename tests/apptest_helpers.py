@@ -126,11 +126,23 @@ def matrix(chart) -> pd.DataFrame:
 
 
 def texts(at: AppTest) -> str:
-    """All visible text of markdown, captions, info/warning/error boxes, joined (for 'is shown' checks)."""
+    """All visible text of markdown, captions, info/warning/error boxes and the charts' subtitles, joined (for
+    'is shown' checks)."""
     parts = []
     for kind in ("markdown", "caption", "info", "warning", "error", "success", "title", "subheader", "header"):
         parts += [str(el.value) for el in getattr(at, kind)]
-    return "\n".join(parts)
+    return "\n".join([*parts, *chart_subtitles(at)])
+
+
+def chart_subtitles(at: AppTest) -> list[str]:
+    """The grey line under each chart's title: a matrix's shape, 'Q · shape (7, 8) = (T, d_k)'."""
+    titles = [chart_spec(c).get("title") for c in charts(at)]
+    return [t["subtitle"] for t in titles if isinstance(t, dict) and t.get("subtitle")]
+
+
+def captions(at: AppTest) -> str:
+    """What is written under and over the charts: every caption and every chart's subtitle, joined."""
+    return "\n".join([*(str(c.value) for c in at.caption), *chart_subtitles(at)])
 
 
 def type_everywhere(at: AppTest, value_for):

@@ -11,7 +11,17 @@ import pytest
 
 from core.demos import communication, context
 from core.tokenize import word_tokens
-from tests.apptest_helpers import SENT_RTOL, chart_by_title, chart_data, chart_title, charts, matrix, run_page, texts
+from tests.apptest_helpers import (
+    SENT_RTOL,
+    captions,
+    chart_by_title,
+    chart_data,
+    chart_title,
+    charts,
+    matrix,
+    run_page,
+    texts,
+)
 from ui.controls import DEFAULT_TEXT
 from ui.text import CODE_KEY
 
@@ -166,11 +176,11 @@ def test_defaults_values_a_student_checks(default_page):
     assert (r["index_a"], r["index_b"]) == (4, 6)  # "bank" in each sentence
     assert r["cosine"] < 0.999  # two contexts, two different outputs
     assert "random (fixed by the seed)" in texts(at)
-    captions = "\n".join(str(c.value) for c in at.caption)
+    shown = captions(at)
     for caption in ("outputs · shape (2, 8) = (2, d_k)", "weights · shape (8, 7) = (T₁, T₂)",
                     "weights · shape (8, 8) = (T₁, T₁)", "row · shape (1, 7) = (1, T₂)",
                     "difference · shape (7, 8) = (T, d_k)", "weights · shape (7, 7) = (T, T), rows sum to 1, 0 above"):
-        assert caption in captions, caption
+        assert caption in shown, caption
     order = assert_order(at)
     assert order["max_diff_without"] < 1e-15 * 10  # rounding
     assert "49 messages" in texts(at) and "decoder 28" in texts(at)

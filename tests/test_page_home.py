@@ -8,7 +8,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 from streamlit.util import calc_hash
 
-from tests.apptest_helpers import ROOT, TIMEOUT, run_app
+from tests.apptest_helpers import ROOT, TIMEOUT, captions, run_app
 from ui.nav import LESSONS, available
 
 LESSONS_NOW = available()
@@ -54,7 +54,7 @@ def test_home_page(home):
     diagram = "".join(str(h.proto.body) for h in home.get("html"))
     for step in ("embeddings X", "softmax", "weighted sum", "logits → next token"):
         assert step in diagram, f"the pipeline diagram lacks {step!r}"
-    assert "Attention(Q, K, V)" in "\n".join(str(c.value) for c in home.caption)
+    assert "Attention(Q, K, V)" in captions(home)
 
 
 def test_home_links_every_available_lesson(home):

@@ -10,7 +10,17 @@ import pytest
 
 from core.demos import context, masking
 from core.tokenize import word_tokens
-from tests.apptest_helpers import SENT_RTOL, chart_by_title, chart_data, chart_title, charts, matrix, run_page, texts
+from tests.apptest_helpers import (
+    SENT_RTOL,
+    captions,
+    chart_by_title,
+    chart_data,
+    chart_title,
+    charts,
+    matrix,
+    run_page,
+    texts,
+)
 from ui.charts import unique_labels
 from ui.controls import DEFAULT_TEXT
 from ui.text import CODE_KEY
@@ -157,10 +167,10 @@ def test_no_peeking_defaults(default_page):
 
 
 def test_shapes_notice_and_code(default_page):
-    captions = "\n".join(str(c.value) for c in default_page.caption)
+    shown = captions(default_page)
     for caption in ("mask · shape (7, 7) = (T, T)", "out · shape (7, 8) = (T, d_k)", "changes · shape (7, 2)",
                     "W · shape (7, 7)", "row sums · shape (7,) = (T,)"):
-        assert caption in captions, caption
+        assert caption in shown, caption
     text = texts(default_page)
     assert "What to notice" in text and "no_peeking" in text and "masking_view" in text
 
@@ -355,9 +365,9 @@ def assert_conventions(at):
 
 def test_conventions_defaults(default_page):
     assert_conventions(default_page)
-    captions = "\n".join(str(c.value) for c in default_page.caption)
-    assert "blocked · shape (7, 7) = (T, T) bool, = ~allowed" in captions
-    assert "additive · shape (7, 7) = (T, T) float, −∞ where blocked" in captions
+    shown = captions(default_page)
+    assert "blocked · shape (7, 7) = (T, T) bool, = ~allowed" in shown
+    assert "additive · shape (7, 7) = (T, T) float, −∞ where blocked" in shown
     assert "mask_conventions" in texts(default_page)
 
 

@@ -12,6 +12,7 @@ from core.model import divisors
 from core.tokenize import word_tokens
 from tests.apptest_helpers import (
     SENT_RTOL,
+    captions,
     chart_by_title,
     chart_data,
     chart_title,
@@ -81,9 +82,9 @@ def assert_page_matches_core(at):
                                atol=1e-12)
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["d_k = D / H"] == str(D // H) and metrics["heads (H)"] == str(H)
-    captions = "\n".join(str(c.value) for c in at.caption)
-    assert f"weights · shape ({H}, {T}, {T}) = (H, T, T)" in captions
-    assert f"concat · shape ({T}, {D})" in captions and f"W_O · shape ({D}, {D}) = (D, D)" in captions
+    shown = captions(at)
+    assert f"weights · shape ({H}, {T}, {T}) = (H, T, T)" in shown
+    assert f"concat · shape ({T}, {D})" in shown and f"W_O · shape ({D}, {D}) = (D, D)" in shown
     table = implementations(at)
     assert len(table) == 3 and set(table["core function"]) == {
         "multi_head_attention", "multi_head_attention_loop", "multi_head_attention_einsum"}

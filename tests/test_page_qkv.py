@@ -10,7 +10,17 @@ import pytest
 
 from core.demos.heads import single_head
 from core.tokenize import word_tokens
-from tests.apptest_helpers import SENT_RTOL, chart_by_title, chart_data, chart_title, charts, matrix, run_page, texts
+from tests.apptest_helpers import (
+    SENT_RTOL,
+    captions,
+    chart_by_title,
+    chart_data,
+    chart_title,
+    charts,
+    matrix,
+    run_page,
+    texts,
+)
 from ui.charts import unique_labels
 from ui.controls import DEFAULT_TEXT
 from ui.text import CODE_KEY
@@ -66,11 +76,11 @@ def assert_shapes(at, T: int, D: int, d_k: int):
               "V:": (T, d_k), "scores": (T, T), "softmax": (T, T)}
     for title, shape in shapes.items():
         assert matrix(chart_by_title(at, title)).shape == shape, title
-    captions = "\n".join(str(c.value) for c in at.caption)
-    assert f"X · shape ({T}, {D}) = (T, d_model)" in captions
-    assert f"W_Q · shape ({D}, {d_k}) = (d_model, d_k)" in captions
-    assert f"Q · shape ({T}, {d_k}) = (T, d_k)" in captions
-    assert f"Q Kᵀ · shape ({T}, {T}) = (T, T)" in captions
+    shown = captions(at)
+    assert f"X · shape ({T}, {D}) = (T, d_model)" in shown
+    assert f"W_Q · shape ({D}, {d_k}) = (d_model, d_k)" in shown
+    assert f"Q · shape ({T}, {d_k}) = (T, d_k)" in shown
+    assert f"Q Kᵀ · shape ({T}, {T}) = (T, T)" in shown
 
 
 def weighted_sum_table(at) -> pd.DataFrame:

@@ -10,7 +10,17 @@ import pytest
 
 from core.demos import measures, scaling
 from core.tokenize import word_tokens
-from tests.apptest_helpers import SENT_RTOL, chart_by_title, chart_data, chart_title, charts, matrix, run_page, texts
+from tests.apptest_helpers import (
+    SENT_RTOL,
+    captions,
+    chart_by_title,
+    chart_data,
+    chart_title,
+    charts,
+    matrix,
+    run_page,
+    texts,
+)
 from ui.charts import unique_labels
 from ui.controls import DEFAULT_TEXT
 from ui.text import CODE_KEY
@@ -153,10 +163,10 @@ def test_variance_chart_and_table(default_page):
 
 
 def test_shapes_notice_and_code(default_page):
-    captions = "\n".join(str(c.value) for c in default_page.caption)
+    shown = captions(default_page)
     for caption in ("logits · shape (7, 7) = (T, T)", "Q Kᵀ · shape (7, 7) = (T, T)",
                     "weights · shape (7, 7) = (T, T), rows sum to 1"):
-        assert caption in captions
+        assert caption in shown
     text = texts(default_page)
     assert "What to notice" in text
     assert "saturation_experiment" in text and "scaling_view" in text  # the 'show the code' expander

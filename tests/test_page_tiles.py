@@ -12,7 +12,7 @@ import pytest
 from core.attention import causal_mask
 from core.demos.heads import single_head
 from core.tokenize import word_tokens
-from tests.apptest_helpers import SENT_RTOL, chart_by_title, chart_data, matrix, run_page, texts
+from tests.apptest_helpers import SENT_RTOL, captions, chart_by_title, chart_data, matrix, run_page, texts
 from ui.controls import DEFAULT_TEXT
 from ui.text import CODE_KEY
 
@@ -92,12 +92,12 @@ def test_full_output_is_the_plain_formula(default_page):
 
 
 def test_defaults_shapes(default_page):
-    captions = "\n".join(str(c.value) for c in default_page.caption)
-    assert "tile · shape (7, 2) = (T, b), −∞ where masked" in captions
-    assert "held · shape (7, 7) = (T, T)" in captions
+    shown = captions(default_page)
+    assert "tile · shape (7, 2) = (T, b), −∞ where masked" in shown
+    assert "held · shape (7, 7) = (T, T)" in shown
     for name in ("m", "rescale", "l"):
-        assert f"{name} · shape (7, 2) = (T, blocks so far)" in captions
-    assert "out · shape (7, 8) = (T, d_k)" in captions
+        assert f"{name} · shape (7, 2) = (T, blocks so far)" in shown
+    assert "out · shape (7, 8) = (T, d_k)" in shown
 
 
 def test_tile_is_the_full_scores_sliced_and_masked(default_page):

@@ -35,18 +35,23 @@ def spec_for(builder: Callable, **settings) -> dict:
     """The cached spec of builder(**settings); settings must be hashable (numbers, strings, tuples).
 
     A plain per-process LRU cache, not st.cache_resource: the key is a short tuple, and Streamlit's
-    cache hashed it at ~4 ms a call, more than the chart itself costs to send. The title is left out
-    of the key and set on a shallow copy: titles that carry a live number (a temperature, a head)
-    would otherwise make every slider position a new design to build. Presenter mode's type scale
-    goes to the builder as font_scale, so it is part of the key.
+    cache hashed it at ~4 ms a call, more than the chart itself costs to send. The title and its
+    subtitle (a grey line under it: a matrix's shape) are left out of the key and set on a shallow copy:
+    titles that carry a live number (a temperature, a head) would otherwise make every slider position
+    a new design to build. Presenter mode's type scale goes to the builder as font_scale, so it is part
+    of the key.
     """
-    title = settings.pop("title", "")
+    title, subtitle = settings.pop("title", ""), settings.pop("subtitle", "")
     settings.setdefault("font_scale", presenter.chart_scale())
     spec = _spec(builder, tuple(sorted(settings.items())))
-    if not title:
+    if not title and not subtitle:
         return spec
-    size = charts.px(charts.CHART_TITLE_PX, settings["font_scale"])
-    return {**spec, "title": {"text": title, "fontSize": size, "anchor": "start"}}
+    scale = settings["font_scale"]
+    heading = {"text": title, "fontSize": charts.px(charts.CHART_TITLE_PX, scale), "anchor": "start"}
+    if subtitle:
+        # the theme colours it as body text, which reads in both themes
+        heading.update(subtitle=subtitle, subtitleFontSize=charts.px(charts.LABEL_PX, scale))
+    return {**spec, "title": heading}
 
 
 def show(builder: Callable, data: ChartData | pd.DataFrame, key: str | None = None, on_select: str = "ignore",
@@ -86,8 +91,9 @@ def _draw(spec: dict, key: str | None, on_select: str, width: str | None, alt: s
 
 
 def show_heatmap(matrix, row_labels, col_labels, title: str = "", key: str | None = None,
-                 select_rows: bool = False, max_width: int = 300, **settings):
+                 select_rows: bool = False, max_width: int = 300, subtitle: str = "", **settings):
     """Heatmap of a matrix with token labels. With select_rows, returns the clicked row index (or None).
+    subtitle is a grey line under the title (ui.views puts the matrix's shape there).
 
     Cells are square while the plot fits in max_width pixels (about a half-width column; pass more for a
     chart that has the page to itself) and its numbers fit in them. A matrix too wide for that, or whose
@@ -107,7 +113,7 @@ def show_heatmap(matrix, row_labels, col_labels, title: str = "", key: str | Non
         cell = max(cell, round(charts.px(charts.CELL_TEXT_PX, scale) * 1.6))
     # The spec must not depend on the shape (or every slider move would rebuild it): pass the
     # snapped cell size and the annotate flag instead of n_rows / n_cols.
-    settings = dict(cell_px=cell, title=title, select_rows=select_rows, **settings)
+    settings = dict(cell_px=cell, title=title, subtitle=subtitle, select_rows=select_rows, **settings)
     spec = spec_for(charts.heatmap_chart, **settings)
     drawn = df.inline(spec)
     state = _draw(drawn, key=key, on_select="rerun" if select_rows else "ignore",

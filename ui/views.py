@@ -16,7 +16,7 @@ import streamlit as st
 from core.tokenize import word_tokens
 from ui import charts, controls, explain, presenter, render, tables
 from ui.chart_data import ChartData
-from ui.text import code_span, shape_caption
+from ui.text import code_span, shape_text
 
 NO_TOKENS = "There are no tokens to show: type a sentence in the sidebar (letters, digits or punctuation)."
 
@@ -77,8 +77,11 @@ def heatmaps(*maps: Heatmap, widths: list[float] | None = None) -> int | None:
 def heatmap(m: Heatmap) -> int | None:
     """One heatmap where the page is (a column of its own), with its shape caption and note beneath it.
     Returns the clicked row when drawn with select_rows=True."""
-    row = render.show_heatmap(m.matrix, m.rows, m.cols, title=m.title, key=m.key, **m.settings)
-    shape_caption(m.name or m.title, m.matrix, m.shape, m.note)
+    # The shape line is the chart's subtitle, not a caption under it: one element fewer to send per map.
+    row = render.show_heatmap(m.matrix, m.rows, m.cols, title=m.title, key=m.key,
+                              subtitle=shape_text(m.name or m.title, m.matrix, m.shape), **m.settings)
+    if m.note:
+        st.caption(m.note)
     return row
 
 
