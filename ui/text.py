@@ -36,10 +36,9 @@ def shape_text(name: str, array, legend: str = "") -> str:
     return f"{name} · shape {shape_str(array.shape)}{note}"
 
 
-def shape_caption(name: str, array, legend: str = "", note: str = "") -> None:
-    """The shape line under a matrix, and a note on a line of its own below it (one element for both: each
-    element costs every rerun a message to the browser)."""
-    st.caption(shape_text(name, array, legend) + (f"  \n{note}" if note else ""))
+def shape_caption(name: str, array, legend: str = "") -> None:
+    """The shape line under a matrix drawn without ui.views (which puts it in the chart as its subtitle)."""
+    st.caption(shape_text(name, array, legend))
 
 
 def idea(text: str) -> None:
