@@ -71,7 +71,6 @@ import random
 import re
 import resource
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -86,7 +85,14 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench.streamlit_client import Server, Session, cpu_seconds, free_port, proc_status  # noqa: E402
+from bench.streamlit_client import (  # noqa: E402
+    Server,
+    Session,
+    cpu_seconds,
+    free_port,
+    port_is_free,
+    proc_status,
+)
 
 # A deep link per page, as a teacher would share it (non-default settings, so the link does something).
 DEEP_LINKS = {
@@ -421,15 +427,6 @@ def serve(processes: int, post_script_gc: bool, server_args: tuple[str, ...]):
                     proc.kill()
                     proc.wait(timeout=10)
             log.close()
-
-
-def port_is_free(port: int) -> bool:
-    with socket.socket() as s:
-        try:
-            s.bind(("127.0.0.1", port))
-        except OSError:
-            return False
-    return True
 
 
 def run_one(n: int, post_script_gc: bool | None, pages: list[str], duration: float, ramp: float, seed: int,

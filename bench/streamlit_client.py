@@ -67,15 +67,21 @@ DONE = {FINISHED.FINISHED_SUCCESSFULLY, FINISHED.FINISHED_WITH_COMPILE_ERROR,
 # ---- the server ---------------------------------------------------------------------------------------
 
 
+def port_is_free(port: int) -> bool:
+    """Nothing listens on this loopback port now."""
+    with socket.socket() as s:
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
 def free_port(ports: range = range(9100, 9200)) -> int:
     """A loopback port in `ports` that nothing listens on now (tried in random order: other test runs on the
     machine pick from the same range)."""
     for port in random.sample(list(ports), len(ports)):
-        with socket.socket() as s:
-            try:
-                s.bind(("127.0.0.1", port))
-            except OSError:
-                continue
+        if port_is_free(port):
             return port
     raise RuntimeError(f"no free port in {ports.start}-{ports.stop - 1}")
 

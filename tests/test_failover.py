@@ -31,7 +31,6 @@ import json
 import os
 import random
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -40,7 +39,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.streamlit_client import Render, Session, free_port
+from bench.streamlit_client import Render, Session, free_port, port_is_free
 from deploy.serve import find_haproxy
 from tests.apptest_helpers import ROOT
 
@@ -96,7 +95,7 @@ class Served:
 @pytest.fixture(scope="module")
 def served(tmp_path_factory):
     port = free_port(range(9300, 9400))
-    first = next(p for p in random.sample(range(9400, 9500, 2), 50) if _free(p) and _free(p + 1))
+    first = next(p for p in random.sample(range(9400, 9500, 2), 50) if port_is_free(p) and port_is_free(p + 1))
     state_file = tmp_path_factory.mktemp("serve") / "state.json"
     # The README's command, with loopback ports chosen here.
     proc = subprocess.Popen([sys.executable, "deploy/serve.py", "2", "--address", "127.0.0.1", "--port", str(port),
@@ -118,15 +117,6 @@ def served(tmp_path_factory):
         yield srv
     finally:
         stop_served(srv)
-
-
-def _free(port: int) -> bool:
-    with socket.socket() as s:
-        try:
-            s.bind(("127.0.0.1", port))
-        except OSError:
-            return False
-    return True
 
 
 def stop_served(srv: Served) -> None:

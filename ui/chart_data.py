@@ -16,7 +16,6 @@ inner view holds the data. The outer view keeps the title, the size and the conf
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -65,11 +64,6 @@ class ChartData:
         import pandas as pd
 
         return pd.DataFrame({name: self.column(name) for name in self.names()})
-
-    @classmethod
-    def from_frame(cls, frame) -> ChartData:
-        """A small DataFrame built by hand (a table of a few lines), as lists."""
-        return cls({str(name): [_plain(v) for v in frame[name].tolist()] for name in frame.columns})
 
     @classmethod
     def concat(cls, parts: list[ChartData]) -> ChartData:
@@ -125,12 +119,3 @@ def numbers(values) -> list:
     if not finite.all():
         out = [v if ok else None for v, ok in zip(out, finite.tolist())]
     return out
-
-
-def _plain(value):
-    """A value JSON can write: NumPy scalars as Python ones, NaN and ±inf as None."""
-    if isinstance(value, np.generic):
-        value = value.item()
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    return value

@@ -12,7 +12,6 @@ import functools
 from collections.abc import Callable
 
 import numpy as np
-import pandas as pd
 import streamlit as st
 
 from ui import charts, export, presenter
@@ -54,16 +53,14 @@ def spec_for(builder: Callable, **settings) -> dict:
     return {**spec, "title": heading}
 
 
-def show(builder: Callable, data: ChartData | pd.DataFrame, key: str | None = None, on_select: str = "ignore",
+def show(builder: Callable, data: ChartData, key: str | None = None, on_select: str = "ignore",
          width: str | None = None, **settings):
-    """Render builder(**settings) (a chart builder that takes `data=None`) with `data`: a frame from
-    ui.charts or ui.plots, or a small DataFrame built by hand.
+    """Render builder(**settings) (a chart builder that takes `data=None`) with `data`, a table from
+    ui.charts or ui.plots (or a ChartData built by hand).
 
     Returns the selection state when on_select is set. Pass width="stretch" for charts whose spec
     says width="container" (bars, lines).
     """
-    if isinstance(data, pd.DataFrame):
-        data = ChartData.from_frame(data)
     return _draw(data.inline(spec_for(builder, **settings)), key=key, on_select=on_select, width=width)
 
 
