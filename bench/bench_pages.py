@@ -1,6 +1,7 @@
 """Server CPU and bytes sent per rerun for every lesson page, through the real Streamlit server.
 
 Run from the repository root:  python bench/bench_pages.py  [--server-reruns 20] [--settle-ms 30] [--page qkv]
+                                                            [--compare CHECKOUT [--turns 8]]
                                                             [--apptest [--reruns 7]] [--browser] [--no-server]
 
 The default run starts one server (`streamlit run streamlit_app.py` on a loopback port, the project's own
@@ -25,6 +26,12 @@ p90 (nearest rank) of the single moves follow it. KB is the median size of the F
 client sees it. A page that shows an exception is reported in its row, and the run ends with the pages
 over the budget (server CPU mean <= 35 ms per rerun at the defaults, <= 150 ms at the largest settings);
 it exits 0 either way. The server's own idle CPU (over 2 s) is printed first: it is in every figure.
+
+--compare CHECKOUT measures instead this checkout against another one (`git worktree add /tmp/base HEAD~1`, say),
+both served at once with the same Python: each page at its defaults is moved 5 times on one server, then 5
+times on the other, --turns times each, the order flipped every turn, and the table gives each side's mean CPU
+per move and their ratio. On a shared machine whose load drifts by tens of percent within minutes, this
+measures a change of a few percent that two separate runs cannot.
 
 --apptest adds the older measurement through Streamlit's AppTest (the script alone, no server; median and
 p90 of --reruns reruns); --browser adds one through headless Chromium on the QKV page (Playwright, Debian's
@@ -284,6 +291,63 @@ async def section_server(lessons: list[Lesson], reruns: int, settle_ms: float) -
         print(f"\nEvery page meets the budget ({budget}).")
 
 
+# ---- optional: two checkouts side by side (--compare) ---------------------------------------------------
+
+
+async def compare_lesson(servers: dict[str, Server], lesson: Lesson, rounds: int, block: int,
+                         settle: float) -> dict[str, list[float]]:
+    """The same page at its defaults on every server, moved in turns: `block` moves on one, then on the
+    next, `rounds` times (the order flips each round), so a change in the machine's load between the turns
+    falls on both. Returns each server's CPU ms per move, one figure per turn."""
+    sessions = {}
+    for name, server in servers.items():
+        session, render = await Session.open(server.url, lesson.url_path)
+        slider = trigger_of(render)
+        if slider is None:
+            await session.close()
+            raise RuntimeError(f"{lesson.url_path} has no slider to move")
+        sessions[name] = session, slider
+    try:
+        used: set = set(sessions[next(iter(servers))][1].value)
+        values, _ = fresh_values(sessions[next(iter(servers))][1], WARMUP_MOVES + rounds * block, used)
+        cpu: dict[str, list[float]] = {name: [] for name in servers}
+        for session, slider in sessions.values():  # the same warm-up moves on every server
+            for value in values[:WARMUP_MOVES]:
+                await session.move(slider, value)
+        for turn in range(rounds):
+            moves = values[WARMUP_MOVES + turn * block:WARMUP_MOVES + (turn + 1) * block]
+            for name in (list(servers) if turn % 2 == 0 else list(servers)[::-1]):
+                session, slider = sessions[name]
+                before = cpu_seconds(servers[name].pid)
+                for value in moves:
+                    await session.move(slider, value)
+                await asyncio.sleep(settle)
+                cpu[name].append(1000 * (cpu_seconds(servers[name].pid) - before) / len(moves))
+        return cpu
+    finally:
+        for session, _ in sessions.values():
+            await session.close()
+
+
+async def section_compare(lessons: list[Lesson], other: Path, rounds: int, block: int, settle_ms: float) -> None:
+    """This checkout against another (e.g. `git worktree add /tmp/base HEAD~1`), both served at once."""
+    servers = {"this": Server.start(), "other": Server.start(root=other)}
+    try:
+        print(f"## This checkout against {other}: server CPU ms per move at the defaults\n")
+        print(f"Both servers run at once; each page is moved {block} times on one, then on the other, "
+              f"{rounds} turns each (order flipped every turn), so the machine's load falls on both alike.\n")
+        print("| page | this: mean | other: mean | this / other |")
+        print("|---|---|---|---|")
+        for lesson in lessons:
+            cpu = await compare_lesson(servers, lesson, rounds, block, settle_ms / 1000)
+            this, that = statistics.mean(cpu["this"]), statistics.mean(cpu["other"])
+            print(f"| {lesson.title} (`{lesson.url_path}`) | {this:.1f} | {that:.1f} | {this / that:.2f} |",
+                  flush=True)
+    finally:
+        for server in servers.values():
+            server.stop()
+
+
 # ---- optional: AppTest (the script alone) ------------------------------------------------------------
 
 
@@ -441,6 +505,9 @@ def main() -> None:
     parser.add_argument("--page", action="append", default=[], metavar="URL_PATH",
                         help="only this page (its url path, e.g. qkv); may be repeated")
     parser.add_argument("--no-server", action="store_true", help="skip the real-server table")
+    parser.add_argument("--compare", type=Path, metavar="CHECKOUT",
+                        help="instead: this checkout against another one, served side by side, moves in turns")
+    parser.add_argument("--turns", type=int, default=8, help="with --compare: turns per server (8) of 5 moves")
     parser.add_argument("--apptest", action="store_true", help="also time every page through AppTest")
     parser.add_argument("--reruns", type=int, default=7, help="timed AppTest reruns per page and setting (7)")
     parser.add_argument("--browser", action="store_true", help="also time the QKV page in headless Chromium")
@@ -450,7 +517,9 @@ def main() -> None:
         parser.error(f"no such page: {args.page}; pages: {[lesson.url_path for lesson in available()]}")
     print(f"# Attention Lab page benchmark: Python {platform.python_version()}, Streamlit {streamlit.__version__}, "
           f"{os.cpu_count()} CPUs, {platform.machine()}, load average {os.getloadavg()[0]:.2f}\n")
-    if not args.no_server:
+    if args.compare:
+        asyncio.run(section_compare(lessons, args.compare.resolve(), args.turns, 5, args.settle_ms))
+    elif not args.no_server:
         asyncio.run(section_server(lessons, args.server_reruns, args.settle_ms))
     if args.apptest:
         section_apptest(lessons, args.reruns)

@@ -105,9 +105,11 @@ def cpu_seconds(pid: int) -> float:
 
 
 class Server:
-    """`streamlit run streamlit_app.py` on a loopback port, in its own process group (killed as a group)."""
+    """`streamlit run streamlit_app.py` on a loopback port, in its own process group (killed as a group).
+    root: the checkout to serve (another one, e.g. a git worktree of an older commit, to compare with)."""
 
-    def __init__(self, port: int | None = None, post_script_gc: bool | None = None, extra: tuple[str, ...] = ()):
+    def __init__(self, port: int | None = None, post_script_gc: bool | None = None, extra: tuple[str, ...] = (),
+                 root: Path = ROOT):
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.log = tempfile.NamedTemporaryFile(prefix=f"streamlit-{self.port}-", suffix=".log", delete=False)
@@ -115,7 +117,7 @@ class Server:
                 "--server.address", "127.0.0.1", "--server.headless", "true", *extra]
         if post_script_gc is not None:
             args += ["--runner.postScriptGC", "true" if post_script_gc else "false"]
-        self.proc = subprocess.Popen(args, cwd=ROOT, stdout=self.log, stderr=subprocess.STDOUT,
+        self.proc = subprocess.Popen(args, cwd=root, stdout=self.log, stderr=subprocess.STDOUT,
                                      env={**os.environ, "PYTHONUNBUFFERED": "1"}, start_new_session=True)
 
     @property

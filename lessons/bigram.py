@@ -53,7 +53,7 @@ def sample_section(text: str, length: int, seed: int) -> None:
 
 def loss_section(v: dict, model: Model | None, loss: float | None) -> None:
     st.subheader("Loss on held-out text")
-    cols = st.columns(3)
+    cols = views.in_a_row(3)
     cols[0].metric("Bigram model", f"{v['loss']:.3f} nats" if np.isfinite(v["loss"]) else "∞")
     cols[1].metric("Transformer", f"{loss:.3f} nats" if loss is not None else "not available")
     cols[2].metric(f"Uniform guess ln {len(v['row_sums'])}", f"{v['uniform']:.3f} nats")

@@ -73,7 +73,7 @@ def loss_section(a: dict) -> None:
     frame = ChartData({"x": list(range(len(kinds))), "y": numbers(a["losses"]), "series": [SERIES[k] for k in kinds]})
     render.show(plots.line_chart, frame, width="stretch", x_title="position t (predicts letter t + 1)",
                 y_title="loss (nats)", title="Loss per position: first copy vs repeat")
-    cols = st.columns(3)
+    cols = views.in_a_row(3)
     cols[0].metric("Mean loss, first copy", views.number(a["first_loss"], ".3g"))
     cols[1].metric("Mean loss, repeat", views.number(a["repeat_loss"], ".3g"))
     cols[2].metric("Uniform guess, ln 24", f"{np.log(24):.3f}")

@@ -20,10 +20,10 @@ def contexts_section(D: int, d_k: int, seed: int) -> tuple[list[str], list[str]]
     """Two sentences that share a word; returns their tokens (the first MOST_TOKENS of each)."""
     st.subheader("One word, two contexts")
     prose.show("communication", "contexts")
-    first, second, shared = st.columns([5, 5, 2])
+    first, second, shared = views.in_a_row(3)
     one = controls.text("comm_one", "Sentence 1", SENTENCE_1, container=first)
     two = controls.text("comm_two", "Sentence 2", SENTENCE_2, container=second)
-    word = controls.text("comm_word", "Shared word", "bank", max_chars=40, container=shared)
+    word = controls.text("comm_word", "Shared word", "bank", max_chars=40, container=shared, width=180)
     tokens_1, tokens_2, picked = word_tokens(one, MOST_TOKENS), word_tokens(two, MOST_TOKENS), word_tokens(word)
     if not picked:
         st.warning("The shared word has no letters, digits or punctuation: type a word both sentences contain.")
@@ -54,7 +54,7 @@ def cross_section(tokens_1: list[str], tokens_2: list[str], D: int, d_k: int, se
 def order_section(tokens: list[str], D: int, d_k: int, seed: int) -> None:
     st.subheader("Word order: what positions are for")
     prose.show("communication", "order")
-    left, middle, right = st.columns(3)
+    left, middle, right = views.in_a_row(3)
     shuffle = controls.number_slider("comm_shuffle", "Shuffle seed", 0, 999, 1, container=left,
                                      help="Which random order the words are put in.")
     typed = controls.text("comm_order", "…or type an order", "", max_chars=200, container=middle,

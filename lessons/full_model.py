@@ -95,7 +95,7 @@ def costs_section(cfg: ModelConfig) -> None:
     st.subheader("What attention costs at length T")
     T, dtype = mv.cost_controls()
     c = costs.attention_costs(T, cfg, dtype)
-    cols = st.columns(4)
+    cols = views.in_a_row(4)
     cols[0].metric("One head's weights (T x T)", costs.human_bytes(c["per_head"]))
     cols[1].metric(f"All {cfg.n_heads * cfg.n_layers} maps", costs.human_bytes(c["maps"]))
     cols[2].metric("KV cache (2 x T x D per layer)", costs.human_bytes(c["kv_cache"]))

@@ -20,7 +20,7 @@ VECTORS = dict(diverging=True, x_title="dimension", y_title="token")  # rows of 
 def heads_section(a: dict, s: Setup) -> None:
     d_k = s.D // s.H
     st.subheader(f"{s.H} head{'s' if s.H > 1 else ''}, each with d_k = {s.D} / {s.H} = {d_k}")
-    for column, label, value in zip(st.columns(3), ["d_model (D)", "heads (H)", "d_k = D / H"], [s.D, s.H, d_k]):
+    for column, label, value in zip(views.in_a_row(3), ["d_model (D)", "heads (H)", "d_k = D / H"], [s.D, s.H, d_k]):
         column.metric(label, value)
     # 128 maps of 32 x 32 would be 131,072 cells: 3.8 MB sent per slider move, too small to read.
     draw_heads(s, "Attention weights, one map per head", width_px=1000, first=GRID_PANELS)
@@ -94,7 +94,7 @@ def compare_section(a: dict, s: Setup) -> None:
 
 def spread_section(one: np.ndarray, heads: np.ndarray, D: int) -> None:
     single, split = head_entropies(one), head_entropies(heads)
-    cols = st.columns(3)
+    cols = views.in_a_row(3)
     cols[0].metric("Mean row entropy, 1 head", f"{single['mean']:.2f} bits")
     cols[1].metric(f"Mean row entropy, {len(heads)} heads", f"{split['mean']:.2f} bits",
                    help="Averaged over heads; 0 bits = all weight on one key, log2(T) bits = uniform.")

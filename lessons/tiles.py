@@ -66,7 +66,7 @@ def output_section(a: dict, tokens: list[str], step: int) -> None:
 
 def memory_section(d_k: int) -> None:
     st.subheader("Memory: every score at once, or one tile")
-    left, middle, right = st.columns(3)
+    left, middle, right = views.in_a_row(3)
     T = controls.number_box("tl_length", "Sequence length T", 1, MAX_LENGTH, 4096, step=1024, container=left,
                             help=f"Any whole number from 1 to {MAX_LENGTH:,}.")
     asked = controls.choice("tl_mem_block", "Block size b", MEMORY_BLOCKS, 128, container=middle,
@@ -76,7 +76,7 @@ def memory_section(d_k: int) -> None:
     controls.show_url_notes()
     b, dtype = min(asked, T), FLOAT_OF_BYTES[n_bytes]
     mem = tiles.attention_memory_both_ways(T, b, d_k, dtype)
-    cols = st.columns(4)
+    cols = views.in_a_row(4)
     cols[0].metric(f"Full scores ({T:,} x {T:,})", human_bytes(mem["full_scores"]))
     cols[1].metric(f"One tile ({T:,} x {b})", human_bytes(mem["tile_scores"]))
     cols[2].metric("Tile + m, l + accumulator", human_bytes(mem["tiled_total"]))

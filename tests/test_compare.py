@@ -34,13 +34,18 @@ def ok(at: AppTest) -> AppTest:
 
 
 def side_by_side(at: AppTest, left: str, right: str) -> None:
-    """Two charts in neighbouring columns of one row: `left` (title prefix) first, then `right`."""
+    """Two charts next to each other in one row, `left` (title prefix) first, then `right`: in neighbouring
+    columns, or neighbours in a horizontal container."""
 
     def rows(block):
         for child in getattr(block, "children", {}).values():
-            if getattr(child, "type", None) == "flex_container" and all(
-                    getattr(c, "type", None) == "column" for c in child.children.values()):
-                yield [[chart_title(c) for c in col.get("vega_lite_chart")] for col in child.children.values()]
+            if getattr(child, "type", None) == "flex_container":
+                places = list(child.children.values())
+                if all(getattr(c, "type", None) == "column" for c in places):
+                    yield [[chart_title(c) for c in col.get("vega_lite_chart")] for col in places]
+                else:  # a horizontal container: each element is its own place in the row
+                    yield [[chart_title(c)] if getattr(c, "type", None) == "vega_lite_chart" else []
+                           for c in places]
             yield from rows(child)
 
     for columns in rows(at.main):

@@ -6,6 +6,8 @@ No Streamlit or Altair here: plain functions, so the contrast test can use the v
 
 from __future__ import annotations
 
+import functools
+
 # The two colour schemes exactly as Vega defines them (vega-scale's stops, in order), which Vega
 # interpolates piecewise-linearly in RGB. Kept here to choose each cell's text colour from its fill.
 SCHEME_STOPS = {
@@ -46,7 +48,8 @@ def contrast(a, b) -> float:
     return (la + 0.05) / (lb + 0.05)
 
 
-def dark_text_bands(scheme: str, samples: int = 2000) -> list[tuple[float, float]]:
+@functools.cache  # 2,000 colours to sample: ~70 ms, and a chart design asks for it each time it is built
+def dark_text_bands(scheme: str, samples: int = 2000) -> tuple[tuple[float, float], ...]:
     """The stretches of a scheme (positions 0..1) light enough to need black text; white elsewhere."""
     bands, start = [], None
     for k in range(samples + 1):
@@ -59,7 +62,7 @@ def dark_text_bands(scheme: str, samples: int = 2000) -> list[tuple[float, float
             start = None
     if start is not None:
         bands.append((start, 1.0))
-    return bands
+    return tuple(bands)  # cached: shared by every caller, so not a list one of them could change
 
 
 def scale_position(diverging: bool, domain: tuple[float, float] | None) -> list[dict]:
@@ -89,8 +92,6 @@ def text_colour_test(scheme: str) -> str:
     is light, or it has no finite value (a light grey cell)."""
     bands = " || ".join(f"(datum._t >= {a:.4f} && datum._t <= {b:.4f})" for a, b in dark_text_bands(scheme))
     return "!isValid(datum.value) || !isFinite(datum.value)" + (f" || {bands}" if bands else "")
-
-
 
 
 def text_colour(scheme: str) -> dict:

@@ -68,7 +68,7 @@ def word_order(r: dict) -> None:
                      shared),
              Heatmap(r["difference"], r["tokens_permuted"], dim_labels(r["out"].shape[1]),
                      "difference: shuffled − moved", "comm_out_diff", "difference", "(T, d_k)", shared))
-    left, right = st.columns(2)
+    left, right = views.in_a_row(2)
     left.metric("largest difference without positions", f"{r['max_diff_without']:.1e}")
     right.metric("largest difference with positions", f"{r['max_diff_with']:.3g}")
     prose.show("communication", "order_result", without=r["max_diff_without"], with_=r["max_diff_with"])

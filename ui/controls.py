@@ -185,9 +185,10 @@ def _text(widget, key: str, label: str, default: str, max_chars: int, **widget_a
                                **widget_args))
 
 
-def text(key: str, label: str, default: str, max_chars: int = 200, help: str | None = None, container=None) -> str:
-    """A one-line text input bound to the URL, capped at max_chars."""
-    return _text((container or st.sidebar).text_input, key, label, default, max_chars, help=help)
+def text(key: str, label: str, default: str, max_chars: int = 200, help: str | None = None, container=None,
+         width: int | str = "stretch") -> str:
+    """A one-line text input bound to the URL, capped at max_chars; width in pixels, or "stretch"."""
+    return _text((container or st.sidebar).text_input, key, label, default, max_chars, help=help, width=width)
 
 
 # ---- the shared settings ----------------------------------------------------------------------------

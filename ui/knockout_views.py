@@ -28,7 +28,7 @@ def head_names(n_layers: int, n_heads: int) -> list[str]:
 
 def knockout_controls(prefix: str, n_layers: int, n_heads: int) -> Knockout:
     """The head to switch off and how, bound to the URL as {prefix}_off and {prefix}_off_mode."""
-    left, right = st.columns([2, 1])
+    left, right = views.in_a_row(2)
     names = head_names(n_layers, n_heads)
     picked = controls.option(f"{prefix}_off", "Switch off", names, NONE, kind="selectbox", container=left)
     mode = controls.option(f"{prefix}_off_mode", "Its output becomes", list(KNOCKOUT_MODES), "zero",
@@ -77,7 +77,7 @@ def knockout_section(model: Model, ids: tuple[int, ...], prefix: str, unit: str 
     seen = read_both(model.source, ids, knockout.heads, knockout.mode)
     mask = None if counted is None else np.array(counted, dtype=np.float64)
     base, off = mean_loss(seen["losses"], mask), mean_loss(seen["losses_off"], mask)
-    cols = st.columns(2)
+    cols = views.in_a_row(2)
     cols[0].metric("Loss, all heads on", f"{base:.3f}")
     label = "Loss, " + (f"{views.layer_head_names(cfg.n_layers, cfg.n_heads)[_flat(knockout, cfg)]} off"
                         if knockout.heads else "nothing switched off")

@@ -130,7 +130,7 @@ def parameter_table(parts: dict[str, int], total: int) -> None:
 
 def cost_controls() -> tuple[int, str]:
     """The length T (typed in, 1..MAX_LENGTH) and the float type of the cost estimates, bound to the URL."""
-    left, right = st.columns(2)
+    left, right = views.in_a_row(2)
     with left:
         T = int(controls.number_box("fm_length", "Sequence length T", 1, MAX_LENGTH, DEFAULT_LENGTH, step=1000,
                                     container=st, help=f"Any whole number from 1 to {MAX_LENGTH:,}."))

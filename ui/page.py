@@ -58,13 +58,13 @@ def footer(file: str) -> None:
     st.divider()
     exercises.render(lesson.url_path, exercise_bank.for_lesson(lesson.url_path))
     if lesson.try_this:
-        st.markdown("#### Try this")
-        st.markdown("\n".join(f"{i}. {step}" for i, step in enumerate(lesson.try_this, start=1)))
-    left, right = st.columns(2)
+        st.markdown("#### Try this\n\n" + "\n".join(f"{i}. {step}" for i, step in enumerate(lesson.try_this, start=1)))
+    # previous at the left edge, next at the right: one horizontal container, not a block per column
+    links = st.container(horizontal=True, horizontal_alignment="distribute")
     if previous:
-        link(previous, f"← Previous: {previous.title}", left)
+        link(previous, f"← Previous: {previous.title}", links)
     if following:
-        link(following, f"Next: {following.title} →", right)
+        link(following, f"Next: {following.title} →", links)
     st.session_state.setdefault(_SEEN, set()).update(controls.current_view())
     share.fill_share_panel()
     if not presenter.presenting():

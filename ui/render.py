@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 import streamlit as st
@@ -87,10 +88,24 @@ def _draw(spec: dict, key: str | None, on_select: str, width: str | None, alt: s
     return st.vega_lite_chart(spec, **kwargs)
 
 
-def show_heatmap(matrix, row_labels, col_labels, title: str = "", key: str | None = None,
-                 select_rows: bool = False, max_width: int = 300, subtitle: str = "", **settings):
-    """Heatmap of a matrix with token labels. With select_rows, returns the clicked row index (or None).
-    subtitle is a grey line under the title (ui.views puts the matrix's shape there).
+@dataclass(frozen=True)
+class HeatmapDrawing:
+    """A heatmap ready to send: its spec with the numbers inside, and what the export panel keeps of it.
+    fits: it is drawn at its own size (its cells and numbers fit); otherwise it takes its column's width."""
+
+    spec: dict
+    fits: bool
+    select_rows: bool
+    title: str
+    matrix: np.ndarray
+    row_labels: list
+    col_labels: list
+
+
+def heatmap_drawing(matrix, row_labels, col_labels, title: str = "", select_rows: bool = False,
+                    max_width: int = 300, subtitle: str = "", **settings) -> HeatmapDrawing:
+    """Heatmap of a matrix with token labels, ready for draw_heatmap. subtitle is a grey line under the
+    title (ui.views puts the matrix's shape there); select_rows makes its rows clickable.
 
     Cells are square while the plot fits in max_width pixels (about a half-width column; pass more for a
     chart that has the page to itself) and its numbers fit in them. A matrix too wide for that, or whose
@@ -111,14 +126,23 @@ def show_heatmap(matrix, row_labels, col_labels, title: str = "", key: str | Non
     # The spec must not depend on the shape (or every slider move would rebuild it): pass the
     # snapped cell size and the annotate flag instead of n_rows / n_cols.
     settings = dict(cell_px=cell, title=title, subtitle=subtitle, select_rows=select_rows, **settings)
-    spec = spec_for(charts.heatmap_chart, **settings)
-    drawn = df.inline(spec)
-    state = _draw(drawn, key=key, on_select="rerun" if select_rows else "ignore",
-                  width="content" if fits else "stretch", alt=describe(matrix, row_labels, col_labels, title))
-    export.record(title, matrix, row_labels, col_labels, drawn)
-    if select_rows:
-        return picked_row(state)
-    return None
+    return HeatmapDrawing(df.inline(spec_for(charts.heatmap_chart, **settings)), fits, select_rows, title,
+                          np.asarray(matrix), list(row_labels), list(col_labels))
+
+
+def draw_heatmap(drawing: HeatmapDrawing, key: str | None = None) -> int | None:
+    """Send a heatmap_drawing where the page is; returns the clicked row when it has select_rows."""
+    d = drawing
+    state = _draw(d.spec, key=key, on_select="rerun" if d.select_rows else "ignore",
+                  width="content" if d.fits else "stretch", alt=describe(d.matrix, d.row_labels, d.col_labels, d.title))
+    export.record(d.title, d.matrix, d.row_labels, d.col_labels, d.spec)
+    return picked_row(state) if d.select_rows else None
+
+
+def show_heatmap(matrix, row_labels, col_labels, title: str = "", key: str | None = None, **settings) -> int | None:
+    """heatmap_drawing(...) drawn at once (see there for the settings); returns the clicked row with
+    select_rows=True (None before a click)."""
+    return draw_heatmap(heatmap_drawing(matrix, row_labels, col_labels, title, **settings), key)
 
 
 def picked_row(state) -> int | None:

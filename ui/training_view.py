@@ -75,7 +75,7 @@ def status(run: Run, f: dict) -> None:
     """The progress bar and four figures: training and validation loss, the bigram baseline, the speed."""
     words = STATE_WORDS[run.state] + (" (you left the page)" if run.reason == "left" else "")
     st.progress(min(1.0, run.steps / run.settings.steps), text=f"{words} · step {run.steps} of {run.settings.steps}")
-    cols = st.columns(4)
+    cols = views.in_a_row(4)
     cols[0].metric("Training loss (last 20 steps)", "—" if f["train_loss"] is None else f"{f['train_loss']:.3f}")
     cols[1].metric(f"Validation loss (step {f['val_step']})", f"{f['val_loss']:.3f}")
     cols[2].metric("Bigram baseline", f"{f['bigram_val_loss']:.3f}")
@@ -110,7 +110,7 @@ def preview(settings: Settings) -> None:
     run = untrained(settings)
     if run is None:
         return
-    cols = st.columns(2)
+    cols = views.in_a_row(2)
     cols[0].metric("Bigram baseline", f"{run.bigram:.3f}",
                    help="The validation loss of a model that predicts each symbol from the one before it.")
     V = run.trainer.cfg.vocab_size

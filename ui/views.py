@@ -61,28 +61,46 @@ class Heatmap:
 
 
 def heatmaps(*maps: Heatmap, widths: list[float] | None = None) -> int | None:
-    """Heatmaps side by side, each with its shape caption. Returns the row clicked in the one drawn with
-    select_rows=True (None before a click, or when none may be clicked)."""
+    """Heatmaps side by side, each with its shape line. Returns the row clicked in the one drawn with
+    select_rows=True (None before a click, or when none may be clicked).
+
+    Maps drawn at their own size go in one horizontal container, which wraps them onto another line
+    where the screen is too narrow: one block to send instead of a column per map and the row that holds
+    them. Maps that take their column's width, or carry a note beneath them, or given widths, get columns.
+    """
     if len(maps) == 1 and widths is None:  # the page's own width: no columns block to send
         return heatmap(maps[0])
+    drawings = [drawing(m) for m in maps]
+    if widths is None and all(d.fits for d in drawings) and not any(m.note for m in maps):
+        places = [st.container(horizontal=True, gap="medium")] * len(maps)
+    else:
+        places = st.columns(widths or len(maps))
     picked = None
-    for column, m in zip(st.columns(widths or len(maps)), maps):
-        with column:
-            row = heatmap(m)
-            if m.settings.get("select_rows"):
+    for place, m, d in zip(places, maps, drawings):
+        with place:
+            row = draw(m, d)
+            if d.select_rows:
                 picked = row
     return picked
 
 
-def heatmap(m: Heatmap) -> int | None:
-    """One heatmap where the page is (a column of its own), with its shape caption and note beneath it.
-    Returns the clicked row when drawn with select_rows=True."""
+def drawing(m: Heatmap) -> render.HeatmapDrawing:
     # The shape line is the chart's subtitle, not a caption under it: one element fewer to send per map.
-    row = render.show_heatmap(m.matrix, m.rows, m.cols, title=m.title, key=m.key,
-                              subtitle=shape_text(m.name or m.title, m.matrix, m.shape), **m.settings)
+    return render.heatmap_drawing(m.matrix, m.rows, m.cols, title=m.title,
+                                  subtitle=shape_text(m.name or m.title, m.matrix, m.shape), **m.settings)
+
+
+def draw(m: Heatmap, d: render.HeatmapDrawing) -> int | None:
+    row = render.draw_heatmap(d, m.key)
     if m.note:
         st.caption(m.note)
     return row
+
+
+def heatmap(m: Heatmap) -> int | None:
+    """One heatmap where the page is (a column of its own), with its shape line and note beneath it.
+    Returns the clicked row when drawn with select_rows=True."""
+    return draw(m, drawing(m))
 
 
 def picked_query(picked: int | None, T: int) -> int:
@@ -97,6 +115,16 @@ def explain_row(weights: np.ndarray, V: np.ndarray, tokens: list[str], picked: i
     st.caption(f"Click a query row in {where} to see its output built up; the last token is shown until you do.")
     explain.weighted_sum(weights[query], V, tokens, query)
     return query
+
+
+def in_a_row(n: int) -> list:
+    """n places side by side, one element each (metrics, links), filled left to right.
+
+    One horizontal container that shares its width among them: st.columns(n) would send a block per
+    column and one for the row, n + 1 messages where this sends one. The places are that one container,
+    so what is written to them lands in the order it is written.
+    """
+    return [st.container(horizontal=True, gap="medium")] * n
 
 
 def grid_layout(T: int, panels: int, width_px: int, panel_px: int, cell_px: int = charts.CELL_PX,
