@@ -5,6 +5,7 @@ Shapes: T sequence length, D embedding width, V vocabulary.
 
 from __future__ import annotations
 
+import functools
 import re
 import zlib
 
@@ -30,11 +31,17 @@ def word_embeddings(tokens: list[str], D: int, seed: int = 0) -> np.ndarray:
     """
     if D < 1:
         raise ValueError(f"The embedding width must be at least 1, got {D}.")
-    rows = []
-    for tok in tokens:
-        word_seed = zlib.crc32(tok.lower().encode("utf-8"))
-        rows.append(np.random.default_rng([seed, word_seed]).standard_normal(D))
-    return np.array(rows).reshape(len(tokens), D)
+    return np.array([_word_vector(tok.lower(), D, seed) for tok in tokens]).reshape(len(tokens), D)
+
+
+@functools.lru_cache(maxsize=4096)
+def _word_vector(word: str, D: int, seed: int) -> np.ndarray:
+    """One word's row. Kept: a page asks for the same sentence's rows several times per slider move, and
+    seeding a generator costs more than drawing D numbers from it. Read-only, since every caller shares it
+    (word_embeddings copies the rows into a new array)."""
+    row = np.random.default_rng([seed, zlib.crc32(word.encode("utf-8"))]).standard_normal(D)
+    row.flags.writeable = False
+    return row
 
 
 class CharTokenizer:

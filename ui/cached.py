@@ -3,9 +3,19 @@
 A lesson page is a script that runs again on every slider move, so a cache wrapper made in it would be
 made anew each time, and Streamlit would hash the function's source again: about 1 ms a wrapper, every
 rerun. Made here, in a module imported once, each wrapper is built once.
+
+The lessons' one-sentence computations (`_cached`) keep their results in a plain dictionary keyed by the
+arguments, not in st.cache_data: that hashes the arguments with its own hasher, inspects the function's
+signature and unpickles a copy of the result on every call, 0.25-0.35 ms a call where the computation itself
+takes about as long, and a page makes several per slider move. Shared instead of copied, a result's arrays
+are made read-only and each caller gets its own dictionary around them.
 """
 
 from __future__ import annotations
+
+import functools
+import threading
+from collections import OrderedDict
 
 import numpy as np
 import streamlit as st
@@ -15,8 +25,52 @@ from ui import model_store, plots
 from ui.chart_data import ChartData
 
 
-def _cached(fn, entries: int = 256):
-    return st.cache_data(fn, show_spinner=False, max_entries=entries)
+def _hashable(value):
+    """Lists (of tokens) as tuples, so they can be part of a dictionary key."""
+    if isinstance(value, list | tuple):
+        return tuple(_hashable(v) for v in value)
+    return value
+
+
+def _read_only(value):
+    """Every array in a result (in its dictionaries, lists and tuples, however deep) made read-only."""
+    if isinstance(value, np.ndarray):
+        value.flags.writeable = False
+    elif isinstance(value, dict):
+        for item in value.values():
+            _read_only(item)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            _read_only(item)
+    return value
+
+
+class _Shared:
+    """fn's results for its last `entries` argument lists, for every session (fn returns a dict)."""
+
+    def __init__(self, fn, entries: int):
+        self.fn, self.entries = fn, entries
+        self.results: OrderedDict = OrderedDict()
+        self.lock = threading.Lock()  # sessions run in threads of their own
+        functools.update_wrapper(self, fn)
+
+    def __call__(self, *args, **kwargs) -> dict:
+        key = (_hashable(args), tuple(sorted((k, _hashable(v)) for k, v in kwargs.items())))
+        with self.lock:
+            result = self.results.get(key)
+            if result is not None:
+                self.results.move_to_end(key)
+        if result is None:  # computed outside the lock: a slow one must not hold up the others
+            result = _read_only(self.fn(*args, **kwargs))
+            with self.lock:
+                self.results[key] = result
+                while len(self.results) > self.entries:
+                    self.results.popitem(last=False)
+        return dict(result)  # a caller may add to its dictionary without touching the shared one
+
+
+def _cached(fn, entries: int = 256) -> _Shared:
+    return _Shared(fn, entries)
 
 
 single_head = _cached(heads.single_head)
