@@ -294,10 +294,10 @@ async def section_server(lessons: list[Lesson], reruns: int, settle_ms: float) -
 # ---- optional: two checkouts side by side (--compare) ---------------------------------------------------
 
 
-async def compare_lesson(servers: dict[str, Server], lesson: Lesson, rounds: int, block: int,
+async def compare_lesson(servers: dict[str, Server], lesson: Lesson, turns: int, block: int,
                          settle: float) -> dict[str, list[float]]:
     """The same page at its defaults on every server, moved in turns: `block` moves on one, then on the
-    next, `rounds` times (the order flips each round), so a change in the machine's load between the turns
+    next, `turns` times (the order flips each turn), so a change in the machine's load between the turns
     falls on both. Returns each server's CPU ms per move, one figure per turn."""
     sessions = {}
     for name, server in servers.items():
@@ -308,13 +308,13 @@ async def compare_lesson(servers: dict[str, Server], lesson: Lesson, rounds: int
             raise RuntimeError(f"{lesson.url_path} has no slider to move")
         sessions[name] = session, slider
     try:
-        used: set = set(sessions[next(iter(servers))][1].value)
-        values, _ = fresh_values(sessions[next(iter(servers))][1], WARMUP_MOVES + rounds * block, used)
+        first = next(iter(sessions.values()))[1]  # every server draws the same page, so the same slider
+        values, _ = fresh_values(first, WARMUP_MOVES + turns * block, set(first.value))
         cpu: dict[str, list[float]] = {name: [] for name in servers}
         for session, slider in sessions.values():  # the same warm-up moves on every server
             for value in values[:WARMUP_MOVES]:
                 await session.move(slider, value)
-        for turn in range(rounds):
+        for turn in range(turns):
             moves = values[WARMUP_MOVES + turn * block:WARMUP_MOVES + (turn + 1) * block]
             for name in (list(servers) if turn % 2 == 0 else list(servers)[::-1]):
                 session, slider = sessions[name]
@@ -329,17 +329,17 @@ async def compare_lesson(servers: dict[str, Server], lesson: Lesson, rounds: int
             await session.close()
 
 
-async def section_compare(lessons: list[Lesson], other: Path, rounds: int, block: int, settle_ms: float) -> None:
+async def section_compare(lessons: list[Lesson], other: Path, turns: int, block: int, settle_ms: float) -> None:
     """This checkout against another (e.g. `git worktree add /tmp/base HEAD~1`), both served at once."""
     servers = {"this": Server.start(), "other": Server.start(root=other)}
     try:
         print(f"## This checkout against {other}: server CPU ms per move at the defaults\n")
         print(f"Both servers run at once; each page is moved {block} times on one, then on the other, "
-              f"{rounds} turns each (order flipped every turn), so the machine's load falls on both alike.\n")
+              f"{turns} turns each (order flipped every turn), so the machine's load falls on both alike.\n")
         print("| page | this: mean | other: mean | this / other |")
         print("|---|---|---|---|")
         for lesson in lessons:
-            cpu = await compare_lesson(servers, lesson, rounds, block, settle_ms / 1000)
+            cpu = await compare_lesson(servers, lesson, turns, block, settle_ms / 1000)
             this, that = statistics.mean(cpu["this"]), statistics.mean(cpu["other"])
             print(f"| {lesson.title} (`{lesson.url_path}`) | {this:.1f} | {that:.1f} | {this / that:.2f} |",
                   flush=True)
