@@ -132,7 +132,7 @@ def check(render: Render, out: Measured, where: str) -> None:
     """Record the exceptions a render showed (and a run that did not finish normally)."""
     for e in render.exceptions:
         out.error(f"EXCEPTION: {e}", where)
-    if render.status != "FINISHED_SUCCESSFULLY":
+    if render.status not in ("FINISHED_SUCCESSFULLY", "FINISHED_FRAGMENT_RUN_SUCCESSFULLY"):
         out.error(f"ERROR: script {render.status}", where)
 
 

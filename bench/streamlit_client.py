@@ -16,6 +16,14 @@ sliders the page drew. Buttons likewise (Button protos: id, label, disabled): `p
 rerun_script whose widget states carry the button's `trigger_value = True` (a trigger is sent once, never
 kept, as the frontend does).
 
+A widget drawn inside a fragment (its Delta carries the fragment's id) is moved as the browser moves it: the
+rerun_script carries that fragment_id, and the server reruns the fragment alone (script_finished
+FINISHED_FRAGMENT_RUN_SUCCESSFULLY; such a run sends only the fragment's elements). A slider bound to the URL
+(its proto names a query_param_key) rewrites the session's query string as the frontend rewrites the address
+bar, leaving out a value equal to the slider's default. `Session.title`, `.sliders` and `.slider_values()`
+keep what the page shows across fragment runs; expanders and popovers with a key open and close with
+`set_panel`.
+
 Fragments with `run_every` (st.fragment(f, run_every=...)): the server does not rerun them itself. During a
 full run it sends a ForwardMsg `auto_rerun` (fragment_id, interval in seconds), and the browser then sends a
 rerun_script with `fragment_id` set, `is_auto_rerun` true and its current widget states every `interval`
@@ -46,7 +54,7 @@ import urllib.request
 from dataclasses import dataclass, field
 from http.cookies import SimpleCookie
 from pathlib import Path
-from urllib.parse import urlsplit
+from urllib.parse import parse_qsl, urlencode, urlsplit
 
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.Button_pb2 import Button
@@ -212,6 +220,9 @@ class SliderInfo:
     integer: bool
     options: tuple[str, ...]
     value: tuple  # the value shown (numbers for a slider, option labels for a select slider)
+    fragment_id: str = ""  # the fragment it was drawn in: a move reruns only that fragment, as in the browser
+    bound: bool = False  # bound to the URL (bind="query-params"): a move rewrites the address bar
+    default: tuple = ()  # the value the URL leaves out
 
     @classmethod
     def from_proto(cls, s: Slider) -> SliderInfo:
@@ -219,9 +230,11 @@ class SliderInfo:
         # A select slider sends its labels once set (raw_value), otherwise the indices of its default.
         value = (tuple(s.raw_value) or tuple(s.options[int(i)] for i in (s.value or s.default))) if select \
             else tuple(s.value or s.default)
+        default = tuple(s.options[int(i)] for i in s.default) if select else tuple(s.default)
         return cls(id=s.id, key=s.query_param_key or s.id.rsplit("-", 1)[-1],
                    kind="select_slider" if select else "slider", min=s.min, max=s.max, step=s.step,
-                   integer=s.data_type == Slider.DataType.INT, options=tuple(s.options), value=value)
+                   integer=s.data_type == Slider.DataType.INT, options=tuple(s.options), value=value,
+                   bound=bool(s.query_param_key), default=default)
 
     def values(self) -> list:
         """Every value this slider offers (option labels, or numbers on its step grid; at most 1000)."""
@@ -231,6 +244,12 @@ class SliderInfo:
         stride = max(1, n // 1000)
         grid = [self.min + i * self.step for i in range(0, n, stride)]
         return [round(v) if self.integer else round(v, 10) for v in grid]
+
+    def url_text(self, value) -> str:
+        """The value as the browser writes it into the URL: 5, not 5.0."""
+        if self.kind == "select_slider":
+            return str(value)
+        return str(int(value)) if float(value).is_integer() else repr(float(value))
 
     def state(self, value) -> WidgetState:
         """The WidgetState the browser sends when the user drags this slider to `value`."""
@@ -274,6 +293,8 @@ class Render:
     progress: list[str] = field(default_factory=list)  # the text of each st.progress bar
     captions: list[str] = field(default_factory=list)  # the body of each st.caption
     fragment_ids: tuple[str, ...] = ()  # the fragments this run ran (empty: a full run), from its new_session
+    panels: dict[str, str] = field(default_factory=dict)  # expanders, popovers with a key: label -> widget id
+    code: list[str] = field(default_factory=list)  # the text of each st.code block
     elements: int = 0
     bytes: int = 0
 
@@ -298,6 +319,9 @@ class Session:
         self.xsrf = ""  # the XSRF token (the cookie's value), sent as X-Xsrftoken on uploads
         self.pages: dict[str, str] = {}  # url path -> page script hash, from the navigation message
         self.widgets: dict[str, WidgetState] = {}  # values this user has set, by widget id
+        self.moved: dict[str, tuple] = {}  # the same values as the slider shows them, by widget id
+        self.title = ""  # the page's title, from the last full run (a fragment run leaves it on screen)
+        self.sliders: dict[str, SliderInfo] = {}  # the sliders on the page now (a fragment run redraws its own)
         self.cookies: dict[str, str] = {}  # as a browser keeps them for the site (XSRF, a sticky cookie)
         self.auto_reruns: dict[str, float] = {}  # fragment id -> interval (s): the frontend's armed timers
         self.buttons: dict[str, ButtonInfo] = {}  # the buttons on the page now (a fragment run updates its own)
@@ -351,6 +375,7 @@ class Session:
         tries `pause` seconds apart."""
         await self.close()
         self.widgets.clear()
+        self.moved.clear()
         self.auto_reruns.clear()
         last: Exception | None = None
         for _ in range(attempts):
@@ -416,22 +441,30 @@ class Session:
             self.pages = {p.url_pathname: p.page_script_hash for p in msg.navigation.app_pages}
             self.page_script_hash = msg.navigation.page_script_hash or self.page_script_hash
         elif kind == "delta" and msg.delta.WhichOneof("type") == "new_element":
-            self._element(msg.delta.new_element)
+            self._element(msg.delta.new_element, msg.delta.fragment_id)
+        elif kind == "delta" and msg.delta.WhichOneof("type") == "add_block":
+            block = msg.delta.add_block
+            if block.WhichOneof("type") == "expandable" and block.expandable.id:
+                self._current.panels[block.expandable.label] = block.expandable.id
+            elif block.WhichOneof("type") == "popover" and block.popover.id:
+                self._current.panels[block.popover.label] = block.popover.id
         elif kind == "script_finished" and msg.script_finished in DONE:
             render, self._current = self._current, Render()
             render.status = FINISHED.Name(msg.script_finished)
             if render.fragment_ids:
                 self.buttons.update(render.buttons)
+                self.sliders.update(render.sliders)
             else:
-                self.buttons = dict(render.buttons)
+                self.buttons, self.sliders, self.title = dict(render.buttons), dict(render.sliders), render.title
             if self._waiter is not None and not self._waiter.done():
                 self._waiter.set_result(render)
 
-    def _element(self, el) -> None:
+    def _element(self, el, fragment_id: str = "") -> None:
         self._current.elements += 1
         kind = el.WhichOneof("type")
         if kind == "slider":
             info = SliderInfo.from_proto(el.slider)
+            info.fragment_id = fragment_id
             self._current.sliders[info.key] = info
         elif kind == "button":
             button = ButtonInfo.from_proto(el.button)
@@ -440,6 +473,8 @@ class Session:
             self._current.progress.append(el.progress.text)
         elif kind == "markdown" and el.markdown.element_type == el.markdown.Type.CAPTION:
             self._current.captions.append(el.markdown.body)
+        elif kind == "code":
+            self._current.code.append(el.code.code_text)
         elif kind == "heading":
             self._current.headings.append(el.heading.body)
         elif kind == "exception":
@@ -453,6 +488,7 @@ class Session:
             self.page = page
             self.page_script_hash = self.pages.get(page, "")
             self.widgets.clear()
+            self.moved.clear()
         return await self._send_rerun()
 
     async def _send_rerun(self, triggers: tuple[WidgetState, ...] = (), fragment_id: str = "",
@@ -480,6 +516,27 @@ class Session:
     async def move(self, slider: SliderInfo, value) -> Render:
         """Drag `slider` to `value` and wait for the page to redraw."""
         self.widgets[slider.id] = slider.state(value)
+        self.moved[slider.id] = (value,)
+        if slider.bound:  # the frontend writes a bound widget's value into the address bar, dropping a default
+            query = dict(parse_qsl(self.query, keep_blank_values=True))
+            query[slider.key] = slider.url_text(value)
+            if slider.default and query[slider.key] == slider.url_text(slider.default[0]):
+                del query[slider.key]
+            self.query = urlencode(query)
+        if slider.fragment_id:
+            return await self._send_rerun(fragment_id=slider.fragment_id)
+        return await self.rerun()
+
+    def slider_values(self) -> dict[str, tuple]:
+        """What each slider on the page shows now, by key: the value the user moved it to, else the one the
+        server drew it with (its default, or the link's value on a page's first run)."""
+        return {key: self.moved.get(s.id, s.value) for key, s in sorted(self.sliders.items())}
+
+    async def set_panel(self, render: Render, label: str, opened: bool) -> Render:
+        """Open or close the expander or popover labelled `label` that `render` drew (one with a key, whose state the
+        script reads) and wait for the page to redraw."""
+        panel_id = render.panels[label]
+        self.widgets[panel_id] = WidgetState(id=panel_id, bool_value=opened)
         return await self.rerun()
 
     async def press(self, button: ButtonInfo | str) -> Render:

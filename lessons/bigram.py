@@ -15,9 +15,8 @@ from ui.views import Heatmap, beside
 
 
 def text_section(source: str, own: str, tok: CharTokenizer, fit: np.ndarray, held: np.ndarray) -> None:
-    st.subheader("The text")
-    prose.show("bigram", "pydoc" if source == bv.SOURCES[0] else "own", N=len(fit) + len(held), fit=len(fit),
-               held=len(held), V=tok.vocab_size)
+    prose.section("The text", "bigram", "pydoc" if source == bv.SOURCES[0] else "own", N=len(fit) + len(held),
+                  fit=len(fit), held=len(held), V=tok.vocab_size)
     unknown = tok.unknown(own) if source == bv.SOURCES[1] else []
     if unknown:
         st.warning(prose.text("bigram", "unknown", n=len(unknown), chars=" ".join(code_span(c) for c in unknown[:20]),
@@ -34,8 +33,7 @@ def counts_section(v: dict, labels: list[str], fit: np.ndarray) -> None:
 
 
 def probs_section(v: dict, labels: list[str], alpha: float) -> None:
-    st.subheader("Rows as probabilities")
-    prose.show("bigram", "probs", alpha=alpha)
+    prose.section("Rows as probabilities", "bigram", "probs", alpha=alpha)
     with beside(Heatmap(v["probs_top"], labels, [*labels, "other"], "P(next = b | a)", "bg_probs", "probs",
                         "(n, n + 1): the last column holds the other characters", dict(
                             x_title="next character b", y_title="character a", cell_px=30)), (3, 2)):
@@ -46,8 +44,8 @@ def probs_section(v: dict, labels: list[str], alpha: float) -> None:
 
 
 def sample_section(text: str, length: int, seed: int) -> None:
-    st.subheader("Text sampled from the bigram model")
-    prose.show("bigram", "sample", start=code_span(shown(text[0])), n=length, seed=seed)
+    prose.section("Text sampled from the bigram model", "bigram", "sample", start=code_span(shown(text[0])), n=length,
+                  seed=seed)
     st.code(text, language="text", wrap_lines=True)
 
 
@@ -71,32 +69,38 @@ def loss_section(v: dict, model: Model | None, loss: float | None) -> None:
         st.info(prose.text("bigram", "higher", gap=loss - v["loss"]))
 
 
+def controls_and_sections() -> None:
+    """The page's controls and the sections they drive: a move of a control reruns this alone."""
+    source = controls.option("bg_source", "Text", bv.SOURCES, help="The documentation the shipped model was trained "
+                             "on, or a text you type.")
+    own = controls.text("bg_text", "Your own text", bv.OWN_TEXT, max_chars=bv.MAX_OWN_CHARS,
+                        help="Used when 'Your own text' is chosen. Characters outside the model's vocabulary read "
+                             "as one.")
+    top_n = controls.number_slider("bg_top", "Characters drawn (most frequent)", 2, 40, 12)
+    alpha = controls.number_slider("bg_alpha", "Smoothing alpha", 0.0, 2.0, 1.0, step=0.05,
+                                   help="Added to every count before dividing: a pair never seen keeps a small chance.")
+    length = controls.number_slider("bg_length", "Characters to sample", 10, 500, 200)
+    seed = controls.seed()
+    controls.show_url_notes()
+
+    model = bv.shipped_model()
+    source, tok = bv.choose_text(source, own, model)
+    fit, held = bv.split_text(source, own, "".join(tok.itos[1:]))
+    text_section(source, own, tok, fit, held)
+    chars = "".join(tok.itos[1:])
+    v = bv.view(source, own, chars, alpha, top_n)
+    labels = [shown(tok.itos[i]) for i in v["top"]]
+    counts_section(v, labels, fit)
+    probs_section(v, labels, alpha)
+    sample_section(bv.sample(source, own, chars, alpha, length, seed), length, seed)
+    loss_section(v, model, bv.transformer_loss(model.source, source, own) if model else None)
+
+
 page.header(__file__)
 st.title("Bigram model")
 prose.show("bigram", "idea")
 
-source = controls.option("bg_source", "Text", bv.SOURCES, help="The documentation the shipped model was trained "
-                         "on, or a text you type.")
-own = controls.text("bg_text", "Your own text", bv.OWN_TEXT, max_chars=bv.MAX_OWN_CHARS,
-                    help="Used when 'Your own text' is chosen. Characters outside the model's vocabulary read as one.")
-top_n = controls.number_slider("bg_top", "Characters drawn (most frequent)", 2, 40, 12)
-alpha = controls.number_slider("bg_alpha", "Smoothing alpha", 0.0, 2.0, 1.0, step=0.05,
-                               help="Added to every count before dividing: a pair never seen keeps a small chance.")
-length = controls.number_slider("bg_length", "Characters to sample", 10, 500, 200)
-seed = controls.seed()
-controls.show_url_notes()
-
-model = bv.shipped_model()
-source, tok = bv.choose_text(source, own, model)
-fit, held = bv.split_text(source, own, "".join(tok.itos[1:]))
-text_section(source, own, tok, fit, held)
-chars = "".join(tok.itos[1:])
-v = bv.view(source, own, chars, alpha, top_n)
-labels = [shown(tok.itos[i]) for i in v["top"]]
-counts_section(v, labels, fit)
-probs_section(v, labels, alpha)
-sample_section(bv.sample(source, own, chars, alpha, length, seed), length, seed)
-loss_section(v, model, bv.transformer_loss(model.source, source, own) if model else None)
+page.live(controls_and_sections)
 
 prose.show("bigram", "notice")
 if not presenter.presenting():

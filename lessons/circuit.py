@@ -38,8 +38,7 @@ def typed_ids(model, text: str) -> tuple[int, ...] | None:
 
 
 def sequence_section(letters: str, a: dict) -> None:
-    st.subheader("The sequence")
-    prose.show("circuit", "sequence")
+    prose.section("The sequence", "circuit", "sequence")
     firsts = {t + 1 for t in np.flatnonzero(a["first"])}
     repeats = {t + 1 for t in np.flatnonzero(a["repeat"])}
     marked = [f":blue-background[**{c}**]" if i in firsts else f":orange-background[**{c}**]" if i in repeats
@@ -80,40 +79,45 @@ def loss_section(a: dict) -> None:
     prose.show("circuit", "loss", uniform=np.log(24))
 
 
+def controls_and_sections() -> None:
+    """The page's controls and the sections they drive: a move of a control reruns this alone."""
+    model = model_store.load_model(MODEL)
+    st.sidebar.markdown("**The sequence**")
+    source = controls.option("ci_source", "Sequence", list(SOURCES), "generated", horizontal=True,
+                             help="generated: drawn as in training from the seed and stretch length; typed: yours.")
+    length = controls.number_slider("ci_length", "Stretch length (generated)", 2, 24, 8,
+                                    help="How many letters occur twice in a row. Training used 4 to 16.")
+    seed = controls.seed()
+    text = controls.text("ci_text", "Your letters (typed)", DEFAULT_TEXT, max_chars=MAX_CHARS,
+                         help="Letters A to X, up to 48 read; lowercase counts as uppercase, spaces are dropped.")
+    controls.show_url_notes()
+
+    if source == "generated":
+        n_symbols = len(model.meta["tokenizer"]["chars"])
+        ids = tuple(int(i) for i in circuit.generated(length, seed, model.cfg.max_len, n_symbols))
+    else:
+        ids = typed_ids(model, text)
+    if ids is not None:
+        a = cached.circuit_reading(model.source, ids)
+        letters = model.tokenizer.decode(ids)
+        sequence_section(letters, a)
+        heads_section(a, [f"{c}{i}" for i, c in enumerate(letters)])
+        loss_section(a)
+        repeat = a["repeat"]
+        if not repeat.any():
+            st.info(prose.text("circuit", "no_repeat"))
+        knockout_section(model, ids, "ci", unit="letter", counted=tuple(repeat.tolist()) if repeat.any() else None,
+                         counted_name="the repeat")
+        if repeat.any():
+            st.caption(prose.text("circuit", "knockout"))
+        controls.show_url_notes()  # the knockout controls are drawn above: a bad value of theirs in a link is noted
+
+
 page.header(__file__)
 st.title("Induction circuit")
 prose.show("circuit", "idea")
 
-model = model_store.load_model(MODEL)
-st.sidebar.markdown("**The sequence**")
-source = controls.option("ci_source", "Sequence", list(SOURCES), "generated", horizontal=True,
-                         help="generated: drawn as in training from the seed and stretch length; typed: yours.")
-length = controls.number_slider("ci_length", "Stretch length (generated)", 2, 24, 8,
-                                help="How many letters occur twice in a row. Training used 4 to 16.")
-seed = controls.seed()
-text = controls.text("ci_text", "Your letters (typed)", DEFAULT_TEXT, max_chars=MAX_CHARS,
-                     help="Letters A to X, up to 48 read; lowercase counts as uppercase, spaces are dropped.")
-controls.show_url_notes()
-
-if source == "generated":
-    n_symbols = len(model.meta["tokenizer"]["chars"])
-    ids = tuple(int(i) for i in circuit.generated(length, seed, model.cfg.max_len, n_symbols))
-else:
-    ids = typed_ids(model, text)
-if ids is not None:
-    a = cached.circuit_reading(model.source, ids)
-    letters = model.tokenizer.decode(ids)
-    sequence_section(letters, a)
-    heads_section(a, [f"{c}{i}" for i, c in enumerate(letters)])
-    loss_section(a)
-    repeat = a["repeat"]
-    if not repeat.any():
-        st.info(prose.text("circuit", "no_repeat"))
-    knockout_section(model, ids, "ci", unit="letter", counted=tuple(repeat.tolist()) if repeat.any() else None,
-                     counted_name="the repeat")
-    if repeat.any():
-        st.caption(prose.text("circuit", "knockout"))
-    controls.show_url_notes()  # the knockout controls are drawn above: a bad value of theirs in a link is noted here
+page.live(controls_and_sections)
 
 prose.show("circuit", "notice")
 if not presenter.presenting():

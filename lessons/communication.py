@@ -18,8 +18,7 @@ order_view, encoder_decoder = cached.order_view, cached.encoder_decoder
 
 def contexts_section(D: int, d_k: int, seed: int) -> tuple[list[str], list[str]]:
     """Two sentences that share a word; returns their tokens (the first MOST_TOKENS of each)."""
-    st.subheader("One word, two contexts")
-    prose.show("communication", "contexts")
+    prose.section("One word, two contexts", "communication", "contexts")
     first, second, shared = views.in_a_row(3)
     one = controls.text("comm_one", "Sentence 1", SENTENCE_1, container=first)
     two = controls.text("comm_two", "Sentence 2", SENTENCE_2, container=second)
@@ -42,8 +41,7 @@ def contexts_section(D: int, d_k: int, seed: int) -> tuple[list[str], list[str]]
 
 
 def cross_section(tokens_1: list[str], tokens_2: list[str], D: int, d_k: int, seed: int) -> None:
-    st.subheader("Self-attention and cross-attention")
-    prose.show("communication", "cross")
+    prose.section("Self-attention and cross-attention", "communication", "cross")
     if not tokens_1 or not tokens_2:
         st.info("Cross-attention needs two sentences: type some words into both boxes above.")
         return
@@ -52,8 +50,7 @@ def cross_section(tokens_1: list[str], tokens_2: list[str], D: int, d_k: int, se
 
 
 def order_section(tokens: list[str], D: int, d_k: int, seed: int) -> None:
-    st.subheader("Word order: what positions are for")
-    prose.show("communication", "order")
+    prose.section("Word order: what positions are for", "communication", "order")
     left, middle, right = views.in_a_row(3)
     shuffle = controls.number_slider("comm_shuffle", "Shuffle seed", 0, 999, 1, container=left,
                                      help="Which random order the words are put in.")
@@ -74,41 +71,44 @@ def order_section(tokens: list[str], D: int, d_k: int, seed: int) -> None:
 
 
 def encoder_section(r: dict, tokens: list[str]) -> None:
-    st.subheader("Encoder and decoder: who talks to whom")
-    prose.show("communication", "encoder")
+    prose.section("Encoder and decoder: who talks to whom", "communication", "encoder")
     context_views.encoder_decoder(r, tokens)
 
 
 def recurrence_section(r: dict, tokens: list[str]) -> None:
-    st.subheader("Why attention replaced recurrence")
-    prose.show("communication", "recurrence")
+    prose.section("Why attention replaced recurrence", "communication", "recurrence")
     keep = controls.number_slider("comm_keep", "Share a recurrence step keeps", 0.0, 1.0, 0.5, step=0.05,
                                   container=st.columns(2)[0],
                                   help="h_t = keep · h_(t−1) + (1 − keep) · x_t: what each step passes on.")
     context_views.reach(communication.reach_of_first_token(r["V"], r["weights_decoder"], keep), tokens, keep)
 
 
+def controls_and_sections() -> None:
+    """The page's controls and the sections they drive: a move of a control reruns this alone."""
+    sentence, max_tokens, D, d_k, seed = views.sentence_settings()
+    notes = st.container()  # the link's notes, for controls drawn further down too
+
+    tokens_1, tokens_2 = contexts_section(D, d_k, seed)
+    cross_section(tokens_1, tokens_2, D, d_k, seed)
+    with notes:
+        controls.show_url_notes()  # now, in case an empty sidebar text stops the page below
+
+    st.divider()
+    prose.show("communication", "sidebar_sentence")
+    tokens = views.tokens_line(sentence, max_tokens)
+    order_section(tokens, D, d_k, seed)
+    talk = encoder_decoder(tokens, D, d_k, seed)
+    encoder_section(talk, tokens)
+    recurrence_section(talk, tokens)
+    with notes:
+        controls.show_url_notes()
+
+
 page.header(__file__)
 st.title("Context and order")
 prose.show("communication", "idea")
 
-sentence, max_tokens, D, d_k, seed = views.sentence_settings()
-notes = st.container()  # the link's notes, for controls drawn further down too
-
-tokens_1, tokens_2 = contexts_section(D, d_k, seed)
-cross_section(tokens_1, tokens_2, D, d_k, seed)
-with notes:
-    controls.show_url_notes()  # now, in case an empty sidebar text stops the page below
-
-st.divider()
-prose.show("communication", "sidebar_sentence")
-tokens = views.tokens_line(sentence, max_tokens)
-order_section(tokens, D, d_k, seed)
-talk = encoder_decoder(tokens, D, d_k, seed)
-encoder_section(talk, tokens)
-recurrence_section(talk, tokens)
-with notes:
-    controls.show_url_notes()
+page.live(controls_and_sections)
 
 prose.show("communication", "notice")
 if not presenter.presenting():

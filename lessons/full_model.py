@@ -46,8 +46,7 @@ def next_character_section(sides: dict, ids: tuple, temperature: float, top_k: i
 
 
 def generate_section(sides: dict, ids: tuple, n_chars: int, temperature: float, top_k: int, seed: int) -> None:
-    st.subheader("Generate")
-    prose.show("full_model", "generate", n=n_chars, seed=seed)
+    prose.section("Generate", "full_model", "generate", n=n_chars, seed=seed)
     settings = (sides["trained"].source, ids, n_chars, temperature, top_k, seed, len(sides) > 1)
     if st.button("Generate", key="fm_generate", type="primary"):
         mv.generate_all(sides, ids, n_chars, temperature, top_k, seed, settings)
@@ -110,33 +109,38 @@ def costs_section(cfg: ModelConfig) -> None:
     st.caption(prose.text("full_model", "memory_curves", maps=cfg.n_heads * cfg.n_layers))
 
 
+def controls_and_sections() -> None:
+    """The page's controls and the sections they drive: a move of a control reruns this alone."""
+    prompt = controls.text("fm_prompt", "Prompt", DEFAULT_PROMPT, max_chars=MAX_PROMPT_CHARS,
+                           help="Any text. The model reads it one character at a time.")
+    temperature = controls.temperature()
+    seed = controls.seed()
+    sides, model_error = mv.pick_model(seed)
+    model = sides["trained"]
+    mv.task_note(model)
+    top_k = controls.number_slider("fm_top_k", "Top-k (0 = no limit)", 0, model.cfg.vocab_size, 0,
+                                   help="Keep only the k most likely characters before sampling; 0 keeps them all.")
+    n_chars = controls.number_slider("fm_n_chars", "Characters to generate", 1, 300, 80)
+    controls.show_url_notes()
+
+    mv.model_note(model, model_error)
+    ids = prompt_section(model, prompt)
+    seen = mv.read_or_say(model, ids)
+    if seen is not None:
+        next_character_section(sides, ids, temperature, top_k)
+        generate_section(sides, ids, n_chars, temperature, top_k, seed)
+        attention_section(model, ids, seen["weights"])
+        knockout_section(model, ids, "fm")
+    positions_section(model)
+    parameters_section(model)
+    costs_section(model.cfg)
+
+
 page.header(__file__)
 st.title("5 · Full model")
 prose.show("full_model", "idea")
 
-prompt = controls.text("fm_prompt", "Prompt", DEFAULT_PROMPT, max_chars=MAX_PROMPT_CHARS,
-                       help="Any text. The model reads it one character at a time.")
-temperature = controls.temperature()
-seed = controls.seed()
-sides, model_error = mv.pick_model(seed)
-model = sides["trained"]
-mv.task_note(model)
-top_k = controls.number_slider("fm_top_k", "Top-k (0 = no limit)", 0, model.cfg.vocab_size, 0,
-                               help="Keep only the k most likely characters before sampling; 0 keeps them all.")
-n_chars = controls.number_slider("fm_n_chars", "Characters to generate", 1, 300, 80)
-controls.show_url_notes()
-
-mv.model_note(model, model_error)
-ids = prompt_section(model, prompt)
-seen = mv.read_or_say(model, ids)
-if seen is not None:
-    next_character_section(sides, ids, temperature, top_k)
-    generate_section(sides, ids, n_chars, temperature, top_k, seed)
-    attention_section(model, ids, seen["weights"])
-    knockout_section(model, ids, "fm")
-positions_section(model)
-parameters_section(model)
-costs_section(model.cfg)
+page.live(controls_and_sections)
 
 prose.show("full_model", "notice")
 if not presenter.presenting():

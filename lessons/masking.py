@@ -42,8 +42,7 @@ def compare_section(a: dict, tokens: list[str]) -> int:
 
 
 def averaging_section(a: dict, tokens: list[str], i: int) -> None:
-    st.subheader("The averaging trick")
-    prose.show("masking", "averaging")
+    prose.section("The averaging trick", "masking", "averaging")
     with beside(weights_map(a["uniform"], tokens, "uniform causal weights", "masking_uniform", "W",
                             "(T, T), row i is 1/(i+1) on keys 0..i", cell_px=fit_cell(len(tokens), 260)), (2, 3)):
         d_k = a["V"].shape[1]
@@ -56,8 +55,7 @@ def averaging_section(a: dict, tokens: list[str], i: int) -> None:
 
 
 def after_softmax_section(after: dict, tokens: list[str]) -> None:
-    st.subheader("Mistake 1: masking after the softmax")
-    prose.show("masking", "after_softmax")
+    prose.section("Mistake 1: masking after the softmax", "masking", "after_softmax")
     with beside(weights_map(after["wrong"], tokens, "wrong: softmax, then mask", "masking_after",
                             "softmax(scores) * mask")):
         render.show(plots.bar_chart, plots.bar_frame(tokens, after["row_sums"]), width="stretch",
@@ -67,13 +65,12 @@ def after_softmax_section(after: dict, tokens: list[str]) -> None:
 
 
 def fully_masked_section(fm: dict, fills: dict, tokens: list[str]) -> None:
-    st.subheader("Mistake 2: a row with nothing left to see")
-    prose.show("masking", "empty_row")
+    prose.section("Mistake 2: a row with nothing left to see", "masking", "empty_row")
     heatmaps(weights_map(fm["naive"], tokens, "naive softmax: row 0 is NaN", "masking_naive"),
              weights_map(fm["ours"], tokens, "guarded softmax: row 0 is 0", "masking_ours"))
     prose.show("masking", "empty_row_values", row=numbers_text(fm["naive"][0]))
-    st.subheader("Mistake 3: −1e9 instead of −∞")
-    prose.show("masking", "big_negative", row=numbers_text(fm["big_negative"][0], spec=".3f"), T=len(tokens))
+    prose.section("Mistake 3: −1e9 instead of −∞", "masking", "big_negative",
+                  row=numbers_text(fm["big_negative"][0], spec=".3f"), T=len(tokens))
     with beside(weights_map(fm["big_negative"], tokens, "fill −1e9: row 0 leaks", "masking_big")):
         fill_table = {name: [views.number(x) for x in fills[key]] for name, key in FILLS.items()}
         views.number_table(fill_table, columns=[])
@@ -112,29 +109,34 @@ def peek_changes(p: dict, tokens: list[str]) -> None:
         views.number_table(table, "%.3g", versions)
 
 
+def controls_and_sections() -> None:
+    """The page's controls and the sections they drive: a move of a control reruns this alone."""
+    sentence, max_tokens, D, d_k, seed = views.sentence_settings(seq_len_hi=MAX_T)
+    st.sidebar.markdown("**No-peeking check**")
+    # One fixed range: a range that followed the text's length would reset the slider on every edit.
+    asked_position = controls.number_slider("masking_pos", "Position to change", 0, MAX_T - 1, 4,
+                                            help="The token at this position is replaced; only later outputs may "
+                                                 "change. Past the end of the text, the last token is changed.")
+    word = controls.text("masking_word", "Replacement word", "dog", max_chars=40,
+                         help="The word put in at that position (its first token is used).")
+    controls.show_url_notes()
+
+    tokens = views.tokens_line(sentence, max_tokens)
+    a = compute(tokens, D, d_k, seed)
+    mask_section(a, tokens)
+    walkthrough_views.conventions_section(a["scaled_scores"], tokens)
+    query = compare_section(a, tokens)
+    averaging_section(a, tokens, query)
+    after_softmax_section(a["after_softmax"], tokens)
+    fully_masked_section(a["fully_masked"], a["fills"], tokens)
+    peek_section(tokens, asked_position, word, D, d_k, seed)
+
+
 page.header(__file__)
 st.title("3 · Masking")
 prose.show("masking", "idea")
 
-sentence, max_tokens, D, d_k, seed = views.sentence_settings(seq_len_hi=MAX_T)
-st.sidebar.markdown("**No-peeking check**")
-# One fixed range: a range that followed the text's length would reset the slider on every edit.
-asked_position = controls.number_slider("masking_pos", "Position to change", 0, MAX_T - 1, 4,
-                                        help="The token at this position is replaced; only later outputs may "
-                                             "change. Past the end of the text, the last token is changed.")
-word = controls.text("masking_word", "Replacement word", "dog", max_chars=40,
-                     help="The word put in at that position (its first token is used).")
-controls.show_url_notes()
-
-tokens = views.tokens_line(sentence, max_tokens)
-a = compute(tokens, D, d_k, seed)
-mask_section(a, tokens)
-walkthrough_views.conventions_section(a["scaled_scores"], tokens)
-query = compare_section(a, tokens)
-averaging_section(a, tokens, query)
-after_softmax_section(a["after_softmax"], tokens)
-fully_masked_section(a["fully_masked"], a["fills"], tokens)
-peek_section(tokens, asked_position, word, D, d_k, seed)
+page.live(controls_and_sections)
 
 prose.show("masking", "notice")
 if not presenter.presenting():

@@ -103,35 +103,40 @@ def spread_section(one: np.ndarray, heads: np.ndarray, D: int) -> None:
     st.caption(prose.text("multi_head", "entropy", per_head=per_head, T=heads.shape[-1], uniform=split["uniform"]))
 
 
+def controls_and_sections() -> None:
+    """The page's controls and the sections they drive: a move of a control reruns this alone."""
+    sentence = controls.input_text()
+    max_tokens = controls.seq_len()
+    D = controls.d_model()
+    H = controls.heads(D)
+    seed = controls.seed()
+    causal = controls.toggle("mh_causal", "Causal mask",
+                             help="Each token may look only at itself and earlier tokens (as in a language model).")
+    focus = controls.choice("mh_head", "Head to look at closely", list(range(1, H + 1)), 1) if H > 1 else 1
+    controls.show_url_notes()
+
+    tokens = views.tokens_line(sentence, max_tokens)
+    setup = Setup(tuple(tokens), D, H, seed, causal)
+    try:
+        a = compute(setup)
+    except ValueError as err:  # a setting core cannot use: say why, never a traceback
+        st.error(str(err))
+        st.stop()
+    heads_section(a, setup)
+    inside_head_section(a, tokens, focus)
+    concat_section(a, tokens)
+    forms_section(a)
+    compare_section(a, setup)
+    prose.show("multi_head", "notice", D=D, D3=3 * D)  # its numbers follow d_model
+
+
 page.header(__file__)
 st.title("4 · Multi-head")
 prose.show("multi_head", "idea")
 st.latex(prose.text("multi_head", "formula"))
 
-sentence = controls.input_text()
-max_tokens = controls.seq_len()
-D = controls.d_model()
-H = controls.heads(D)
-seed = controls.seed()
-causal = controls.toggle("mh_causal", "Causal mask",
-                         help="Each token may look only at itself and earlier tokens (as in a language model).")
-focus = controls.choice("mh_head", "Head to look at closely", list(range(1, H + 1)), 1) if H > 1 else 1
-controls.show_url_notes()
+page.live(controls_and_sections)
 
-tokens = views.tokens_line(sentence, max_tokens)
-setup = Setup(tuple(tokens), D, H, seed, causal)
-try:
-    a = compute(setup)
-except ValueError as err:  # a setting core cannot use: say why, never a traceback
-    st.error(str(err))
-    st.stop()
-heads_section(a, setup)
-inside_head_section(a, tokens, focus)
-concat_section(a, tokens)
-forms_section(a)
-compare_section(a, setup)
-
-prose.show("multi_head", "notice", D=D, D3=3 * D)
 if not presenter.presenting():
     show_code(multi_head, mha_weights, attention.multi_head_attention, attention.qkv_heads, attention.split_heads,
               attention.merge_heads, attention.multi_head_attention_loop, attention.multi_head_attention_einsum,

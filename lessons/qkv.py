@@ -50,20 +50,25 @@ def walk_section(a: dict, tokens: list[str], picked: int | None, D: int, d_k: in
     views.explain_row(a["weights"], a["V"], tokens, picked)
 
 
+def controls_and_sections() -> None:
+    """The page's controls and the sections they drive: a move of a control reruns this alone."""
+    sentence, max_tokens, D, d_k, seed = views.sentence_settings()
+    controls.show_url_notes()
+
+    tokens = views.tokens_line(sentence, max_tokens)
+    a = compute(tokens, D, d_k, seed)
+    embeddings_section(a, tokens)
+    projections_section(a)
+    qkv_section(a, tokens)
+    picked = scores_section(a, tokens)
+    walk_section(a, tokens, picked, D, d_k, seed)
+
+
 page.header(__file__)
 st.title("1 · QKV projection")
 prose.show("qkv", "idea")
 
-sentence, max_tokens, D, d_k, seed = views.sentence_settings()
-controls.show_url_notes()
-
-tokens = views.tokens_line(sentence, max_tokens)
-a = compute(tokens, D, d_k, seed)
-embeddings_section(a, tokens)
-projections_section(a)
-qkv_section(a, tokens)
-picked = scores_section(a, tokens)
-walk_section(a, tokens, picked, D, d_k, seed)
+page.live(controls_and_sections)
 
 prose.show("qkv", "notice")
 if not presenter.presenting():

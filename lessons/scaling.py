@@ -63,8 +63,7 @@ def saturation_section(T: int, trials: int) -> None:
 
 
 def why_section(a: dict, d_k: int) -> None:
-    st.subheader("Why √d_k?")
-    prose.show("scaling", "why")
+    prose.section("Why √d_k?", "scaling", "why")
     st.latex(prose.text("scaling", "variance_formula"))
     prose.show("scaling", "why_measured", pairs=scaling.VARIANCE_PAIRS)
     v, frame = cached.variance()
@@ -92,30 +91,35 @@ def d_v_section(mistake: dict, tokens: list[str], d_k: int, d_v: int) -> None:
     st.caption(prose.text("scaling", "d_k_mistake"))
 
 
+def controls_and_sections() -> None:
+    """The page's controls and the sections they drive: a move of a control reruns this alone."""
+    sentence, max_tokens, D, d_k, seed = sentence_settings(d_k_hi=512, d_k_default=64)
+    temperature = controls.temperature()
+    st.sidebar.markdown("**On this page**")
+    scaled = controls.toggle("scaling_on", "Divide the scores by √d_k", default=True,
+                             help="Switch off to feed the raw scores Q Kᵀ to the softmax.")
+    d_v = controls.number_slider("scaling_d_v", "d_v (value size, for the d_v mistake)", 1, 512, 64,
+                                 help="The width of the value vectors. It has nothing to do with the scores' spread.")
+    exp_T = controls.number_slider("scaling_T", "Experiment: tokens T", 2, 32, 16,
+                                   help="How many keys each random query chooses among in the saturation experiment.")
+    trials = controls.choice("scaling_trials", "Experiment: trials", (1, 10, 50, 100), 50,
+                             help="How many random (T, d_k) query and key sets are averaged for each d_k.")
+    controls.show_url_notes()
+
+    tokens = tokens_line(sentence, max_tokens)
+    a = compute(tokens, D, d_k, seed, scaled, temperature, d_v)
+    weights_section(a, tokens, d_k, temperature, scaled)
+    compare_section(a, tokens, d_k)
+    saturation_section(exp_T, trials)
+    why_section(a, d_k)
+    d_v_section(a["mistake"], tokens, d_k, d_v)
+
+
 page.header(__file__)
 st.title("2 · Scaling")
 prose.show("scaling", "idea")
 
-sentence, max_tokens, D, d_k, seed = sentence_settings(d_k_hi=512, d_k_default=64)
-temperature = controls.temperature()
-st.sidebar.markdown("**On this page**")
-scaled = controls.toggle("scaling_on", "Divide the scores by √d_k", default=True,
-                         help="Switch off to feed the raw scores Q Kᵀ to the softmax.")
-d_v = controls.number_slider("scaling_d_v", "d_v (value size, for the d_v mistake)", 1, 512, 64,
-                             help="The width of the value vectors. It has nothing to do with the scores' spread.")
-exp_T = controls.number_slider("scaling_T", "Experiment: tokens T", 2, 32, 16,
-                               help="How many keys each random query chooses among in the saturation experiment.")
-trials = controls.choice("scaling_trials", "Experiment: trials", (1, 10, 50, 100), 50,
-                         help="How many random (T, d_k) query and key sets are averaged for each d_k.")
-controls.show_url_notes()
-
-tokens = tokens_line(sentence, max_tokens)
-a = compute(tokens, D, d_k, seed, scaled, temperature, d_v)
-weights_section(a, tokens, d_k, temperature, scaled)
-compare_section(a, tokens, d_k)
-saturation_section(exp_T, trials)
-why_section(a, d_k)
-d_v_section(a["mistake"], tokens, d_k, d_v)
+page.live(controls_and_sections)
 
 prose.show("scaling", "notice")
 if not presenter.presenting():

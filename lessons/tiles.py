@@ -30,8 +30,7 @@ def tile_section(a: dict, tokens: list[str], step: int) -> None:
     s, n, T = a["tiled"]["steps"][step - 1], len(a["tiled"]["steps"]), len(tokens)
     start, stop = s["keys"]
     labels = unique_labels(tokens)
-    st.subheader(f"Step {step} of {n}: keys {start} to {stop - 1}")
-    prose.show("tiles", "tile")
+    prose.section(f"Step {step} of {n}: keys {start} to {stop - 1}", "tiles", "tile")
     heatmaps(square(a["held_maps"][step - 1], tokens, "scores held at this step", "tiles_held", "held",
                     "(T, T): grey = not held now, or masked", diverging=True, annotate=False),
              Heatmap(s["scores"], labels, labels[start:stop], "the tile Q K_blockᵀ / √d_k", "tiles_tile", "tile",
@@ -41,8 +40,7 @@ def tile_section(a: dict, tokens: list[str], step: int) -> None:
 
 
 def running_section(a: dict, tokens: list[str], step: int) -> None:
-    st.subheader("The running maximum m and sum l")
-    prose.show("tiles", "running")
+    prose.section("The running maximum m and sum l", "tiles", "running")
     blocks = [f"block {i + 1}" for i in range(step)]
     cell = dict(x_title="after", y_title="query", cell_px=fit_cell(len(tokens), 240))
     heatmaps(Heatmap(a["m"][:, :step], tokens, blocks, "running max m", "tiles_m", "m", "(T, blocks so far)",
@@ -87,28 +85,33 @@ def memory_section(d_k: int) -> None:
                           stats=human_bytes(mem["running_stats"]), acc=human_bytes(mem["accumulator"])))
 
 
+def controls_and_sections() -> None:
+    """The page's controls and the sections they drive: a move of a control reruns this alone."""
+    sentence, max_tokens, D, d_k, seed = views.sentence_settings(seq_len_hi=MAX_T)
+    st.sidebar.markdown("**Tiles**")
+    asked_block = controls.number_slider("tl_block", "Block size (keys per tile)", 1, MAX_T, 2,
+                                         help="How many keys each tile holds. Past the sentence's length, all of them.")
+    asked_step = controls.number_slider("tl_step", "Blocks folded in so far", 1, MAX_T, 2,
+                                        help="Step through the tiles; past the last block, the last is shown.")
+    causal = controls.toggle("tl_causal", "Causal mask", True, help="Query i may only look at keys 0..i.")
+    controls.show_url_notes()
+
+    tokens = views.tokens_line(sentence, max_tokens)
+    a = compute(tokens, D, d_k, seed, asked_block, causal)
+    n_blocks = len(a["tiled"]["steps"])
+    step = min(asked_step, n_blocks)
+    settings_note(asked_block, a["tiled"]["block_size"], asked_step, step, n_blocks)
+    tile_section(a, tokens, step)
+    running_section(a, tokens, step)
+    output_section(a, tokens, step)
+    memory_section(d_k)
+
+
 page.header(__file__)
 st.title("Attention in tiles")
 prose.show("tiles", "idea")
 
-sentence, max_tokens, D, d_k, seed = views.sentence_settings(seq_len_hi=MAX_T)
-st.sidebar.markdown("**Tiles**")
-asked_block = controls.number_slider("tl_block", "Block size (keys per tile)", 1, MAX_T, 2,
-                                     help="How many keys each tile holds. Past the sentence's length, all of them.")
-asked_step = controls.number_slider("tl_step", "Blocks folded in so far", 1, MAX_T, 2,
-                                    help="Step through the tiles; past the last block, the last is shown.")
-causal = controls.toggle("tl_causal", "Causal mask", True, help="Query i may only look at keys 0..i.")
-controls.show_url_notes()
-
-tokens = views.tokens_line(sentence, max_tokens)
-a = compute(tokens, D, d_k, seed, asked_block, causal)
-n_blocks = len(a["tiled"]["steps"])
-step = min(asked_step, n_blocks)
-settings_note(asked_block, a["tiled"]["block_size"], asked_step, step, n_blocks)
-tile_section(a, tokens, step)
-running_section(a, tokens, step)
-output_section(a, tokens, step)
-memory_section(d_k)
+page.live(controls_and_sections)
 
 prose.show("tiles", "notice")
 if not presenter.presenting():

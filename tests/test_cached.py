@@ -1,4 +1,4 @@
-"""ui.cached: the lessons' computations, computed once per argument list and shared read-only."""
+"""ui.cached and ui.memo: the lessons' computations, computed once per argument list and shared read-only."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from core.demos import heads
-from ui import cached
+from ui import cached, memo
 
 
 def test_a_result_is_computed_once_and_its_arrays_cannot_be_changed():
@@ -16,7 +16,7 @@ def test_a_result_is_computed_once_and_its_arrays_cannot_be_changed():
         calls.append(tuple(tokens))
         return {"X": np.ones((len(tokens), D)), "parts": [np.zeros(2)]}
 
-    shared = cached._Shared(compute, entries=4)
+    shared = memo.Shared(compute, entries=4)
     first = shared(["a", "b"], 3)
     second = shared(("a", "b"), 3)  # a tuple of the same tokens is the same question
     assert calls == [("a", "b")]
@@ -38,7 +38,7 @@ def test_only_the_last_entries_are_kept_and_errors_are_not():
             raise ValueError("negative")
         return {"n": n}
 
-    shared = cached._Shared(compute, entries=2)
+    shared = memo.Shared(compute, entries=2)
     for n in (1, 2, 3, 1):  # 1 was pushed out by 3
         shared(n)
     assert calls == [1, 2, 3, 1]
@@ -55,3 +55,17 @@ def test_the_cached_lesson_computation_matches_the_core():
     assert set(got) == set(want)
     for name in want:
         np.testing.assert_allclose(got[name], want[name], rtol=1e-12)
+
+
+def test_a_tuple_result_is_shared_with_its_own_dictionaries_and_read_only_arrays():
+    @memo.shared(4)
+    def experiment(T):
+        return {"curve": np.arange(T, dtype=float)}, "a caption"
+
+    numbers, caption = experiment(3)
+    again, _ = experiment(3)
+    assert caption == "a caption" and again["curve"] is numbers["curve"]
+    with pytest.raises(ValueError):
+        numbers["curve"][0] = 1.0
+    numbers["extra"] = 1
+    assert "extra" not in experiment(3)[0]

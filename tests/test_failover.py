@@ -140,10 +140,9 @@ def stop_served(srv: Served) -> None:
 # ---- simulated students (bench/streamlit_client.py) --------------------------------------------------
 
 
-def view(session: Session, render: Render) -> dict:
+def view(session: Session) -> dict:
     """What a student sees of its settings: the page's title, each slider's value, the address bar."""
-    return {"title": render.title, "sliders": {k: s.value for k, s in sorted(render.sliders.items())},
-            "page": session.page, "query": session.query}
+    return {"title": session.title, "sliders": session.slider_values(), "page": session.page, "query": session.query}
 
 
 @dataclass
@@ -170,7 +169,7 @@ async def arrive(url: str, i: int, home: str) -> Student:
     values = [v for v in slider.values() if v not in slider.value]
     student.render = await session.move(slider, values[(7 * i + 3) % len(values)])
     student.exceptions += student.render.exceptions
-    student.before = view(session, student.render)
+    student.before = view(session)
     return student
 
 
@@ -187,7 +186,7 @@ async def keep_moving(student: Student, until: float) -> None:
             student.exceptions += student.render.exceptions
         if student.session.closed_reason is not None:
             student.failures.append(f"connection dropped: {student.session.closed_reason}")
-        student.before = student.after = view(student.session, student.render)
+        student.before = student.after = view(student.session)
     except Exception as err:
         student.failures.append(repr(err))
 
@@ -205,7 +204,7 @@ async def come_back(student: Student, killed_at: asyncio.Future) -> None:
         student.back_after_s = time.monotonic() - t_kill
         student.render = render
         student.exceptions += render.exceptions
-        student.after = view(student.session, render)
+        student.after = view(student.session)
     except Exception as err:
         student.failures.append(repr(err))
 

@@ -1,11 +1,13 @@
-"""Things drawn side by side: heatmaps that fit share one horizontal container (the browser wraps it on a
-narrow screen), the rest get columns; in_a_row puts metrics in one row in the order they are written."""
+"""Fewer elements per move. Things drawn side by side: heatmaps that fit share one horizontal container (the
+browser wraps it on a narrow screen), the rest get columns; in_a_row puts metrics in one row in the order
+they are written. A section's heading and its opening text are one Markdown element."""
 
 from __future__ import annotations
 
 from streamlit.testing.v1 import AppTest
 
 from tests.apptest_helpers import chart_title
+from ui import prose
 
 
 def rows(at: AppTest) -> list:
@@ -56,3 +58,18 @@ def test_in_a_row_keeps_the_order_in_one_container():
     assert not at.exception
     [row] = rows(at)
     assert [(m.label, m.value) for m in row.children.values()] == [("one", "1"), ("two", "2"), ("three", "3")]
+
+
+def averaging_section():
+    from ui import prose
+
+    prose.section("The averaging trick", "masking", "averaging")
+
+
+def test_a_section_heading_and_its_opening_text_are_one_element():
+    at = AppTest.from_function(averaging_section).run()
+    assert not at.exception and not at.subheader
+    [element] = at.main.children.values()
+    body = element.value
+    assert body.startswith("### The averaging trick\n\n")
+    assert body.endswith(prose.text("masking", "averaging"))

@@ -13,6 +13,7 @@ from core.data import CorpusUnavailable, pydoc_corpus, pydoc_text
 from core.demos import bigram
 from core.tokenize import CharTokenizer
 from ui import model_store, prose
+from ui.memo import shared
 from ui.model_store import Model
 
 SOURCES = ("Python documentation", "Your own text")
@@ -38,13 +39,13 @@ def split_text(source: str, own: str, chars: str) -> tuple[np.ndarray, np.ndarra
     return fit, held
 
 
-@st.cache_data(show_spinner=False, max_entries=128)
+@shared(128)
 def view(source: str, own: str, chars: str, alpha: float, n: int) -> dict:
     fit, held = split_text(source, own, chars)
     return bigram.bigram_view(fit, held, len(chars) + 1, alpha, n)
 
 
-@st.cache_data(show_spinner=False, max_entries=128)
+@shared(128)
 def sample(source: str, own: str, chars: str, alpha: float, length: int, seed: int) -> str:
     start = int(split_text(source, own, chars)[0][0])
     ids = bigram.bigram_sample(view(source, own, chars, alpha, 2)["probs"], start, length, np.random.default_rng(seed))

@@ -40,6 +40,12 @@ def current_view() -> dict:
     return dict(st.session_state.get(_VIEW, {}))
 
 
+def keep_only(view: dict) -> None:
+    """Forget every setting recorded after `view` (a current_view() taken earlier in this script run):
+    a part of the page that reruns alone (page.live) records its own settings again."""
+    st.session_state[_VIEW] = dict(view)
+
+
 def _record(key: str, value):
     st.session_state.setdefault(_VIEW, {})[key] = value
     return value

@@ -37,6 +37,16 @@ def drawn() -> list[dict]:
     return list(st.session_state.get(_DRAWN, []))
 
 
+def keep_only(items: list[dict]) -> None:
+    """Forget every matrix recorded after `items` (a drawn() taken earlier in this script run): a part of
+    the page that reruns alone (page.live) records its matrices again."""
+    st.session_state[_DRAWN] = list(items)
+
+
+def panel_open() -> bool:
+    return bool(st.session_state.get(OPEN_KEY))
+
+
 def slug(title: str) -> str:
     """A safe file name from a chart title: letters, digits, dashes only."""
     name = re.sub(r"[^A-Za-z0-9]+", "-", title).strip("-").lower()

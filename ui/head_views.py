@@ -5,12 +5,11 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-import streamlit as st
-
 from core import attention
 from core.demos.heads import multi_head
 from ui import views
 from ui.chart_data import ChartData
+from ui.memo import shared
 from ui.text import shape_str
 
 FORMS = [attention.multi_head_attention, attention.multi_head_attention_loop, attention.multi_head_attention_einsum]
@@ -27,7 +26,7 @@ class Setup(NamedTuple):
     causal: bool
 
 
-@st.cache_data(show_spinner=False, max_entries=256)
+@shared(256)
 def compute(s: Setup) -> dict:
     """core.demos.heads.multi_head for these settings (ValueError when core cannot use them)."""
     a = multi_head(list(s.tokens), s.D, s.H, s.seed, s.causal)
@@ -36,7 +35,7 @@ def compute(s: Setup) -> dict:
     return a
 
 
-@st.cache_data(show_spinner=False, max_entries=128)
+@shared(128)
 def head_grid(s: Setup, first: int | None = None) -> ChartData:
     """The first `first` heads' (T, T) maps as one small-multiples frame."""
     weights = compute(s)["weights"][:first]  # (H, T, T)

@@ -14,6 +14,7 @@ from core.demos.knockout import compare, knockout_table, mean_loss
 from core.model import KNOCKOUT_MODES, Knockout
 from ui import controls, model_store, views
 from ui import model_views as mv
+from ui.memo import shared
 from ui.model_store import Model
 
 NONE = "none"
@@ -39,14 +40,14 @@ def knockout_controls(prefix: str, n_layers: int, n_heads: int) -> Knockout:
     return Knockout(((index // n_heads, index % n_heads),), mode)
 
 
-@st.cache_data(show_spinner=False, max_entries=128)
+@shared(128)
 def read_both(source: tuple, ids: tuple[int, ...], heads: tuple, mode: str) -> dict:
     """core.demos.knockout.compare for a model named by its source: (V,) probabilities, (T - 1,) losses."""
     m = model_store.from_source(source)
     return compare(m.params, m.cfg, np.array(ids, dtype=np.int64), Knockout(heads, mode))
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
+@shared(64)
 def cost_table(source: tuple, ids: tuple[int, ...], mode: str, counted: tuple | None = None) -> np.ndarray:
     """(L, H) rise of the loss on the sequence's own next tokens when each head alone is off (only the
     positions counted (T - 1,) > 0, when given)."""

@@ -15,6 +15,7 @@ from core.model import forward
 from core.sampling import generate
 from ui import controls, model_store, plots, prose, render, tables, views
 from ui.chart_data import ChartData
+from ui.memo import shared
 from ui.model_store import Model
 from ui.text import code_span, escape_md
 
@@ -144,7 +145,7 @@ def cost_controls() -> tuple[int, str]:
 # ---- reading and writing ----------------------------------------------------------------------------------
 
 
-@st.cache_data(show_spinner=False, max_entries=256)
+@shared(256)
 def read_prompt(source: tuple, ids: tuple[int, ...]) -> dict:
     """One forward pass over the prompt: the last position's logits (V,) and every attention map (L, H, T, T)."""
     m = model_store.from_source(source)
@@ -164,7 +165,7 @@ def read_or_say(model: Model, ids: tuple[int, ...]) -> dict | None:
         return None
 
 
-@st.cache_data(show_spinner=False, max_entries=128)
+@shared(128)
 def attention_frame(source: tuple, ids: tuple[int, ...]) -> ChartData:
     """Every layer x head map of the last MAX_DRAWN positions, as one small-multiples frame."""
     m = model_store.from_source(source)
@@ -174,7 +175,7 @@ def attention_frame(source: tuple, ids: tuple[int, ...]) -> ChartData:
     return views.grid_frame(w.reshape(L * H, T, T), labels, views.layer_head_names(L, H))
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
+@shared(64)
 def generate_text(source: tuple, ids: tuple[int, ...], n: int, temperature: float, top_k: int | None,
                   seed: int) -> str:
     """n sampled characters after the prompt; the same arguments always give the same text."""

@@ -1,10 +1,13 @@
 """What every lesson page shares around its content: presenter mode, sharing, the lesson path, exports.
 
-A lesson calls `header(__file__)` first and `footer(__file__)` last; everything between is its own.
+A lesson calls `header(__file__)` first and `footer(__file__)` last; everything between is its own. Its
+controls and the sections they drive go in one function handed to `live()`, so that moving a control
+reruns that function alone.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import streamlit as st
@@ -41,6 +44,35 @@ def header(file: str) -> nav.Lesson:
     presenter.apply_style()
     share.share_panel()
     return lesson
+
+
+def live(body: Callable[[], None]) -> None:
+    """Run body, a lesson's controls and the sections they drive, as one st.fragment.
+
+    A move of one of its controls then reruns body alone, not the whole script: the navigation, the
+    header and footer, the exercises and the code listing stay on screen as they are, since none of them
+    depends on a lesson's controls (bench/bench_pages.py measures a move; docs/LOAD.md has the figures).
+    The controls stay bound to the URL, so a link still reproduces the view.
+
+    What the page records as it draws (the settings for the share link, the matrices for the export
+    panel) is reset, on such a rerun, to what was recorded before body in the last full run, and body
+    records its own again. The export panel lies outside body: while it is open, a rerun of body asks for
+    a full run, so that its downloads hold the matrices now on screen. (The share popover closes when a
+    control is touched; opening it runs the whole page.)
+    """
+    view, drawn = controls.current_view(), export.drawn()
+    in_full_run = [True]
+
+    def run_body() -> None:
+        alone, in_full_run[0] = not in_full_run[0], False
+        if alone:
+            controls.keep_only(view)
+            export.keep_only(drawn)
+        body()
+        if alone and export.panel_open():
+            st.rerun(scope="app")
+
+    st.fragment(run_body)()
 
 
 def link(lesson: nav.Lesson, label: str, container=st) -> None:

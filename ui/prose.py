@@ -34,3 +34,9 @@ def text(lesson: str, part: str, **values) -> str:
 
 def show(lesson: str, part: str, **values) -> None:
     st.markdown(text(lesson, part, **values))
+
+
+def section(heading: str, lesson: str, part: str, **values) -> None:
+    """A section's heading and the part that opens it, as one Markdown element: each element costs every
+    slider move the same whatever its size (a subheader and a paragraph cost twice one of both)."""
+    st.markdown(f"### {heading}\n\n{text(lesson, part, **values)}")

@@ -12,10 +12,11 @@ import streamlit as st
 from core.demos import context
 from ui import prose, views
 from ui.charts import unique_labels
+from ui.memo import Shared
 from ui.text import code_span
 
 TERMS_SHOWN = 4  # products written out per dot product; the rest are summed into the score column
-walk = st.cache_data(context.walk_through, show_spinner=False, max_entries=256)
+walk = Shared(context.walk_through, 256)
 
 
 def _factor(x: float) -> str:
@@ -57,8 +58,7 @@ def walk_through(tokens: list[str], D: int, d_k: int, seed: int, query: int) -> 
 def conventions_section(scaled_scores: np.ndarray, tokens: list[str]) -> dict:
     """The causal mask as this app writes it (True = may look), as np.triu(..., k=1) writes it (True =
     blocked) and as an additive 0 / -inf matrix, and the weights each gives: the same."""
-    st.subheader("Three ways to write the same mask")
-    prose.show("masking", "conventions")
+    prose.section("Three ways to write the same mask", "masking", "conventions")
     c = context.mask_conventions(scaled_scores)  # three (T, T) softmaxes: cheaper than a cache's hashing
     views.heatmaps(
         views.weights_map(c["allowed"].astype(float), tokens, "allowed: 1 = may look (this app)",
