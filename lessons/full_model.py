@@ -6,9 +6,9 @@ import streamlit as st
 
 from core import costs
 from core.layers import positional_encoding, sinusoidal_encoding
-from core.model import ModelConfig, attention_layer, block, embed, forward
+from core.model import attention_layer, block, embed, forward
 from core.sampling import generate, next_token_probs, probs_from_logits
-from ui import controls, page, plots, presenter, prose, render, views
+from ui import controls, cost_views, page, presenter, prose, render, views
 from ui import model_views as mv
 from ui.knockout_views import knockout_section
 from ui.model_store import Model
@@ -90,32 +90,14 @@ def parameters_section(model: Model) -> None:
     st.caption(prose.text("full_model", "attention_params", n=costs.attention_params(model.cfg.d_model)))
 
 
-def costs_section(cfg: ModelConfig) -> None:
-    st.subheader("What attention costs at length T")
-    T, dtype = mv.cost_controls()
-    c = costs.attention_costs(T, cfg, dtype)
-    cols = views.in_a_row(4)
-    cols[0].metric("One head's weights (T x T)", costs.human_bytes(c["per_head"]))
-    cols[1].metric(f"All {cfg.n_heads * cfg.n_layers} maps", costs.human_bytes(c["maps"]))
-    cols[2].metric("KV cache (2 x T x D per layer)", costs.human_bytes(c["kv_cache"]))
-    cols[3].metric("Attention FLOPs (all layers)", f"{c['flops']:.3g}")
-    st.caption(prose.text("full_model", "flops", T=T, dtype=dtype, D=cfg.d_model, H=cfg.n_heads, L=cfg.n_layers,
-                          flops=c["flops_per_layer"], share=c["quadratic_share"]))
-    one_head = costs.human_bytes(costs.attention_memory(100_000, 1, 1, "float16")["per_head"])
-    prose.show("full_model", "long_context", one_head=one_head)
-    lengths, curves = costs.memory_curves(cfg, dtype)
-    render.show(plots.line_chart, plots.line_frame(lengths, curves), width="stretch", x_title="sequence length T",
-                y_title="bytes", title=f"Memory against length ({dtype})", log_x=True, log_y=True)
-    st.caption(prose.text("full_model", "memory_curves", maps=cfg.n_heads * cfg.n_layers))
-
-
-def controls_and_sections() -> None:
-    """The page's controls and the sections they drive: a move of a control reruns this alone."""
+def reading_and_generating(chosen: Model | None, model_error: str | None) -> None:
+    """The controls that read and sample the model, and the sections they drive: a move reruns this alone.
+    Without a trained model the weights follow the seed, and so do the sections about the model itself."""
     prompt = controls.text("fm_prompt", "Prompt", DEFAULT_PROMPT, max_chars=MAX_PROMPT_CHARS,
                            help="Any text. The model reads it one character at a time.")
     temperature = controls.temperature()
     seed = controls.seed()
-    sides, model_error = mv.pick_model(seed)
+    sides = mv.sides(chosen, seed)
     model = sides["trained"]
     mv.task_note(model)
     top_k = controls.number_slider("fm_top_k", "Top-k (0 = no limit)", 0, model.cfg.vocab_size, 0,
@@ -131,16 +113,25 @@ def controls_and_sections() -> None:
         generate_section(sides, ids, n_chars, temperature, top_k, seed)
         attention_section(model, ids, seen["weights"])
         knockout_section(model, ids, "fm")
+    if chosen is None:
+        model_sections(model)
+
+
+def model_sections(model: Model) -> None:
+    """What the model is, whatever it reads: its positions, its parameters, what attention costs it."""
     positions_section(model)
     parameters_section(model)
-    costs_section(model.cfg)
+    page.live(lambda: cost_views.costs_section(model.cfg))  # its own two controls rerun it alone
 
 
 page.header(__file__)
 st.title("5 · Full model")
 prose.show("full_model", "idea")
 
-page.live(controls_and_sections)
+chosen, model_error = mv.chosen_model()  # a new choice runs the whole page
+page.live(lambda: reading_and_generating(chosen, model_error))
+if chosen is not None:
+    model_sections(chosen)
 
 prose.show("full_model", "notice")
 if not presenter.presenting():

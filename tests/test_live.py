@@ -58,7 +58,7 @@ def test_a_seed_move_reruns_the_live_part_and_the_link_reopens_it(server, lesson
         assert moved.status == "FINISHED_FRAGMENT_RUN_SUCCESSFULLY", moved.status
         assert moved.fragment_ids and not moved.exceptions, moved.exceptions
         # the controls are drawn again by the live part, and the address bar follows the move
-        assert set(first.sliders) <= set(moved.sliders) | {"p"}
+        assert "seed" in moved.sliders and set(moved.sliders) <= set(first.sliders)
         assert "seed=5" in s.query.split("&")
         # ...but not the page's title or footer: they stay on screen from the full run
         assert first.title and first.title not in moved.headings
@@ -132,6 +132,21 @@ def test_the_share_link_after_moves_carries_every_setting_of_the_page(server):
         link = next(code for code in shared.code if "masking" in code)
         settings = dict(part.split("=", 1) for part in link.split("?", 1)[1].split("&"))
         assert settings["seed"] == "8" and settings["d_k"] == "4"
+        await s.close()
+
+    run(go())
+
+
+def test_the_full_model_costs_rerun_alone_and_a_seed_move_leaves_them_on_screen(server):
+    async def go():
+        s, first = await Session.open(server.url, "model")
+        by_seed = await s.move(first.sliders["seed"], 3)
+        assert "fm_bytes" not in by_seed.sliders and not by_seed.exceptions  # costs do not follow the seed
+        by_bytes = await s.move(first.sliders["fm_bytes"], 4)
+        assert by_bytes.fragment_ids and by_bytes.fragment_ids != by_seed.fragment_ids
+        assert set(by_bytes.sliders) == {"fm_bytes"} and not by_bytes.exceptions
+        assert any("float32" in c for c in by_bytes.captions)  # 4 bytes per number: the estimates in float32
+        assert "fm_bytes=4" in s.query.split("&") and "seed=3" in s.query.split("&")
         await s.close()
 
     run(go())

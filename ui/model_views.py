@@ -10,7 +10,6 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from core.costs import FLOAT_OF_BYTES
 from core.model import forward
 from core.sampling import generate
 from ui import controls, model_store, plots, prose, render, tables, views
@@ -21,8 +20,6 @@ from ui.text import code_span, escape_md
 
 TOP_BARS = 15  # bars drawn: the most likely characters
 MAX_DRAWN = 64  # attention maps show at most the last 64 positions
-MAX_LENGTH = 1_000_000
-DEFAULT_LENGTH = 4096
 GENERATED = "fm_generated"  # session state: the last generated texts and the settings they were made with
 SHOWN = {" ": "␣", "\n": "⏎", "\t": "⇥", "\r": "␍"}  # invisible characters, made visible on axes and bars
 
@@ -35,27 +32,34 @@ def shown(c: str) -> str:
 # ---- which model ------------------------------------------------------------------------------------------
 
 
-def pick_model(seed: int) -> tuple[dict[str, Model], str | None]:
-    """The sides the page reads, {"trained": model} and with the compare switch on {"random": its twin},
-    and why a chosen model could not be loaded (None when it could).
+def chosen_model() -> tuple[Model | None, str | None]:
+    """The trained model the page reads, and why a chosen one could not be loaded (None when it could).
 
-    Shipped character models come first, then any model trained on the Training page in this session; with
-    none, seeded random weights. A link naming an unknown model falls back to the first.
+    Shipped character models come first, then any model trained on the Training page in this session
+    (a picker when there is more than one); a link naming an unknown model falls back to the first.
+    (None, None) when there is none on this server: the page then reads seeded random weights.
     """
     names = model_store.char_models() + list(model_store.session_models())
     if not names:
-        return {"trained": model_store.random_model(seed)}, None
+        return None, None
     name = names[0]
     if len(names) > 1:
         name = controls.option("fm_model", "Trained model", names, kind="selectbox")
+    try:
+        return model_store.get_model(name), None
+    except ValueError as err:
+        return None, str(err)
+
+
+def sides(model: Model | None, seed: int) -> dict[str, Model]:
+    """The sides the page reads: {"trained": model} and, with the compare switch on, {"random": its twin}
+    (the same shape with seeded untrained weights). Without a model, seeded random weights alone."""
+    if model is None:
+        return {"trained": model_store.random_model(seed)}
     compare = controls.toggle("fm_compare", "Compare with random weights",
                               help="The same model shape with untrained weights, side by side.")
-    try:
-        model = model_store.get_model(name)
-    except ValueError as err:
-        return {"trained": model_store.random_model(seed)}, str(err)
     twin = {"random": model_store.random_model(seed, like=model.name)} if compare else {}
-    return {"trained": model, **twin}, None
+    return {"trained": model, **twin}
 
 
 def task_note(model: Model) -> None:
@@ -127,19 +131,6 @@ def parameter_table(parts: dict[str, int], total: int) -> None:
     st.dataframe(tables.arrow_table(table), hide_index=True, width="stretch", column_config={
         "parameters": st.column_config.NumberColumn(format="localized"),
         "share": st.column_config.ProgressColumn(format="percent", min_value=0, max_value=1)})
-
-
-def cost_controls() -> tuple[int, str]:
-    """The length T (typed in, 1..MAX_LENGTH) and the float type of the cost estimates, bound to the URL."""
-    left, right = views.in_a_row(2)
-    with left:
-        T = int(controls.number_box("fm_length", "Sequence length T", 1, MAX_LENGTH, DEFAULT_LENGTH, step=1000,
-                                    container=st, help=f"Any whole number from 1 to {MAX_LENGTH:,}."))
-    with right:
-        n_bytes = controls.choice("fm_bytes", "Bytes per number (2, 4 or 8)", [2, 4, 8], 2, container=right,
-                                  help="2 = float16 (or bfloat16), 4 = float32, 8 = float64.")
-    controls.show_url_notes()  # what the link asked of these two, said here beside them
-    return T, FLOAT_OF_BYTES[n_bytes]
 
 
 # ---- reading and writing ----------------------------------------------------------------------------------
