@@ -62,7 +62,8 @@ def saturation_section(T: int, trials: int) -> None:
     st.caption(prose.text("scaling", "experiment_result", T=T, uniform=s["uniform_entropy"], **at_512))
 
 
-def why_section(a: dict, d_k: int) -> None:
+def why_section() -> None:
+    """The variance of q·k against d_k, measured on random vectors of its own: no control reaches it."""
     prose.section("Why √d_k?", "scaling", "why")
     st.latex(prose.text("scaling", "variance_formula"))
     prose.show("scaling", "why_measured", pairs=scaling.VARIANCE_PAIRS)
@@ -73,8 +74,7 @@ def why_section(a: dict, d_k: int) -> None:
     with right:
         number_table({"d_k": v["d_k"], "formula": v["formula"], "Var(q·k)": v["raw"],
                       "Var(q·k / √d_k)": v["scaled"]})
-    st.caption(prose.text("scaling", "why_sentence", d_k=d_k, root=np.sqrt(d_k), spread_raw=a["spread_raw"],
-                          spread_scaled=a["spread_scaled"]))
+    st.caption(prose.text("scaling", "why_sentence"))
 
 
 def d_v_section(mistake: dict, tokens: list[str], d_k: int, d_v: int) -> None:
@@ -92,7 +92,7 @@ def d_v_section(mistake: dict, tokens: list[str], d_k: int, d_v: int) -> None:
 
 
 def controls_and_sections() -> None:
-    """The page's controls and the sections they drive: a move of a control reruns this alone."""
+    """The sentence's controls and the sections they drive: a move of one reruns this alone."""
     sentence, max_tokens, D, d_k, seed = sentence_settings(d_k_hi=512, d_k_default=64)
     temperature = controls.temperature()
     st.sidebar.markdown("**On this page**")
@@ -100,19 +100,23 @@ def controls_and_sections() -> None:
                              help="Switch off to feed the raw scores Q Kᵀ to the softmax.")
     d_v = controls.number_slider("scaling_d_v", "d_v (value size, for the d_v mistake)", 1, 512, 64,
                                  help="The width of the value vectors. It has nothing to do with the scores' spread.")
-    exp_T = controls.number_slider("scaling_T", "Experiment: tokens T", 2, 32, 16,
-                                   help="How many keys each random query chooses among in the saturation experiment.")
-    trials = controls.choice("scaling_trials", "Experiment: trials", (1, 10, 50, 100), 50,
-                             help="How many random (T, d_k) query and key sets are averaged for each d_k.")
     controls.show_url_notes()
 
     tokens = tokens_line(sentence, max_tokens)
     a = compute(tokens, D, d_k, seed, scaled, temperature, d_v)
     weights_section(a, tokens, d_k, temperature, scaled)
     compare_section(a, tokens, d_k)
-    saturation_section(exp_T, trials)
-    why_section(a, d_k)
     d_v_section(a["mistake"], tokens, d_k, d_v)
+
+
+def experiment() -> None:
+    """The saturation experiment's controls and its charts: they rerun alone."""
+    exp_T = controls.number_slider("scaling_T", "Experiment: tokens T", 2, 32, 16,
+                                   help="How many keys each random query chooses among in the saturation experiment.")
+    trials = controls.choice("scaling_trials", "Experiment: trials", (1, 10, 50, 100), 50,
+                             help="How many random (T, d_k) query and key sets are averaged for each d_k.")
+    controls.show_url_notes()
+    saturation_section(exp_T, trials)
 
 
 page.header(__file__)
@@ -120,6 +124,8 @@ st.title("2 · Scaling")
 prose.show("scaling", "idea")
 
 page.live(controls_and_sections)
+why_section()  # its own random vectors: the same on every link, drawn outside the live parts
+page.live(experiment)
 
 prose.show("scaling", "notice")
 if not presenter.presenting():

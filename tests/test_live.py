@@ -137,16 +137,20 @@ def test_the_share_link_after_moves_carries_every_setting_of_the_page(server):
     run(go())
 
 
-def test_the_full_model_costs_rerun_alone_and_a_seed_move_leaves_them_on_screen(server):
+@pytest.mark.parametrize("page, control, part", [("model", "fm_bytes", {"fm_bytes"}),
+                                                   ("scaling", "scaling_T", {"scaling_T", "scaling_trials"})])
+def test_a_second_live_part_reruns_alone_and_a_seed_move_leaves_it_on_screen(server, page, control, part):
+    # The full model's costs and the scaling experiment do not follow the seed: a live part of their own.
     async def go():
-        s, first = await Session.open(server.url, "model")
+        s, first = await Session.open(server.url, page)
         by_seed = await s.move(first.sliders["seed"], 3)
-        assert "fm_bytes" not in by_seed.sliders and not by_seed.exceptions  # costs do not follow the seed
-        by_bytes = await s.move(first.sliders["fm_bytes"], 4)
-        assert by_bytes.fragment_ids and by_bytes.fragment_ids != by_seed.fragment_ids
-        assert set(by_bytes.sliders) == {"fm_bytes"} and not by_bytes.exceptions
-        assert any("float32" in c for c in by_bytes.captions)  # 4 bytes per number: the estimates in float32
-        assert "fm_bytes=4" in s.query.split("&") and "seed=3" in s.query.split("&")
+        assert not part & set(by_seed.sliders) and not by_seed.exceptions
+        slider = first.sliders[control]
+        value = slider.values()[-1]
+        by_control = await s.move(slider, value)
+        assert by_control.fragment_ids and by_control.fragment_ids != by_seed.fragment_ids
+        assert set(by_control.sliders) == part and not by_control.exceptions
+        assert f"{control}={slider.url_text(value)}" in s.query.split("&") and "seed=3" in s.query.split("&")
         await s.close()
 
     run(go())
