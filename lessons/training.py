@@ -50,11 +50,16 @@ def closing() -> None:
         show_code(loss_and_grads, Trainer.step, AdamW.update, clip_grad_norm, TrainConfig)
 
 
+def controls_and_sections() -> None:
+    """The run's settings, its buttons and the live panel: a move of a setting reruns this alone."""
+    settings = sidebar()
+    session = ts.get(st.session_state)
+    start_and_stop(session, settings)
+    live(session, settings)
+
+
 page.header(__file__)
 intro()
-settings = sidebar()
-session = ts.get(st.session_state)
-start_and_stop(session, settings)
-live(session, settings)
+page.live(controls_and_sections)
 closing()
 page.footer(__file__)
