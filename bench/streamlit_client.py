@@ -16,8 +16,8 @@ sliders the page drew. Buttons likewise (Button protos: id, label, disabled): `p
 rerun_script whose widget states carry the button's `trigger_value = True` (a trigger is sent once, never
 kept, as the frontend does).
 
-A widget drawn inside a fragment (its Delta carries the fragment's id) is moved as the browser moves it: the
-rerun_script carries that fragment_id, and the server reruns the fragment alone (script_finished
+A widget drawn inside a fragment (its Delta carries the fragment's id) is moved or pressed as the browser
+does it: the rerun_script carries that fragment_id, and the server reruns the fragment alone (script_finished
 FINISHED_FRAGMENT_RUN_SUCCESSFULLY; such a run sends only the fragment's elements). A slider bound to the URL
 (its proto names a query_param_key) rewrites the session's query string as the frontend rewrites the address
 bar, leaving out a value equal to the slider's default. `Session.title`, `.sliders` and `.slider_values()`
@@ -269,6 +269,7 @@ class ButtonInfo:
     key: str  # the user key ("" for a button without one)
     label: str
     disabled: bool
+    fragment_id: str = ""  # the fragment it was drawn in: a press reruns only that fragment, as in the browser
 
     @classmethod
     def from_proto(cls, b: Button) -> ButtonInfo:
@@ -468,6 +469,7 @@ class Session:
             self._current.sliders[info.key] = info
         elif kind == "button":
             button = ButtonInfo.from_proto(el.button)
+            button.fragment_id = fragment_id
             self._current.buttons[button.key or button.label] = button
         elif kind == "progress":
             self._current.progress.append(el.progress.text)
@@ -544,7 +546,7 @@ class Session:
         redraw: one rerun_script with the widget values set so far plus the button's trigger."""
         if isinstance(button, str):
             button = self.buttons[button]
-        return await self._send_rerun(triggers=(button.state(),))
+        return await self._send_rerun(triggers=(button.state(),), fragment_id=button.fragment_id)
 
     async def rerun_fragment(self, fragment_id: str | None = None, is_auto_rerun: bool = True) -> Render:
         """What a fragment's timer does in the browser: rerun_script with `fragment_id` (default: the one armed

@@ -52,7 +52,8 @@ def live(body: Callable[[], None]) -> None:
     A move of one of its controls then reruns body alone, not the whole script: the navigation, the
     header and footer, the exercises and the code listing stay on screen as they are, since none of them
     depends on a lesson's controls (bench/bench_pages.py measures a move; docs/LOAD.md has the figures).
-    The controls stay bound to the URL, so a link still reproduces the view.
+    The controls stay bound to the URL, so a link still reproduces the view. A page may have several live
+    parts, each with its own controls (the full-model lesson's costs, the scaling lesson's experiment).
 
     What the page records as it draws (the settings for the share link, the matrices for the export
     panel) is reset, on such a rerun, to what was recorded before body in the last full run, and body
@@ -61,10 +62,10 @@ def live(body: Callable[[], None]) -> None:
     control is touched; opening it runs the whole page.)
     """
     view, drawn = controls.current_view(), export.drawn()
-    in_full_run = [True]
+    ran = [False]  # set by the full run's own call: every later call is a rerun of body alone
 
     def run_body() -> None:
-        alone, in_full_run[0] = not in_full_run[0], False
+        alone, ran[0] = ran[0], True
         if alone:
             controls.keep_only(view)
             export.keep_only(drawn)

@@ -37,6 +37,6 @@ def show(lesson: str, part: str, **values) -> None:
 
 
 def section(heading: str, lesson: str, part: str, **values) -> None:
-    """A section's heading and the part that opens it, as one Markdown element: each element costs every
-    slider move the same whatever its size (a subheader and a paragraph cost twice one of both)."""
+    """A section's heading and the part that opens it, sent as one Markdown element: a slider move costs
+    about the same per element whatever it holds, so a heading and a paragraph apart cost twice as much."""
     st.markdown(f"### {heading}\n\n{text(lesson, part, **values)}")
