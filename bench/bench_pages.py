@@ -58,6 +58,7 @@ if str(ROOT) not in sys.path:
 
 import streamlit  # noqa: E402
 
+from bench.machine import Watch, event_loop  # noqa: E402
 from bench.streamlit_client import Render, Server, Session, SliderInfo, cpu_seconds  # noqa: E402
 from ui.nav import Lesson, available  # noqa: E402
 
@@ -516,7 +517,9 @@ def main() -> None:
     if not lessons:
         parser.error(f"no such page: {args.page}; pages: {[lesson.url_path for lesson in available()]}")
     print(f"# Attention Lab page benchmark: Python {platform.python_version()}, Streamlit {streamlit.__version__}, "
-          f"{os.cpu_count()} CPUs, {platform.machine()}, load average {os.getloadavg()[0]:.2f}\n")
+          f"{os.cpu_count()} CPUs, {platform.machine()}, load average {os.getloadavg()[0]:.2f}, "
+          f"event loop {event_loop()}\n")
+    watch = Watch()
     if args.compare:
         asyncio.run(section_compare(lessons, args.compare.resolve(), args.turns, 5, args.settle_ms))
     elif not args.no_server:
@@ -525,6 +528,7 @@ def main() -> None:
         section_apptest(lessons, args.reruns)
     if args.browser:
         section_browser(args.server_reruns)
+    print(f"\n{watch.line()}")
 
 
 if __name__ == "__main__":

@@ -85,6 +85,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from bench.machine import Watch, event_loop  # noqa: E402
 from bench.streamlit_client import (  # noqa: E402
     Server,
     Session,
@@ -590,7 +591,7 @@ def main() -> None:
         parser.error(f"--trainers {args.trainers} needs every N (--sessions, --gc-compare) to be at least that")
     print(f"load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}; {os.cpu_count()} CPUs; "
           f"pages {pages}; a move every {lo:g}-{hi:g} s; {args.duration:.0f} s per run after a {args.ramp:.0f} s ramp; "
-          f"server flags {args.server_arg or 'none'}; " + (
+          f"server flags {args.server_arg or 'none'}; event loop {event_loop()}; " + (
               f"{args.trainers} of the N train ({TRAIN_PAGE}?{args.train_link}); " if args.trainers else "") + (
               f"target {args.url} (already running)" if args.url else
               f"deploy/serve.py {args.serve}: HAProxy + {args.serve} Streamlit processes" if args.serve else
@@ -600,6 +601,7 @@ def main() -> None:
     for n, gc in plan:
         server_args = tuple(part for flag in args.server_arg for part in flag.split("=", 1))
         profile = args.py_spy.with_name(f"{args.py_spy.stem}-{n}-{str(gc).lower()}.txt") if args.py_spy else None
+        watch = Watch()
         res = run_one(n, gc, pages, args.duration, args.ramp, args.seed, server_args, profile, args.replicas,
                       interval, url=args.url, state=args.state, serve_processes=args.serve,
                       trainers=args.trainers, train_link=args.train_link)
@@ -627,6 +629,7 @@ def main() -> None:
             print("    placed by the proxy: " + ", ".join(
                 f"{where} {roles['movers']} movers + {roles['trainers']} trainers"
                 for where, roles in s["placement"].items()), flush=True)
+        print(f"    {watch.line()}", flush=True)
         for line in (res.exceptions + res.failures)[:5]:
             print("   ", line[:300], flush=True)
 
