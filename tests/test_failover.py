@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 from bench.streamlit_client import Render, Session, free_port, port_is_free
 from deploy.serve import find_haproxy
@@ -218,10 +219,25 @@ async def sidebar_view(page) -> dict:
     return {"title": await page.locator("h1").first.inner_text(), "sliders": values, "url": page.url}
 
 
+def count_finished_runs(page) -> list[int]:
+    """A one-item list counting the script runs the server finished for this page, on every websocket the page
+    opens (one ForwardMsg a frame). The DOM cannot say it: a move served in a few milliseconds may finish
+    before the frontend ever draws its "running" state."""
+    finished = [0]
+
+    def on_frame(payload) -> None:
+        if isinstance(payload, bytes) and ForwardMsg.FromString(payload).WhichOneof("type") == "script_finished":
+            finished[0] += 1
+
+    page.on("websocket", lambda ws: ws.on("framereceived", on_frame))
+    return finished
+
+
 async def browser_arrives(browser, url: str, link: tuple[str, str], home: str):
     context = await browser.new_context(viewport={"width": 1280, "height": 900})
     await context.add_cookies([{"name": COOKIE, "value": home, "url": url}])
     page = await context.new_page()
+    finished_runs = count_finished_runs(page)
     page.set_default_timeout(60_000)
     await page.goto(f"{url}/{link[0]}?{link[1]}")
     await page.wait_for_selector(IDLE)
@@ -232,7 +248,7 @@ async def browser_arrives(browser, url: str, link: tuple[str, str], home: str):
     await page.keyboard.press("ArrowRight")
     await page.wait_for_url(lambda u: u != before_url, timeout=30_000)  # the move is in the address bar
     await page.wait_for_selector(IDLE)
-    return context, page, await sidebar_view(page)
+    return context, page, finished_runs, await sidebar_view(page)
 
 
 WATCH = """() => {
@@ -246,11 +262,9 @@ RECONNECTED = """() => {
     const s = window.__states, app = document.querySelector('[data-testid="stApp"]');
     return s.some(x => !x.startsWith('CONNECTED/')) && app.dataset.testConnectionState === 'CONNECTED';
 }"""
-RAN_AGAIN = """(n) => window.__states.slice(n).some(x => x === 'CONNECTED/running')
-    && document.querySelector('[data-testid="stApp"]').dataset.testScriptState === 'notRunning'"""
 
 
-async def browser_comes_back(context, page, killed_at: asyncio.Future) -> dict:
+async def browser_comes_back(context, page, finished_runs: list[int], killed_at: asyncio.Future) -> dict:
     """Streamlit's frontend notices the dropped websocket, pings /_stcore/health until the proxy answers
     (from the live process, with a new cookie) and opens a new websocket. Then: the page shows the same
     settings; a slider move is served by the live process; reloading the address bar there gives that view."""
@@ -263,13 +277,16 @@ async def browser_comes_back(context, page, killed_at: asyncio.Future) -> dict:
     out = {"back_s": time.monotonic() - t_kill, "after": await sidebar_view(page)}
     cookies = {c["name"]: c["value"] for c in await context.cookies()}
     out["cookie"] = cookies.get(COOKIE)
-    n = len(await page.evaluate("window.__states"))
-    url = page.url
+    runs, url = finished_runs[0], page.url
     slider = page.locator('[data-testid="stSidebar"]').get_by_role("slider").first
     await slider.focus()
     await page.keyboard.press("ArrowLeft")  # back to the value the link had before the first move
     await page.wait_for_url(lambda u: u != url, timeout=30_000)
-    await page.wait_for_function(RAN_AGAIN, arg=n, timeout=30_000, polling=100)
+    deadline = time.monotonic() + 30  # the live process runs the move and says so on the new websocket
+    while finished_runs[0] == runs:
+        assert time.monotonic() < deadline, f"the move was not run: states {await page.evaluate('window.__states')}"
+        await asyncio.sleep(0.05)
+    await page.wait_for_selector(IDLE)
     out["moved"] = await sidebar_view(page)
     await page.reload()
     await page.wait_for_selector(IDLE)
@@ -313,11 +330,11 @@ async def failover(srv: Served) -> dict:
             kill(),
             *(keep_moving(s, start + MOVING_S) for s in live),
             *(come_back(s, killed_at) for s in victims),
-            *(browser_comes_back(ctx, page, killed_at) for ctx, page, _ in browsers),
+            *(browser_comes_back(ctx, page, runs, killed_at) for ctx, page, runs, _ in browsers),
         )
         browser_results = results[1 + len(live) + len(victims):]
         return {"victims": victims, "live": live,
-                "browsers": [(before, after) for (_, _, before), after in zip(browsers, browser_results)]}
+                "browsers": [(before, after) for (*_, before), after in zip(browsers, browser_results)]}
     finally:
         for s in students:
             await s.session.close()
