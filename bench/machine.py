@@ -16,6 +16,7 @@ Only Linux has /proc; elsewhere the line says so.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,6 +32,12 @@ class Snapshot:
     own: int  # ticks of this process and every process it started, living or reaped
 
 
+def stat_fields(pid: int) -> list[str]:
+    """The fields of /proc/PID/stat after the command name (which sits in parentheses and may hold spaces):
+    [1] is the parent's pid, [11:15] utime, stime, cutime, cstime in clock ticks."""
+    return (PROC / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()
+
+
 def _own_ticks() -> int:
     """CPU ticks of this process and its descendants: the living ones from their own /proc entries, the
     ones that ended through their parents' cutime / cstime (a reaped child's time is added there)."""
@@ -38,8 +45,7 @@ def _own_ticks() -> int:
     for entry in PROC.iterdir():
         if entry.name.isdigit():
             try:
-                # fields after the command name, which sits in parentheses and may hold spaces
-                stats[int(entry.name)] = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+                stats[int(entry.name)] = stat_fields(int(entry.name))
             except (OSError, IndexError):
                 continue  # ended while we looked
     children: dict[int, list[int]] = {}
@@ -94,6 +100,4 @@ class Watch:
 def event_loop() -> str:
     """The event loop a Streamlit server started by this Python runs on: Streamlit takes uvloop when it can
     import it (not on Windows), asyncio's own loop otherwise."""
-    import importlib.util
-
     return "uvloop" if os.name != "nt" and importlib.util.find_spec("uvloop") else "asyncio"

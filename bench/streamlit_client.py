@@ -63,6 +63,8 @@ from streamlit.proto.Slider_pb2 import Slider
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 from websockets.asyncio.client import connect
 
+from bench.machine import stat_fields
+
 ROOT = Path(__file__).resolve().parents[1]
 XSRF_COOKIE = "_streamlit_xsrf"
 FINISHED = ForwardMsg.ScriptFinishedStatus
@@ -107,8 +109,7 @@ def proc_status(pid: int) -> dict[str, int]:
 
 def cpu_seconds(pid: int) -> float:
     """User + system CPU time a process has used so far."""
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
+    fields = stat_fields(pid)
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
