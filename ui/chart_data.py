@@ -21,8 +21,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 # Properties that stay on the outer view; everything else (marks, encodings, transforms, layers, facets)
-# moves into the inner view with the data.
-OUTER = ("$schema", "config", "title", "width", "height", "autosize", "padding", "background", "description")
+# moves into the inner view with the data. `params` must stay outside: Vega-Lite makes a top-level signal
+# only for a selection declared on the outermost view (its `views` still name the inner layer it listens
+# to), and both the browser's chart and the app's PNG/SVG export fail with "Unrecognized signal name"
+# when a selection sits one level down.
+OUTER = ("$schema", "config", "title", "width", "height", "autosize", "padding", "background", "description",
+         "params")
 COMPOSITE = ("facet", "hconcat", "vconcat", "concat", "repeat")  # views that cannot sit inside a layer
 LABELS_PREFIX = "_labels_"
 GRID_KEY = "_grid"  # in the sent datum: [[index column, size], ...] of a table of array cells

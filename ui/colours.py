@@ -18,6 +18,11 @@ SCHEME_STOPS = {
 }
 DARK_TEXT, LIGHT_TEXT = "#000000", "#ffffff"
 MISSING_FILL = "#d9d9d9"  # cells with no finite value (NaN, -inf from a mask)
+# A chart's subtitle (the grey shape line): Streamlit's chart theme colours titles and axes for the app's
+# theme but leaves a subtitle to Vega's default, black, which is invisible on the dark theme. No one grey
+# reads at 4.5:1 on both white and #0e1117, so the colour follows the chart's background, which the theme
+# sets (Vega's `background` signal); a chart without one (an exported file) is drawn on white.
+SUBTITLE_ON_LIGHT, SUBTITLE_ON_DARK = "#5c606b", "#b8bbc2"  # 6.3:1 on white, 9.8:1 on #0e1117
 # Black and white text have equal contrast on a fill of this relative luminance (about 4.58:1 each):
 # above it black is the better, below it white, so every fill gets at least 4.5:1 (WCAG AA).
 _EVEN_LUMINANCE = (1.05 * 0.05) ** 0.5 - 0.05
@@ -97,3 +102,9 @@ def text_colour_test(scheme: str) -> str:
 def text_colour(scheme: str) -> dict:
     """A Vega-Lite colour channel for a cell's number: black where text_colour_test holds, else white."""
     return {"condition": {"test": text_colour_test(scheme), "value": DARK_TEXT}, "value": LIGHT_TEXT}
+
+
+def subtitle_colour() -> dict:
+    """A Vega-Lite expression for a subtitle's colour that reads on the chart's background, light or dark."""
+    return {"expr": f"isString(background) && luminance(background) < 0.18 ? '{SUBTITLE_ON_DARK}' : "
+                    f"'{SUBTITLE_ON_LIGHT}'"}

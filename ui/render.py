@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 import streamlit as st
 
-from ui import charts, export, presenter
+from ui import charts, colours, export, presenter
 from ui.chart_data import ChartData
 
 
@@ -49,8 +49,8 @@ def spec_for(builder: Callable, **settings) -> dict:
     scale = settings["font_scale"]
     heading = {"text": title, "fontSize": charts.px(charts.CHART_TITLE_PX, scale), "anchor": "start"}
     if subtitle:
-        # the theme colours it as body text, which reads in both themes
-        heading.update(subtitle=subtitle, subtitleFontSize=charts.px(charts.LABEL_PX, scale))
+        heading.update(subtitle=subtitle, subtitleFontSize=charts.px(charts.LABEL_PX, scale),
+                       subtitleColor=colours.subtitle_colour())
     return {**spec, "title": heading}
 
 
