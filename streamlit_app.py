@@ -65,7 +65,7 @@ def home() -> None:
 
 # A shared link with present=true opens with the sidebar folded away, ready for the projector.
 presenting = str(st.query_params.get("present", "")).strip().lower() in controls.TRUE_WORDS
-st.set_page_config(page_title="Attention Lab", page_icon=":material/neurology:", layout="wide",
+st.set_page_config(page_title="Attention Lab", page_icon="🧠", layout="wide",
                    initial_sidebar_state="collapsed" if presenting else "auto")
 one_blas_thread()
 keep_freed_memory()  # a training step frees and reallocates MB-sized arrays: keep them in the heap

@@ -7,20 +7,61 @@ from __future__ import annotations
 
 import functools
 import re
+import unicodedata
 import zlib
 
 import numpy as np
 
 # A word is a run of letters/digits (any script); every other visible character is a token of its own.
-_WORD = re.compile(r"\w+|[^\w\s]", re.UNICODE)
+# Marks and joiners then glue these pieces back into what a reader sees as one (word_tokens).
+_PIECE = re.compile(r"\w+|[^\w\s]", re.UNICODE)
+# Zero-width non-joiner and joiner: they sit inside one word or one emoji ("👩‍💻" is 👩, U+200D, 💻).
+JOINERS = "\u200c\u200d"
+
+
+def draws_nothing(c: str) -> bool:
+    """True for a character that shows nothing on its own: whitespace, a control or format character
+    (U+200D), a combining or enclosing mark (the variation selector U+FE0F that makes ❤ into ❤️)."""
+    return c.isspace() or not c.isprintable() or unicodedata.category(c) in ("Mn", "Me")
+
+
+def attaches(c: str) -> bool:
+    """True for a character drawn as part of the one before it: a mark (accents, vowel signs, variation
+    selectors, the keycap of 1️⃣), a skin tone (👍🏽) or a tag character (the flag 🏴 of England)."""
+    return (unicodedata.category(c) in ("Mn", "Mc", "Me") or "\U0001F3FB" <= c <= "\U0001F3FF"
+            or "\U000E0020" <= c <= "\U000E007F")
 
 
 def word_tokens(text: str, max_tokens: int | None = None) -> list[str]:
-    """'The cat sat.' -> ['The', 'cat', 'sat', '.']; keeps at most max_tokens."""
+    """'The cat sat.' -> ['The', 'cat', 'sat', '.']; keeps at most max_tokens.
+
+    A token is what a reader sees as one: a word keeps its accents and vowel signs ('नमस्ते'), an emoji its
+    variation selector, skin tone and joined parts ('❤️', '👍🏽', '👩‍💻'). A character that draws nothing
+    on its own (a zero-width space, a stray joiner or mark) separates tokens like a space and is none.
+    """
     if not isinstance(text, str):
         raise ValueError("The input must be text.")
-    tokens = _WORD.findall(text)
+    if text.isascii():  # no marks or joiners, only control characters to drop: a third of the time
+        tokens = [piece for piece in _PIECE.findall(text) if piece.isprintable()]
+        return tokens if max_tokens is None else tokens[:max_tokens]
+    tokens = []
+    end = -1  # where the last piece ended: only touching pieces join
+    for match in _PIECE.finditer(text):
+        piece, first = match.group(), match.group()[0]
+        if tokens and match.start() == end and _continues(tokens[-1], first):
+            tokens[-1] += piece
+        elif not all(map(draws_nothing, piece)):
+            tokens.append(piece)
+        end = match.end()
     return tokens if max_tokens is None else tokens[:max_tokens]
+
+
+def _continues(token: str, c: str) -> bool:
+    """Whether c, right after token, belongs to it: a mark or joiner, whatever follows a joiner, and a
+    word's letters after a mark inside it (Python's \\w stops at the virama of 'नमस्ते')."""
+    last = token[-1]
+    return (attaches(c) or c in JOINERS or last in JOINERS
+            or (attaches(last) and (c.isalnum() or c == "_") and (token[0].isalnum() or token[0] == "_")))
 
 
 def word_embeddings(tokens: list[str], D: int, seed: int = 0) -> np.ndarray:

@@ -19,8 +19,8 @@ def text_section(source: str, own: str, tok: CharTokenizer, fit: np.ndarray, hel
                   fit=len(fit), held=len(held), V=tok.vocab_size)
     unknown = tok.unknown(own) if source == bv.SOURCES[1] else []
     if unknown:
-        st.warning(prose.text("bigram", "unknown", n=len(unknown), chars=" ".join(code_span(c) for c in unknown[:20]),
-                              unk=code_span(tok.UNKNOWN)))
+        chars = " ".join(code_span(shown(c)) for c in unknown[:20])  # a joiner or selector named, not blank
+        st.warning(prose.text("bigram", "unknown", n=len(unknown), chars=chars, unk=code_span(tok.UNKNOWN)))
 
 
 def counts_section(v: dict, labels: list[str], fit: np.ndarray) -> None:

@@ -46,9 +46,11 @@ def sequence_section(letters: str, a: dict) -> None:
     st.markdown(" ".join(marked))
     st.caption(f"{len(letters)} letters. " + prose.text("circuit", "marks", n_first=len(firsts),
                                                          n_repeat=len(repeats)))
+    if not repeats:  # said before any figure: the repeat's own figures are left out below
+        st.info(prose.text("circuit", "no_repeat"))
 
 
-def heads_section(a: dict, labels: list[str]) -> None:
+def heads_section(a: dict, labels: list[str], repeats: bool) -> None:
     st.subheader("The two heads")
     prev, ind = a["previous"][PREVIOUS], a["induction"][INDUCTION]
     views.heatmaps(
@@ -57,26 +59,32 @@ def heads_section(a: dict, labels: list[str]) -> None:
                           note=f"Previous-token share: {prev:.2f}"),
         views.weights_map(a["weights"][INDUCTION], labels, "layer 2 · head 2: induction", "ci_ind",
                           "weights", "(T, T)", annotate=False, x_title="key", y_title="query",
-                          note=f"Induction share: {views.number(ind, '.2f')}"))
+                          note=f"Induction share: {ind:.2f}" if repeats else "Induction share: no repeat to read"))
     prose.show("circuit", "heads")
     L, H = a["previous"].shape
-    table = {"head": views.layer_head_names(L, H), "previous-token share": a["previous"].ravel(),
-             "induction share": a["induction"].ravel()}
+    table = {"head": views.layer_head_names(L, H), "previous-token share": a["previous"].ravel()}
+    if repeats:
+        table["induction share"] = a["induction"].ravel()
     views.number_table(table, "%.2f")
-    st.caption(prose.text("circuit", "shares"))
+    st.caption(prose.text("circuit", "shares" if repeats else "shares_no_repeat"))
 
 
-def loss_section(a: dict) -> None:
+def loss_section(a: dict, repeats: bool) -> None:
     st.subheader("Loss at each position")
     kinds = np.where(a["first"] > 0, 0, np.where(a["repeat"] > 0, 1, 2))
-    frame = ChartData({"x": list(range(len(kinds))), "y": numbers(a["losses"]), "series": [SERIES[k] for k in kinds]})
-    render.show(plots.line_chart, frame, width="stretch", x_title="position t (predicts letter t + 1)",
-                y_title="loss (nats)", title="Loss per position: first copy vs repeat")
-    cols = views.in_a_row(3)
-    cols[0].metric("Mean loss, first copy", views.number(a["first_loss"], ".3g"))
-    cols[1].metric("Mean loss, repeat", views.number(a["repeat_loss"], ".3g"))
-    cols[2].metric("Uniform guess, ln 24", f"{np.log(24):.3f}")
-    prose.show("circuit", "loss", uniform=np.log(24))
+    if len(kinds) > 1:  # a line through one point has no scale to read: its ticks ran 10.037000, 10.037000
+        frame = ChartData({"x": list(range(len(kinds))), "y": numbers(a["losses"]),
+                           "series": [SERIES[k] for k in kinds]})
+        render.show(plots.line_chart, frame, width="stretch", x_title="position t (predicts letter t + 1)",
+                    y_title="loss (nats)", title="Loss per position: first copy vs repeat", whole_x=True)
+    cols = views.in_a_row(3 if repeats else 2)
+    if repeats:
+        cols[0].metric("Mean loss, first copy", views.number(a["first_loss"], ".3g"))
+        cols[1].metric("Mean loss, repeat", views.number(a["repeat_loss"], ".3g"))
+    else:
+        cols[0].metric("Mean loss, every letter", f"{a['loss']:.3f}")
+    cols[-1].metric("Uniform guess, ln 24", f"{np.log(24):.3f}")
+    prose.show("circuit", "loss" if repeats else "loss_no_repeat", uniform=np.log(24))
 
 
 def controls_and_sections() -> None:
@@ -99,16 +107,13 @@ def controls_and_sections() -> None:
         ids = typed_ids(model, text)
     if ids is not None:
         a = cached.circuit_reading(model.source, ids)
-        letters = model.tokenizer.decode(ids)
+        letters, repeats = model.tokenizer.decode(ids), bool(a["repeat"].any())
         sequence_section(letters, a)
-        heads_section(a, [f"{c}{i}" for i, c in enumerate(letters)])
-        loss_section(a)
-        repeat = a["repeat"]
-        if not repeat.any():
-            st.info(prose.text("circuit", "no_repeat"))
-        knockout_section(model, ids, "ci", unit="letter", counted=tuple(repeat.tolist()) if repeat.any() else None,
+        heads_section(a, [f"{c}{i}" for i, c in enumerate(letters)], repeats)
+        loss_section(a, repeats)
+        knockout_section(model, ids, "ci", unit="letter", counted=tuple(a["repeat"].tolist()) if repeats else None,
                          counted_name="the repeat")
-        if repeat.any():
+        if repeats:
             st.caption(prose.text("circuit", "knockout"))
         controls.show_url_notes()  # the knockout controls are drawn above: a bad value of theirs in a link is noted
 

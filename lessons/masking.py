@@ -27,14 +27,16 @@ def mask_section(a: dict, tokens: list[str]) -> None:
 
 
 def compare_section(a: dict, tokens: list[str]) -> int:
-    """Weights and outputs without and with the mask; returns the query row picked (the last until a click)."""
+    """Weights and outputs without and with the mask; returns the query row picked (the last token unless the
+    Query row box or a click on the masked weights says otherwise)."""
     st.subheader("Compare: without and with the mask")
-    picked = heatmaps(
+    query = views.query_picker(tokens)
+    heatmaps(
         weights_map(a["weights_free"], tokens, "weights without a mask", "masking_free", shape="(T, T), rows sum to 1"),
         weights_map(a["weights_masked"], tokens, "weights with the causal mask: click a row", "masking_weights",
-                    shape="(T, T), rows sum to 1, 0 above the diagonal", select_rows=True))
+                    shape="(T, T), rows sum to 1, 0 above the diagonal", picked=query))
     prose.show("masking", "row_0", row=numbers_text(a["weights_masked"][0]))
-    query = views.explain_row(a["weights_masked"], a["V"], tokens, picked, where="the masked weights")
+    views.explain_row(a["weights_masked"], a["V"], tokens, query, where="the masked weights")
     heatmaps(token_rows(a["out_free"], tokens, "outputs without a mask", "masking_out_free", "out", cell_px=22),
              token_rows(a["out_masked"], tokens, "outputs with the causal mask", "masking_out", "out",
                         "(T, d_k); row 0 equals V[0]", cell_px=22))

@@ -34,20 +34,22 @@ def qkv_section(a: dict, tokens: list[str]) -> None:
                for name, role in ROLES.items()])
 
 
-def scores_section(a: dict, tokens: list[str]) -> int | None:
-    """The scores and their softmax; returns the row clicked in the weights (None before a click)."""
+def scores_section(a: dict, tokens: list[str]) -> int:
+    """The scores and their softmax, with the query row picked by the box or a click; returns that row."""
     st.subheader("Raw scores Q Kᵀ")
-    return heatmaps(square(a["scores"], tokens, "scores = Q Kᵀ", "qkv_scores", "Q Kᵀ", diverging=True),
-                    weights_map(a["weights"], tokens, "softmax(Q Kᵀ / √d_k): click a row", "qkv_weights",
-                                shape="(T, T), rows sum to 1", select_rows=True))
+    query = views.query_picker(tokens)
+    heatmaps(square(a["scores"], tokens, "scores = Q Kᵀ", "qkv_scores", "Q Kᵀ", diverging=True),
+             weights_map(a["weights"], tokens, "softmax(Q Kᵀ / √d_k): click a row", "qkv_weights",
+                         shape="(T, T), rows sum to 1", picked=query))
+    return query
 
 
-def walk_section(a: dict, tokens: list[str], picked: int | None, D: int, d_k: int, seed: int) -> None:
+def walk_section(a: dict, tokens: list[str], query: int, D: int, d_k: int, seed: int) -> None:
     """The picked query worked by hand: its dot products, its softmax, then its weighted sum of values."""
     st.subheader("One query worked by hand")
-    walkthrough_views.walk_through(tokens, D, d_k, seed, views.picked_query(picked, len(tokens)))
+    walkthrough_views.walk_through(tokens, D, d_k, seed, query)
     prose.show("qkv", "walk_sum")
-    views.explain_row(a["weights"], a["V"], tokens, picked)
+    views.explain_row(a["weights"], a["V"], tokens, query)
 
 
 def controls_and_sections() -> None:
@@ -60,8 +62,8 @@ def controls_and_sections() -> None:
     embeddings_section(a, tokens)
     projections_section(a)
     qkv_section(a, tokens)
-    picked = scores_section(a, tokens)
-    walk_section(a, tokens, picked, D, d_k, seed)
+    query = scores_section(a, tokens)
+    walk_section(a, tokens, query, D, d_k, seed)
 
 
 page.header(__file__)

@@ -8,7 +8,16 @@ from core.demos import heads, measures, scaling
 from ui import cached, controls, page, plots, presenter, prose, render
 from ui.chart_data import ChartData
 from ui.text import show_code
-from ui.views import explain_row, heatmaps, number_table, sentence_settings, square, tokens_line, weights_map
+from ui.views import (
+    explain_row,
+    heatmaps,
+    number_table,
+    query_picker,
+    sentence_settings,
+    square,
+    tokens_line,
+    weights_map,
+)
 
 compute = cached.scaling_view
 
@@ -26,12 +35,13 @@ def weights_section(a: dict, tokens: list[str], d_k: int, temperature: float, sc
     if temperature == 0:
         st.info("Temperature 0: each row puts all of its weight on its largest score (argmax), a one-hot row.")
     logits_title = "logits Q Kᵀ / √d_k" if scaled else "logits Q Kᵀ (not scaled)"
-    picked = heatmaps(square(a["logits"], tokens, logits_title, "scaling_logits", "logits", diverging=True),
-                      weights_map(a["weights"], tokens, "weights: click a row", "scaling_weights",
-                                  shape="(T, T), rows sum to 1", select_rows=True))
+    query = query_picker(tokens)
+    heatmaps(square(a["logits"], tokens, logits_title, "scaling_logits", "logits", diverging=True),
+             weights_map(a["weights"], tokens, "weights: click a row", "scaling_weights",
+                         shape="(T, T), rows sum to 1", picked=query))
     divisor = f"√d_k · τ = {root:.2f} · {temperature:.2f}" if scaled else tau
     st.caption(prose.text("scaling", "weights_summary", divisor=divisor, T=len(tokens), **a["summary"]))
-    explain_row(a["weights"], a["V"], tokens, picked)
+    explain_row(a["weights"], a["V"], tokens, query)
 
 
 def compare_section(a: dict, tokens: list[str], d_k: int) -> None:

@@ -91,6 +91,25 @@ def test_unique_labels_for_repeated_tokens():
     assert set(df["row"]) == {"x (0)", "x (1)", "y"}
 
 
+def test_characters_that_draw_nothing_get_a_visible_label():
+    """A character-level model reads 👩‍💻 as 👩, U+200D, 💻 and ❤️ as ❤, U+FE0F: the joiner and the variation
+    selector draw nothing alone, so their labels name them; a skin tone and whole emoji draw as themselves."""
+    assert charts.unique_labels(list("👩\u200d💻 ❤\ufe0f")) == ["👩", "U+200D", "💻", "␣", "❤", "U+FE0F"]
+    for label, shown in [("\u200d", "U+200D"), ("\ufe0e", "U+FE0E"), ("\u0301", "U+0301"), ("\x00", "U+0000"),
+                         ("\u00a0", "U+00A0"), ("\u200b\u200d", "U+200B U+200D"), ("\t\r", "⇥␍"), ("", "∅"),
+                         ("🏽", "🏽"), ("❤\ufe0f", "❤\ufe0f"), ("👩\u200d💻", "👩\u200d💻"), ("e\u0301", "e\u0301")]:
+        assert charts.visible(label) == shown, (label, charts.visible(label))
+    df = charts.heatmap_frame(np.eye(3), list("❤\ufe0f!"), list("❤\ufe0f!")).frame()
+    assert list(df["row"].unique()) == ["❤", "U+FE0F", "!"]
+
+
+def test_character_labels_of_the_model_pages_are_visible():
+    """ui.model_views.shown labels the Full model page's maps and bars and the Bigram page's characters."""
+    from ui.model_views import shown
+
+    assert [shown(c) for c in "👩\u200d💻 ❤\ufe0f\n"] == ["👩", "U+200D", "💻", "␣", "❤", "U+FE0F", "⏎"]
+
+
 def test_nan_and_inf_cells_are_formatted():
     m = np.array([[np.nan, np.inf], [-np.inf, 0.5]])
     df = charts.heatmap_frame(m, ["a", "b"], ["c", "d"]).frame()
@@ -332,10 +351,17 @@ def test_font_scale_reaches_every_text(builder):
     assert min(v for d in walk(normal) for k, v in d.items() if k.endswith("FontSize") or k == "fontSize") >= 12
 
 
-def test_token_axes_never_drop_labels():
+def axes_of(spec: dict) -> list[dict]:
+    return [d["axis"] for d in walk(spec) if isinstance(d.get("axis"), dict)]
+
+
+def test_token_axes_drop_labels_only_on_cells_smaller_than_the_type():
     spec = charts.heatmap_chart(cell_px=12).to_dict()
-    axes = [d["axis"] for d in walk(spec) if isinstance(d.get("axis"), dict)]
+    axes = axes_of(spec)
     assert axes and all(a["labelOverlap"] is False for a in axes)
+    # down to the smallest type, every label is drawn at its cell's size
+    assert all(a["labelOverlap"] is False and a["labelFontSize"] == 8 for a in axes_of(charts.heatmap_chart(
+        cell_px=charts.MIN_LABEL_PX).to_dict()))
     # on a projector, type never shrinks below 18 px: a dense map (64 positions on 8 px cells) keeps its labels
     # at 18 px and Vega leaves out every other label that would overlap
     dense = charts.heatmap_chart(cell_px=8, font_scale=1.5).to_dict()
@@ -345,6 +371,37 @@ def test_token_axes_never_drop_labels():
     assert all(d["axis"]["labelOverlap"] is False for d in walk(roomy) if isinstance(d.get("axis"), dict))
     assert charts.unique_labels(["a", " ", "b", " "]) == ["a", "␣ (1)", "b", "␣ (3)"]
     assert charts.unique_labels(["\n", ""]) == ["⏎", "∅"]
+
+
+@pytest.mark.parametrize("builder", [charts.heatmap_chart, charts.grid_chart])
+@pytest.mark.parametrize("cell_px", [1, 2, 4, 6, 7, 8, 9, 12, 26, 34])
+def test_labels_never_shrink_below_the_smallest_type(builder, cell_px):
+    """Small cells (a 26-character prompt gives the Full model grid 6 px cells, 64 give 4 px) keep their
+    labels at MIN_LABEL_PX: 6 px type drew letters 4 px high. Labels that would overlap are left out."""
+    axes = axes_of(builder(cell_px=cell_px).to_dict())
+    assert axes
+    for axis in axes:
+        assert axis["labelFontSize"] >= charts.MIN_LABEL_PX >= 8
+        assert axis["labelOverlap"] == ("parity" if cell_px < axis["labelFontSize"] else False)
+
+
+@pytest.mark.parametrize(("T", "cell_px"), [(26, 6), (64, 4)])
+def test_vega_draws_every_other_label_of_a_long_prompt(T, cell_px):
+    """Rendered by Vega: the labels it keeps on each axis of a grid of small cells are at least MIN_LABEL_PX,
+    the first label among them, and at least one in four of them is drawn."""
+    import vl_convert
+
+    tokens = [chr(ord("a") + i % 26) for i in range(T)]
+    weights = np.tril(np.ones((T, T))) / np.arange(1, T + 1)[:, None]  # (T, T), causal rows summing to 1
+    frame = charts.grid_frame(np.stack([weights] * 2), ["head 1", "head 2"], tokens, tokens)
+    sg = vl_convert.vegalite_to_scenegraph(frame.inline(charts.grid_chart(cell_px=cell_px, columns=2).to_dict()))
+    axes = [m["items"] for m in walk(sg) if m.get("role") == "axis-label"]
+    assert len(axes) >= 2
+    for items in axes:
+        drawn = [i for i in items if i.get("opacity", 1) != 0]
+        assert len(items) == T and T // 4 <= len(drawn) < T
+        assert drawn[0]["text"] == charts.unique_labels(tokens)[0]
+        assert min(i["fontSize"] for i in drawn) >= charts.MIN_LABEL_PX
 
 
 def test_vendored_schemes_match_vega():

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from core.data import RepeatTask
-from core.demos.circuit import example, task_figures
+from core.demos.circuit import example, read_sequence, task_figures
 from core.demos.knockout import knockout_table
 from core.model import Knockout, forward, load
 from ui import model_store
@@ -112,3 +112,17 @@ def test_it_completes_an_example_from_the_lesson_helper():
         logits, _ = forward(params, cfg, ids)
         earlier = np.flatnonzero(ids[:-1] == ids[-1])[-1]  # the last letter's place in the first copy
         assert logits[-1].argmax() == ids[earlier + 1], seed
+
+
+@pytest.mark.parametrize("letters", ["AB", "ABCDEFGH", "QFBPLANCKWORDPLANCKWORD"])
+def test_read_sequence_measures_the_repeat_only_where_there_is_one(letters):
+    """The mean loss over every prediction is always there; the repeat's figures are NaN exactly when
+    nothing repeats (the page then leaves them out), never a silent 0."""
+    params, cfg, meta = shipped()
+    ids = np.array([meta["tokenizer"]["chars"].index(c) + 1 for c in letters])
+    a = read_sequence(params, cfg, ids)
+    assert a["losses"].shape == (len(letters) - 1,) and np.isclose(a["loss"], a["losses"].mean())
+    repeats = bool(a["repeat"].any())
+    assert repeats == (letters == "QFBPLANCKWORDPLANCKWORD")
+    assert np.isnan(a["repeat_loss"]) != repeats and np.isnan(a["first_loss"]) != repeats
+    assert np.isnan(a["induction"]).all() != repeats and np.isfinite(a["previous"]).all()

@@ -22,7 +22,7 @@ from core.costs import (
     param_count,
 )
 from core.model import ModelConfig, init_params
-from core.tokenize import CharTokenizer, word_embeddings, word_tokens
+from core.tokenize import CharTokenizer, attaches, draws_nothing, word_embeddings, word_tokens
 
 # ---- word tokens and embeddings -----------------------------------------------------------------
 
@@ -53,6 +53,37 @@ def test_word_tokens_any_script(text, must_contain):
         assert tok in tokens
     emb = word_embeddings(tokens, 8)
     assert emb.shape == (len(tokens), 8) and np.all(np.isfinite(emb))
+
+
+@pytest.mark.parametrize(("text", "tokens"), [
+    ("👩\u200d💻 codes ❤\ufe0f!", ["👩\u200d💻", "codes", "❤\ufe0f", "!"]),  # joiner and variation selector inside
+    ("👍🏽 1\ufe0f\u20e3 🏴\U000e0067\U000e0062\U000e0065\U000e006e\U000e0067\U000e007f",
+     ["👍🏽", "1\ufe0f\u20e3", "🏴\U000e0067\U000e0062\U000e0065\U000e006e\U000e0067\U000e007f"]),
+    ("नमस्ते दुनिया", ["नमस्ते", "दुनिया"]),  # Python's \w stops at the virama and the vowel signs
+    ("cafe\u0301s naïve", ["cafe\u0301s", "naïve"]),  # a combining accent stays in its word
+    ("می\u200cخواهم", ["می\u200cخواهم"]),  # a non-joiner inside a Persian word
+    ("a\u200bb \ufeff \u200d \ufe0f \x00 c", ["a", "b", "c"]),  # what draws nothing alone is no token
+    ("😀😀 hi👋", ["😀", "😀", "hi", "👋"]),
+])
+def test_word_tokens_keep_what_a_reader_sees_as_one(text, tokens):
+    assert word_tokens(text) == tokens
+
+
+def test_no_word_token_draws_nothing():
+    """Every token shows something on a chart's axis or in the tokens line: none is made only of joiners,
+    variation selectors, marks, format or control characters."""
+    text = "".join(chr(c) for c in [*range(0, 0x250), *range(0x2000, 0x2070), *range(0xfe00, 0xfe10), 0xfeff,
+                                    0x1f469, 0x200d, 0x1f4bb, 0x1f3fd, 0xe0067, 0xe007f])
+    tokens = word_tokens(text)
+    assert tokens and not [t for t in tokens if all(map(draws_nothing, t))]
+    assert tokens[-1].startswith("👩\u200d💻🏽") and attaches("🏽") and not attaches("👩")
+
+
+def test_ascii_text_is_split_as_any_other():
+    """ASCII text takes a shorter way (no marks, no joiners): it splits as the general way does."""
+    ascii_text = "".join(map(chr, range(128))) + " The cat_1 sat, on the mat... 3.14 a-b\x7f"
+    assert word_tokens(ascii_text) == word_tokens(ascii_text + " é")[:-1]
+    assert word_tokens(ascii_text, 5) == word_tokens(ascii_text)[:5]
 
 
 def test_word_tokens_rejects_non_text():

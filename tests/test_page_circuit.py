@@ -13,7 +13,18 @@ import pytest
 from core.data import RepeatTask
 from core.demos.circuit import generated, read_sequence
 from core.model import load
-from tests.apptest_helpers import ROOT, SENT_RTOL, chart_by_title, chart_data, charts, matrix, run_page, texts
+from tests.apptest_helpers import (
+    ROOT,
+    SENT_RTOL,
+    captions,
+    chart_by_title,
+    chart_data,
+    chart_title,
+    charts,
+    matrix,
+    run_page,
+    texts,
+)
 from ui.text import CODE_KEY
 
 PAGE = "lessons/circuit.py"
@@ -163,10 +174,35 @@ def test_too_long_input_uses_the_first_48_letters():
     assert number(metrics(at)["Mean loss, repeat"]) < 0.3
 
 
-def test_a_sequence_without_a_repeat_says_so():
-    at = ok(run_page(PAGE, {"ci_source": "typed", "ci_text": "ABCDEFGH"}, timeout=120))
-    assert "Nothing in this sequence repeats" in texts(at)
-    assert metrics(at)["Mean loss, repeat"] == "NaN"
+def in_order(node):
+    """Every element under node, in the order the page shows them."""
+    for child in getattr(node, "children", {}).values():
+        yield child
+        yield from in_order(child)
+
+
+@pytest.mark.parametrize("typed", ["AB", "ABCDEFGH"])
+def test_a_sequence_without_a_repeat_says_so_up_front(typed):
+    """Nothing to measure the repeat on: the page says so before any figure, and shows no NaN, no column of
+    them and no line through one point (its axis ticked 10.037000, 10.037000); the rest keeps working."""
+    at = ok(run_page(PAGE, {"ci_source": "typed", "ci_text": typed}, timeout=120))
+    note = next(i for i in at.info if "No repeat to measure" in i.value)
+    assert "Nothing in this sequence repeats" in note.value
+    shown = list(in_order(at.main))
+    first_figure = min(i for i, e in enumerate(shown) if type(e).__name__ in ("Metric", "Subheader", "Dataframe"))
+    assert shown.index(note) < first_figure
+    words = [texts(at), *(f"{m.label} {m.value}" for m in at.metric), *(c.value for c in at.caption)]
+    assert not [w for w in words if "NaN" in w or "nan" in w.split()], words
+    for table in at.dataframe:
+        assert "induction share" not in table.value.columns
+        assert not table.value.select_dtypes("number").isna().any().any(), table.value
+    assert set(metrics(at)) >= {"Mean loss, every letter", "Uniform guess, ln 24", "Loss, all heads on"}
+    assert not {"Mean loss, repeat", "Mean loss, first copy"} & set(metrics(at))
+    assert "Induction share: no repeat to read" in captions(at)
+    assert any(chart_title(c).startswith(LOSS) for c in charts(at)) == (len(typed) > 2)
+    assert chart_by_title(at, PREV_MAP) and chart_by_title(at, IND_MAP)  # the maps are still drawn
+    predictions = len(typed) - 1
+    assert f"over its {predictions} prediction{'s' if predictions > 1 else ''}." in captions(at)
 
 
 @pytest.mark.parametrize("query", [

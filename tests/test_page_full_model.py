@@ -28,6 +28,7 @@ from tests.apptest_helpers import (
     texts,
 )
 from ui import model_store
+from ui.charts import MIN_LABEL_PX
 from ui.text import CODE_KEY, code_span
 
 PAGE = "lessons/full_model.py"
@@ -251,6 +252,58 @@ def test_attention_grid_layout(prompt, cell_px, fit):
     assert (spec["spec"]["width"]["step"], spec["columns"]) == (cell_px, columns)
     one_row = " (one row per layer)" if columns == cfg.n_heads else ""
     assert chart_title(chart) == f"{cfg.n_layers} layers x {cfg.n_heads} heads{one_row}"
+
+
+def grid_axes(at) -> tuple[int, list[dict]]:
+    """The grid's cell size and the axes of its maps."""
+    spec = chart_design(next(c for c in charts(at) if " layers x " in chart_title(c)))
+    found, todo = [], [spec]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, dict):
+            found += [node["axis"]] if isinstance(node.get("axis"), dict) else []
+            todo += list(node.values())
+        elif isinstance(node, list):
+            todo += node
+    return spec["spec"]["width"]["step"], found
+
+
+@pytest.mark.parametrize("prompt", [PROMPT, "abcdefghijklmnopqrstuvwxyz", "ab" * 300])
+def test_a_long_prompt_keeps_the_grid_labels_readable(prompt):
+    """26 characters drew the maps' labels at 6 px, letters 4 px high. Labels never go below MIN_LABEL_PX:
+    on cells smaller than that, the ones that would overlap are left out; the grid stays 1000 px wide."""
+    at = ok(run_page(PAGE, {"fm_prompt": prompt}))
+    cell, axes = grid_axes(at)
+    T = grid(at).shape[-1]
+    assert axes and all(a["labelFontSize"] >= MIN_LABEL_PX for a in axes)
+    assert all(a["labelOverlap"] == ("parity" if cell < MIN_LABEL_PX else False) for a in axes)
+    assert (cell < MIN_LABEL_PX) == (len(prompt) > 22)  # 180 px panels: 8 px cells hold 22 characters
+    assert min(page_model().cfg.n_heads, 3) * (cell * T + 70) <= 1000
+
+
+def test_characters_inside_an_emoji_are_visible_labels(tmp_path, monkeypatch):
+    """A model that knows the characters of 👩‍💻 and ❤️ reads the joiner U+200D and the variation selector
+    U+FE0F as characters of their own: the maps' labels and the bars name them, none is blank."""
+    text = "👩\u200d💻 ❤\ufe0f codes "
+    tok = CharTokenizer.fit(text)
+    cfg = ModelConfig(vocab_size=tok.vocab_size, d_model=16, n_heads=2, n_layers=1, max_len=32)
+    save(tmp_path / "char_emoji", init_params(cfg, np.random.default_rng(2)), cfg, {"tokenizer": tok.to_dict()})
+    monkeypatch.setattr(model_store, "WEIGHTS_DIR", tmp_path)
+    at = ok(run_page(PAGE, {"fm_prompt": "👩\u200d💻 ❤\ufe0f"}))
+    rows = chart_data(next(c for c in charts(at) if " layers x " in chart_title(c))).drop_duplicates("row_i")
+    assert list(rows.sort_values("row_i")["row"]) == ["👩", "U+200D", "💻", "␣", "❤", "U+FE0F"]
+    assert {"U+200D", "U+FE0F"} <= set(bars(at)["label"])
+    for chart in charts(at):
+        df = chart_data(chart)
+        for field in {"row", "col", "label"} & set(df.columns):
+            assert all(str(label).strip() for label in df[field]), (chart_title(chart), field)
+
+
+def test_an_unknown_joiner_is_named_in_the_warning():
+    at = ok(run_page(PAGE, {"fm_prompt": "ok 👩\u200d💻 ❤\ufe0f"}))
+    warning = "\n".join(w.value for w in at.warning)
+    assert "not in the model's vocabulary" in warning and "`U+200D`" in warning and "`U+FE0F`" in warning
+    assert "``" not in warning.replace("```", "")  # no empty code span
 
 
 def knockout_metrics(at) -> dict:

@@ -113,3 +113,17 @@ def test_walk_every_page_in_one_session():
         for slider in at.sidebar.slider:  # leave every slider at its top before moving on
             slider.set_value(slider.max).run()
             ok(at)
+
+
+def test_the_page_icon_needs_no_network(monkeypatch):
+    """The browser draws an emoji icon itself; a Material icon as page icon made it fetch the picture from a
+    font server (and fail offline). The navigation's Material icons come from a font the app serves."""
+    import streamlit as st
+    from streamlit.string_util import is_emoji
+
+    asked = {}
+    real = st.set_page_config
+    monkeypatch.setattr(st, "set_page_config", lambda **kw: (asked.update(kw), real(**kw))[1])
+    ok(run_app())
+    icon = asked.get("page_icon")
+    assert isinstance(icon, str) and is_emoji(icon), icon

@@ -264,12 +264,12 @@ def test_deep_link_equals_setting_widgets_by_hand():
              "masking_word": "fish"}
     linked = ok(run_page(PAGE, query))
     by_hand = ok(run_page(PAGE))
-    sb = by_hand.sidebar
-    sb.text_area(key="text").set_value(query["text"]).run()
-    sb.slider(key="d_k").set_value(16).run()
-    sb.slider(key="seed").set_value(3).run()
-    sb.slider(key="masking_pos").set_value(2).run()
-    sb.text_input(key="masking_word").set_value("fish").run()
+    # by_hand.sidebar afresh each time: a changed text changes the Query row box's options
+    by_hand.sidebar.text_area(key="text").set_value(query["text"]).run()
+    by_hand.sidebar.slider(key="d_k").set_value(16).run()
+    by_hand.sidebar.slider(key="seed").set_value(3).run()
+    by_hand.sidebar.slider(key="masking_pos").set_value(2).run()
+    by_hand.sidebar.text_input(key="masking_word").set_value("fish").run()
     ok(by_hand)
     assert settings(linked) == settings(by_hand) == {**DEFAULTS, "text": query["text"], "d_k": 16, "seed": 3,
                                                     "masking_pos": 2, "masking_word": "fish"}

@@ -15,6 +15,7 @@ from tests.apptest_helpers import (
     captions,
     chart_by_title,
     chart_data,
+    chart_spec,
     chart_title,
     charts,
     matrix,
@@ -390,15 +391,30 @@ def test_walk_through_defaults(default_page):
     assert "walk_through" in texts(default_page)  # its code is in the show-the-code expander
 
 
-def test_walk_through_follows_the_clicked_row():
+def test_walk_through_follows_the_query_row_box():
     at = ok(run_page(PAGE))
-    at.session_state["qkv_weights"] = {"selection": {"pick": [{"row_i": 2}]}}  # what a click on row 2 sends
-    at.run()
+    box = at.selectbox(key="query")
+    assert box.options == unique_labels(DEFAULT_TEXT.split()) and box.value == "mat"
+    box.set_value("sat").run()
     ok(at)
     assert_walk_through(at, 2)
     table = weighted_sum_table(at)
     _, arrays = expected(at)
     np.testing.assert_allclose(table["weight"].iloc[:-1].to_numpy(dtype=float), arrays["weights"][2])
+
+
+def test_a_link_picks_the_query_row():
+    at = ok(run_page(PAGE, {"query": "cat"}))
+    assert at.selectbox(key="query").value == "cat"
+    assert_walk_through(at, 1)
+
+
+def test_the_weights_map_outlines_the_picked_row_and_a_click_picks():
+    """The clickable map carries the picked row (its `shown` parameter); a click calls back with its row."""
+    at = ok(run_page(PAGE, {"query": "on"}))
+    spec = chart_spec(chart_by_title(at, "softmax"))
+    assert {p["name"]: p.get("value") for p in spec["params"]}["shown"] == 3
+    assert "pick" in {p["name"] for p in spec["params"]}  # on the outer view, where Vega makes its signal
 
 
 @pytest.mark.parametrize(("key", "value"), [("d_k", 1), ("d_k", 64), ("seq_len", 1), ("seed", 999)])

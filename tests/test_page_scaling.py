@@ -244,13 +244,13 @@ def test_deep_link_equals_setting_widgets_by_hand():
              "scaling_on": "false", "scaling_d_v": "16", "scaling_T": "8", "scaling_trials": "10"}
     linked = ok(run_page(PAGE, query))
     by_hand = ok(run_page(PAGE))
-    sb = by_hand.sidebar
-    sb.text_area(key="text").set_value(query["text"]).run()
+    # by_hand.sidebar afresh each time: a changed text changes the Query row box's options
+    by_hand.sidebar.text_area(key="text").set_value(query["text"]).run()
     for key in ("d_k", "seed", "scaling_d_v", "scaling_T"):
-        sb.slider(key=key).set_value(int(query[key])).run()
-    sb.slider(key="temp").set_value(0.5).run()
-    sb.toggle(key="scaling_on").set_value(False).run()
-    sb.select_slider(key="scaling_trials").set_value(10).run()
+        by_hand.sidebar.slider(key=key).set_value(int(query[key])).run()
+    by_hand.sidebar.slider(key="temp").set_value(0.5).run()
+    by_hand.sidebar.toggle(key="scaling_on").set_value(False).run()
+    by_hand.sidebar.select_slider(key="scaling_trials").set_value(10).run()
     ok(by_hand)
     assert settings(linked) == settings(by_hand) == {**DEFAULTS, "text": query["text"], "d_k": 300, "seed": 7,
                                                     "temp": 0.5, "scaling_on": False, "scaling_d_v": 16,

@@ -183,7 +183,7 @@ def test_link_of_an_untouched_page_is_complete():
     q = query(link(at))
     assert {k: v[0] for k, v in q.items()} == {
         "present": "false", "text": "The cat sat on the warm mat", "seq_len": "16", "d_model": "16", "d_k": "8",
-        "seed": "0"}
+        "seed": "0", "query": "mat"}
 
 
 def test_link_in_the_whole_app_follows_the_widgets():

@@ -15,6 +15,7 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
+from core.tokenize import draws_nothing
 from ui import colours
 from ui.chart_data import ChartData, numbers
 
@@ -26,14 +27,22 @@ CELL_PX = 34
 FONT = "sans-serif"
 # Type sizes in pixels at a font_scale of 1 (presenter mode passes 1.5: 18 px labels on a projector).
 LABEL_PX, TITLE_PX, CHART_TITLE_PX, CELL_TEXT_PX = 12, 13, 15, 12
+MIN_LABEL_PX = 8  # an axis label is never smaller: 6 px type drew characters 4 px high
 CHAR_EM = 0.52  # the width of one character of a number, in ems: "-0.12" is 2.3 em in Arial, 2.6 in DejaVu Sans
+SHOWN_ROW = "shown"  # the parameter of a clickable heatmap that names the outlined row
 SHOWN = {" ": "␣", "\n": "⏎", "\t": "⇥", "\r": "␍"}  # invisible characters, drawn visibly in labels
 
 def visible(label: str) -> str:
-    """A label drawn as text: an empty or all-whitespace token becomes visible symbols ('␣')."""
+    """A label drawn as text: an empty token becomes '∅', and one of characters that draw nothing on their
+    own becomes symbols and codes: a space '␣', a new line '⏎', a no-break space 'U+00A0', a zero-width
+    joiner 'U+200D', the variation selector of ❤️ 'U+FE0F' (a character-level model reads each as a token)."""
     if label == "":
         return "∅"
-    return "".join(SHOWN.get(c, "␣") for c in label) if label.isspace() else label
+    if not all(map(draws_nothing, label)):
+        return label
+    if all(c in SHOWN for c in label):
+        return "".join(SHOWN[c] for c in label)
+    return " ".join(SHOWN.get(c, f"U+{ord(c):04X}") for c in label)
 
 
 def unique_labels(tokens: Sequence[str]) -> list[str]:
@@ -137,9 +146,10 @@ def heatmap_chart(
     Pass `data` (a heatmap_frame) to embed the numbers, or leave it out and let ui.render attach them.
     select_rows adds a click selection on the query row. font_scale scales every text it prints.
 
-    Every label is drawn, except in presenter mode on cells smaller than its type (otherwise no label is
-    hidden to avoid overlap: a crowded axis turns its labels upright instead); a number is printed only
-    where its cell is wide enough for it, in black or white, whichever reads on that cell's colour.
+    Every label is drawn on cells at least as large as its type, MIN_LABEL_PX (in presenter mode 18 px);
+    a crowded axis turns its labels upright, and on smaller cells leaves out those that would overlap. A
+    number is printed only where its cell is wide enough for it, in black or white, whichever reads on
+    that cell's colour.
     """
     if annotate is None:
         annotate = n_rows is None or max(n_rows, n_cols or 0) <= ANNOTATE_MAX_CELLS
@@ -148,12 +158,13 @@ def heatmap_chart(
     scheme = DIVERGING if diverging else SEQUENTIAL
     scale = alt.Scale(scheme=scheme, **({"domainMid": 0} if diverging else {}),
                       **({"domain": list(domain)} if domain is not None else {}))
-    # Every label is drawn, shrunk to its cell if need be; on a projector (font_scale > 1) type never
-    # shrinks, and where cells are smaller than the type, Vega leaves out every other label that would overlap.
-    crowded_projector = font_scale > 1 and cell_px < px(LABEL_PX, font_scale)
-    label_px = px(LABEL_PX, font_scale) if crowded_projector else min(px(LABEL_PX, font_scale), max(cell_px, 6))
+    # Type shrinks with its cells down to MIN_LABEL_PX (on a projector, font_scale > 1, it never shrinks);
+    # on cells smaller than the type, Vega leaves out every other label that would overlap. No gap is asked
+    # between labels: the app's theme asks 2 px, which on 6 px cells left only every fourth label.
+    smallest = px(LABEL_PX, font_scale) if font_scale > 1 else MIN_LABEL_PX
+    label_px = min(px(LABEL_PX, font_scale), max(cell_px, smallest))
     fonts = dict(labelFontSize=label_px, titleFontSize=px(TITLE_PX, font_scale),
-                 labelOverlap="parity" if crowded_projector else False,
+                 labelOverlap="parity" if cell_px < label_px else False, labelSeparation=0,
                  labelLimit=px(90, font_scale))
     upright = cell_px < 1.5 * label_px  # -45 degree labels need about 1.4 label heights of room each
     x = alt.X("col:N", sort=alt.EncodingSortField("col_i"), title=x_title,
@@ -169,12 +180,16 @@ def heatmap_chart(
         tooltip=tooltip,
     )
     if select_rows:
-        # The picked row is outlined, not the others faded: a faded cell would change the colour its
-        # number was chosen to contrast with. Nothing is outlined before a click.
-        pick = alt.selection_point(name="pick", fields=["row_i"], on="click", clear="dblclick", empty=False)
-        rect = rect.add_params(pick).encode(
-            stroke=alt.condition(pick, alt.value("#ff4b4b"), alt.value("white")),
-            strokeWidth=alt.condition(pick, alt.value(3.0), alt.value(0.5)),
+        # A click selects a row (`pick`, which the app reads back); the row the page works out is the
+        # parameter `shown`, set by ui.render on every rerun, so the outline follows the page's "Query row"
+        # control whichever way it was set. The row is outlined, not the others faded: a faded cell would
+        # change the colour its number was chosen to contrast with.
+        pick = alt.selection_point(name="pick", fields=["row_i"], on="click", clear=False)
+        shown = alt.param(name=SHOWN_ROW, value=-1)
+        outlined = f"datum.row_i == {SHOWN_ROW}"
+        rect = rect.add_params(pick, shown).encode(
+            stroke=alt.condition(outlined, alt.value("#ff4b4b"), alt.value("white")),
+            strokeWidth=alt.condition(outlined, alt.value(3.0), alt.value(0.5)),
         )
     # Cells with no finite value (NaN, or -inf where a mask struck a score) are drawn light grey,
     # not left as holes, so "-inf" and "NaN" read as values in both themes.

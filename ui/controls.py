@@ -15,8 +15,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from urllib.parse import urlencode
 
 import streamlit as st
+from streamlit.runtime.state.session_state_proxy import get_session_state
 
 from core.model import divisors
 from ui.text import escape_md
@@ -28,6 +30,7 @@ FALSE_WORDS = ("false", "0", "off", "no")
 _NOTES = "_url_notes"
 _VIEW = "_view"  # the settings the current page used this run: what a shared link must carry
 _PENDING = "_pending_settings"  # settings loaded from a file, read like a URL on the next run
+_FROM_LINK = "_from_link"  # keys this run seeded from the link: the address bar must then show what is used
 
 
 def start_run() -> None:
@@ -46,9 +49,36 @@ def keep_only(view: dict) -> None:
     st.session_state[_VIEW] = dict(view)
 
 
-def _record(key: str, value):
+def _record(key: str, value, default):
+    """Note the value a control shows; when it came from a link that had to be corrected, put the value
+    used in the address bar (the binding drops a value it cannot use and leaves the bare path)."""
     st.session_state.setdefault(_VIEW, {})[key] = value
+    if key in st.session_state.get(_FROM_LINK, ()):
+        st.session_state[_FROM_LINK].discard(key)
+        _show_in_link(key, None if value == default else url_text(value))
     return value
+
+
+def url_text(value) -> str:
+    """A value as the binding writes it in a link: true/false, 16 (not 16.0), 0.5, text as it is."""
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, float) and math.isfinite(value) and value == int(value):
+        return str(int(value))
+    return str(value)
+
+
+def _show_in_link(key: str, text: str | None) -> None:
+    """Make the address bar's `key` read `text` (or leave it out, for None) if it says anything else.
+
+    The binding offers no public way to do this on a page's first run (st.query_params refuses to set a
+    bound key), so this uses the query-params object the binding itself corrects links through."""
+    with get_session_state().query_params() as qp:
+        if text is None:
+            if qp.has_param(key):
+                qp.remove_param(key)
+        elif qp.get_all(key) != [text]:
+            qp.set_corrected_value(key, text, "string_value")
 
 
 def apply_settings(settings: dict) -> None:
@@ -60,14 +90,14 @@ def apply_settings(settings: dict) -> None:
     st.session_state[_PENDING] = {str(k): str(v) for k, v in settings.items()}
 
 
-def _note(message: str) -> None:
-    st.session_state.setdefault(_NOTES, []).append(message)
+def _note(message: str, icon: str = ":material/link:") -> None:
+    st.session_state.setdefault(_NOTES, []).append((message, icon))
 
 
 def show_url_notes() -> None:
-    """Tell the user which link values were unusable and what was used instead (once)."""
-    for message in st.session_state.pop(_NOTES, []):
-        st.info(message, icon=":material/link:")
+    """Tell the user which link values (or pasted texts) were unusable and what was used instead (once)."""
+    for message, icon in st.session_state.pop(_NOTES, []):
+        st.info(message, icon=icon)
 
 
 def _seed(key: str, parse: Callable[[str], object], fit: Callable = lambda v: v) -> None:
@@ -81,6 +111,7 @@ def _seed(key: str, parse: Callable[[str], object], fit: Callable = lambda v: v)
             st.session_state[key] = fit(st.session_state[key])
     elif (raw := st.query_params.get(key)) is not None:
         st.session_state[key] = parse(str(raw))
+        st.session_state.setdefault(_FROM_LINK, set()).add(key)
 
 
 def _number(key: str, raw: str, default, fit: Callable, says: str, finite: bool = False):
@@ -116,7 +147,8 @@ def number_slider(key: str, label: str, lo, hi, default, step=1, help: str | Non
     """A slider over [lo, hi] bound to the URL parameter `key`."""
     default, _ = _bounded(key, lo, hi, default, step)
     box = container or st.sidebar
-    return _record(key, box.slider(label, lo, hi, default, step=step, key=key, help=help, bind="query-params"))
+    return _record(key, box.slider(label, lo, hi, default, step=step, key=key, help=help, bind="query-params"),
+                   default)
 
 
 def number_box(key: str, label: str, lo, hi, default, step, container=None, **widget_args):
@@ -127,7 +159,7 @@ def number_box(key: str, label: str, lo, hi, default, step, container=None, **wi
     # range check, and a link with fm_length=inf would raise there instead of being clamped.
     value = box.number_input(label, float(lo), float(hi), float(default), step=float(step), key=key,
                              bind="query-params", **({"format": "%.0f"} if integer else {}), **widget_args)
-    return _record(key, int(value) if integer else value)
+    return _record(key, int(value) if integer else value, default)
 
 
 def choice(key: str, label: str, options: Sequence, default, help: str | None = None, container=None,
@@ -143,7 +175,8 @@ def choice(key: str, label: str, options: Sequence, default, help: str | None = 
     _seed(key, lambda raw: _number(key, raw, default, snap, says, finite=True),
           lambda v: v if v in options else (snap(v) if nearest else default))
     box = container or st.sidebar
-    return _record(key, box.select_slider(label, options, default, key=key, help=help, bind="query-params"))
+    return _record(key, box.select_slider(label, options, default, key=key, help=help, bind="query-params"),
+                   default)
 
 
 def option(key: str, label: str, options: Sequence[str], default: str | None = None, kind: str = "radio",
@@ -154,13 +187,15 @@ def option(key: str, label: str, options: Sequence[str], default: str | None = N
 
     def parse(raw: str) -> str:
         if raw not in options:
-            _note(f"The link asked for {key} “{escape_md(raw[:40])}”, which is not available here; using {default}.")
+            _note(f"The link asked for {key} “{escape_md(raw[:40])}”, which is not available here; "
+                  f"using {escape_md(str(default))}.")
         return raw if raw in options else default
 
     _seed(key, parse, lambda v: v if v in options else default)
     box = container or st.sidebar
     widget = box.radio if kind == "radio" else box.selectbox
-    return _record(key, widget(label, options, options.index(default), key=key, bind="query-params", **widget_args))
+    return _record(key, widget(label, options, options.index(default), key=key, bind="query-params", **widget_args),
+                   default)
 
 
 def toggle(key: str, label: str, default: bool = False, help: str | None = None, container=None) -> bool:
@@ -175,20 +210,41 @@ def toggle(key: str, label: str, default: bool = False, help: str | None = None,
 
     _seed(key, parse)
     box = container or st.sidebar
-    return _record(key, box.toggle(label, default, key=key, help=help, bind="query-params"))
+    return _record(key, box.toggle(label, default, key=key, help=help, bind="query-params"), default)
 
 
 def _text(widget, key: str, label: str, default: str, max_chars: int, **widget_args) -> str:
-    """A text box bound to the URL, capped at max_chars (the binding cuts a link's text too, but silently)."""
+    """A text box bound to the URL, capped at max_chars, with a note whenever a link or a paste was cut.
+
+    The box itself has no max_chars: the browser then refuses a paste past the limit without a word and
+    keeps the old text. So the box takes any length and a callback cuts it before the run that reads it;
+    a link's text is cut the same way before the binding seeds the box from it."""
 
     def cut(raw: str) -> str:
         if len(raw) > max_chars:
             _note(f"The link's {key} was {len(raw)} characters long; only the first {max_chars} are kept.")
+            _link_seeds(key, raw[:max_chars])
         return raw[:max_chars]
 
+    def cut_typed() -> None:
+        typed = st.session_state.get(key) or ""
+        if len(typed) > max_chars:
+            st.session_state[key] = typed[:max_chars]
+            _note(f"The text put into “{label}” was {len(typed):,} characters long; only the first {max_chars:,} "
+                  "are kept.", icon=":material/content_cut:")
+
+    default = default[:max_chars]
     _seed(key, cut, lambda v: v[:max_chars])
-    return _record(key, widget(label, default[:max_chars], key=key, max_chars=max_chars, bind="query-params",
-                               **widget_args))
+    value = widget(label, default, key=key, bind="query-params", on_change=cut_typed, **widget_args)
+    return _record(key, value[:max_chars], default)
+
+
+def _link_seeds(key: str, text: str) -> None:
+    """Make the binding seed the box `key` from `text` instead of the link's own value on this first run
+    (it reads the link as it was when the page opened, and prefers it to a value set in session state)."""
+    with get_session_state().query_params() as qp:
+        initial = {k: v for k, v in qp._initial_query_params.items() if k != key}
+        qp.set_initial_query_params(urlencode({**initial, key: [text]}, doseq=True))
 
 
 def text(key: str, label: str, default: str, max_chars: int = 200, help: str | None = None, container=None,

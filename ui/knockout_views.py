@@ -83,8 +83,9 @@ def knockout_section(model: Model, ids: tuple[int, ...], prefix: str, unit: str 
     label = "Loss, " + (f"{views.layer_head_names(cfg.n_layers, cfg.n_heads)[_flat(knockout, cfg)]} off"
                         if knockout.heads else "nothing switched off")
     cols[1].metric(label, f"{off:.3f}", delta=f"{off - base:+.3f}", delta_color="inverse")
-    over = (f"over the {int(mask.sum())} predictions of {counted_name}" if mask is not None
-            else f"over its {len(ids) - 1} predictions")
+    n = int(mask.sum()) if mask is not None else len(ids) - 1
+    predictions = f"{n} prediction{'s' if n != 1 else ''}"
+    over = f"over the {predictions} of {counted_name}" if mask is not None else f"over its {predictions}"
     st.caption(f"Mean cross-entropy (nats) of predicting each next {unit} of the sequence from the ones "
                f"before it, {over}.")
     for column, (title, probs) in zip(st.columns(2), (("All heads", seen["probs"]), ("Head off", seen["probs_off"]))):

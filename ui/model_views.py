@@ -12,7 +12,7 @@ import streamlit as st
 
 from core.model import forward
 from core.sampling import generate
-from ui import controls, model_store, plots, prose, render, tables, views
+from ui import charts, controls, model_store, plots, prose, render, tables, views
 from ui.chart_data import ChartData
 from ui.memo import shared
 from ui.model_store import Model
@@ -21,12 +21,12 @@ from ui.text import code_span, escape_md
 TOP_BARS = 15  # bars drawn: the most likely characters
 MAX_DRAWN = 64  # attention maps show at most the last 64 positions
 GENERATED = "fm_generated"  # session state: the last generated texts and the settings they were made with
-SHOWN = {" ": "␣", "\n": "⏎", "\t": "⇥", "\r": "␍"}  # invisible characters, made visible on axes and bars
 
 
 def shown(c: str) -> str:
-    """A character as an axis or bar label: invisible ones as a symbol, unprintable ones as U+XXXX."""
-    return SHOWN.get(c, c if c.isprintable() else f"U+{ord(c):04X}")
+    """A character as an axis or bar label: whitespace as a symbol ('␣'), one that draws nothing on its own
+    as its code ('U+200D', the joiner inside 👩‍💻; 'U+FE0F', the variation selector of ❤️)."""
+    return charts.visible(c)
 
 
 # ---- which model ------------------------------------------------------------------------------------------
@@ -119,7 +119,7 @@ def encode_prompt(model: Model, prompt: str) -> tuple[int, ...]:
     if unknown:
         many = len(unknown) > 1
         st.warning(f"{len(unknown)} character{'s' if many else ''} of the prompt "
-                   f"({' '.join(code_span(c) for c in unknown[:20])}) {'are' if many else 'is'} "
+                   f"({' '.join(code_span(shown(c)) for c in unknown[:20])}) {'are' if many else 'is'} "
                    f"not in the model's vocabulary; each is read as the unknown token {code_span(tok.UNKNOWN)} "
                    "(id 0), so the model cannot tell them apart.")
     return tuple(int(i) for i in ids)

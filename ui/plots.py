@@ -56,9 +56,10 @@ def bar_frame(labels: Sequence[str], values) -> ChartData:
 
 
 def line_chart(x_title: str, y_title: str, title: str = "", log_x: bool = False, log_y: bool = False,
-               font_scale: float = 1.0, data: pd.DataFrame | None = None) -> alt.Chart:
+               whole_x: bool = False, font_scale: float = 1.0, data: pd.DataFrame | None = None) -> alt.Chart:
     """Lines from a tidy frame with columns x, y, series (one line per series, colour-blind-safe palette).
 
+    whole_x marks an x axis of positions: whole-number ticks only.
     A log axis writes its numbers in one notation, never "1e+13" beside "100,000,000,000": SI prefixes on
     a log y axis (1k, 1M, 1G), whole numbers on a log x axis (1, 2, ..., 1,024, ..., 1,048,576).
     """
@@ -66,7 +67,9 @@ def line_chart(x_title: str, y_title: str, title: str = "", log_x: bool = False,
     x_scale = alt.Scale(type="log", base=2) if log_x else alt.Scale(zero=False)
     y_scale = alt.Scale(type="log") if log_y else alt.Scale(zero=False)
     # a log x axis counts things (d_k, tokens) at powers of 2: whole numbers with separators, 1,024 not 1.024k
-    x_axis = alt.Axis(format=",d", **fonts) if log_x else alt.Axis(**fonts)
+    # whole_x: x counts positions, so a short axis gets ticks 0, 1, 2 rather than 0.00, 0.05, ...
+    x_axis = alt.Axis(format=",d", **fonts) if log_x else alt.Axis(
+        **fonts, **({"format": "d", "tickMinStep": 1} if whole_x else {}))
     y_axis = alt.Axis(format="~s", **fonts) if log_y else alt.Axis(**fonts)
     legend = alt.Legend(labelFontSize=px(LABEL_PX, font_scale), labelLimit=px(240, font_scale),
                         symbolSize=px(100, font_scale ** 2))

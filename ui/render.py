@@ -76,7 +76,7 @@ def describe(matrix, row_labels, col_labels, title: str) -> str:
             f"to {m[finite].max():.3g}; the largest is row {row_labels[r]}, column {col_labels[c]}.")
 
 
-def _draw(spec: dict, key: str | None, on_select: str, width: str | None, alt: str | None = None):
+def _draw(spec: dict, key: str | None, on_select: str | Callable, width: str | None, alt: str | None = None):
     """Send a whole spec, its data inside it (Streamlit then has no data of its own to convert)."""
     kwargs = {"key": key} if key else {}
     if alt:
@@ -91,21 +91,23 @@ def _draw(spec: dict, key: str | None, on_select: str, width: str | None, alt: s
 @dataclass(frozen=True)
 class HeatmapDrawing:
     """A heatmap ready to send: its spec with the numbers inside, and what the export panel keeps of it.
-    fits: it is drawn at its own size (its cells and numbers fit); otherwise it takes its column's width."""
+    fits: it is drawn at its own size (its cells and numbers fit); otherwise it takes its column's width.
+    picked: on a clickable heatmap, the row outlined (the query the page works out); None when not clickable."""
 
     spec: dict
     fits: bool
-    select_rows: bool
+    picked: int | None
     title: str
     matrix: np.ndarray
     row_labels: list
     col_labels: list
 
 
-def heatmap_drawing(matrix, row_labels, col_labels, title: str = "", select_rows: bool = False,
+def heatmap_drawing(matrix, row_labels, col_labels, title: str = "", picked: int | None = None,
                     max_width: int = 300, subtitle: str = "", **settings) -> HeatmapDrawing:
     """Heatmap of a matrix with token labels, ready for draw_heatmap. subtitle is a grey line under the
-    title (ui.views puts the matrix's shape there); select_rows makes its rows clickable.
+    title (ui.views puts the matrix's shape there). picked, when given, makes the rows clickable and
+    outlines that row.
 
     Cells are square while the plot fits in max_width pixels (about a half-width column; pass more for a
     chart that has the page to itself) and its numbers fit in them. A matrix too wide for that, or whose
@@ -125,24 +127,42 @@ def heatmap_drawing(matrix, row_labels, col_labels, title: str = "", select_rows
         cell = max(cell, round(charts.px(charts.CELL_TEXT_PX, scale) * 1.6))
     # The spec must not depend on the shape (or every slider move would rebuild it): pass the
     # snapped cell size and the annotate flag instead of n_rows / n_cols.
-    settings = dict(cell_px=cell, title=title, subtitle=subtitle, select_rows=select_rows, **settings)
-    return HeatmapDrawing(df.inline(spec_for(charts.heatmap_chart, **settings)), fits, select_rows, title,
-                          np.asarray(matrix), list(row_labels), list(col_labels))
+    settings = dict(cell_px=cell, title=title, subtitle=subtitle, select_rows=picked is not None, **settings)
+    spec = df.inline(spec_for(charts.heatmap_chart, **settings))
+    if picked is not None:
+        spec = with_param(spec, charts.SHOWN_ROW, int(picked))
+    return HeatmapDrawing(spec, fits, picked, title, np.asarray(matrix), list(row_labels), list(col_labels))
 
 
-def draw_heatmap(drawing: HeatmapDrawing, key: str | None = None) -> int | None:
-    """Send a heatmap_drawing where the page is; returns the clicked row when it has select_rows."""
+def with_param(spec: dict, name: str, value) -> dict:
+    """A shallow copy of spec whose top-level parameter `name` has this value (the cached design is shared)."""
+    params = [{**p, "value": value} if p.get("name") == name else p for p in spec.get("params", [])]
+    return {**spec, "params": params}
+
+
+def draw_heatmap(drawing: HeatmapDrawing, key: str | None = None, on_pick: Callable[[int], None] | None = None):
+    """Send a heatmap_drawing where the page is. On a clickable one, a click on row i calls on_pick(i)
+    before the rerun it starts (a widget callback), so the page draws with that row already picked."""
     d = drawing
-    state = _draw(d.spec, key=key, on_select="rerun" if d.select_rows else "ignore",
-                  width="content" if d.fits else "stretch", alt=describe(d.matrix, d.row_labels, d.col_labels, d.title))
+    clickable = d.picked is not None and key is not None
+    if clickable:
+        # A key of its own for each picked row: the chart comes back with no selection of its own, so a
+        # click on the row picked before the "Query row" control moved away still counts as a new click.
+        key = f"{key}_{d.picked}"
+    _draw(d.spec, key=key, on_select=functools.partial(_clicked, key, on_pick) if clickable else "ignore",
+          width="content" if d.fits else "stretch", alt=describe(d.matrix, d.row_labels, d.col_labels, d.title))
     export.record(d.title, d.matrix, d.row_labels, d.col_labels, d.spec)
-    return picked_row(state) if d.select_rows else None
 
 
-def show_heatmap(matrix, row_labels, col_labels, title: str = "", key: str | None = None, **settings) -> int | None:
-    """heatmap_drawing(...) drawn at once (see there for the settings); returns the clicked row with
-    select_rows=True (None before a click)."""
-    return draw_heatmap(heatmap_drawing(matrix, row_labels, col_labels, title, **settings), key)
+def _clicked(key: str, on_pick: Callable[[int], None] | None) -> None:
+    row = picked_row(st.session_state.get(key))
+    if row is not None and on_pick is not None:
+        on_pick(row)
+
+
+def show_heatmap(matrix, row_labels, col_labels, title: str = "", key: str | None = None, **settings) -> None:
+    """heatmap_drawing(...) drawn at once (see there for the settings)."""
+    draw_heatmap(heatmap_drawing(matrix, row_labels, col_labels, title, **settings), key)
 
 
 def picked_row(state) -> int | None:

@@ -7,6 +7,7 @@ A lesson section calls these with arrays from core; the layout maths (cell sizes
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -60,28 +61,24 @@ class Heatmap:
     note: str = ""  # a caption under the shape caption (a measured number, what to look for)
 
 
-def heatmaps(*maps: Heatmap, widths: list[float] | None = None) -> int | None:
-    """Heatmaps side by side, each with its shape line. Returns the row clicked in the one drawn with
-    select_rows=True (None before a click, or when none may be clicked).
+def heatmaps(*maps: Heatmap, widths: list[float] | None = None) -> None:
+    """Heatmaps side by side, each with its shape line.
 
     Maps drawn at their own size go in one horizontal container, which wraps them onto another line
     where the screen is too narrow: one block to send instead of a column per map and the row that holds
     them. Maps that take their column's width, or carry a note beneath them, or given widths, get columns.
     """
     if len(maps) == 1 and widths is None:  # the page's own width: no columns block to send
-        return heatmap(maps[0])
+        heatmap(maps[0])
+        return
     drawings = [drawing(m) for m in maps]
     if widths is None and all(d.fits for d in drawings) and not any(m.note for m in maps):
         places = [st.container(horizontal=True, gap="medium")] * len(maps)
     else:
         places = st.columns(widths or len(maps))
-    picked = None
     for place, m, d in zip(places, maps, drawings):
         with place:
-            row = draw(m, d)
-            if d.select_rows:
-                picked = row
-    return picked
+            draw(m, d)
 
 
 def drawing(m: Heatmap) -> render.HeatmapDrawing:
@@ -90,29 +87,57 @@ def drawing(m: Heatmap) -> render.HeatmapDrawing:
                                   subtitle=shape_text(m.name or m.title, m.matrix, m.shape), **m.settings)
 
 
-def draw(m: Heatmap, d: render.HeatmapDrawing) -> int | None:
-    row = render.draw_heatmap(d, m.key)
+def draw(m: Heatmap, d: render.HeatmapDrawing) -> None:
+    # A click on a row of a clickable map sets the Query row box to that row's token.
+    on_pick = functools.partial(_pick, charts.unique_labels(m.rows)) if d.picked is not None else None
+    render.draw_heatmap(d, m.key, on_pick=on_pick)
     if m.note:
         st.caption(m.note)
-    return row
 
 
-def heatmap(m: Heatmap) -> int | None:
-    """One heatmap where the page is (a column of its own), with its shape line and note beneath it.
-    Returns the clicked row when drawn with select_rows=True."""
-    return draw(m, drawing(m))
+def heatmap(m: Heatmap) -> None:
+    """One heatmap where the page is (a column of its own), with its shape line and note beneath it."""
+    draw(m, drawing(m))
 
 
-def picked_query(picked: int | None, T: int) -> int:
-    """The clicked query row if it is still on screen, else the last token."""
-    return picked if picked is not None and 0 <= picked < T else T - 1
+# ---- the query a lesson works out ----------------------------------------------------------------------
+
+QUERY_KEY = "query"  # in the link: ?query=mat (a repeated token is named with its position: "the (4)")
+_QUERY_DEFAULT = "_query_default"  # the last token when the box was last drawn
 
 
-def explain_row(weights: np.ndarray, V: np.ndarray, tokens: list[str], picked: int | None,
+def query_picker(tokens: list[str]) -> int:
+    """The query row the page works out, as a select box of the tokens bound to the URL (the last token
+    unless a link, a click on a row of the weights, or the box says otherwise); returns its index.
+
+    One key for every lesson that offers it, so the row picked on one page is the row picked on the next.
+    A click on a map can only set the box's value: the box is what the link and the keyboard reach.
+    """
+    labels = charts.unique_labels(tokens)
+    # A row nobody picked follows the last token when the tokens change (seq_len, the text): it was the
+    # default, not a choice. A picked row stays as long as its token is there.
+    if QUERY_KEY in st.session_state and st.session_state[QUERY_KEY] == st.session_state.get(_QUERY_DEFAULT):
+        st.session_state[QUERY_KEY] = labels[-1]
+    st.session_state[_QUERY_DEFAULT] = labels[-1]
+    label = controls.option(QUERY_KEY, "Query row", labels, labels[-1], kind="selectbox", container=st,
+                            width=260, help="The token whose row of the weights is worked out below. "
+                                            "Clicking a row of the weights map picks it too.")
+    controls.show_url_notes()  # a link's unknown query is noted here, beside the box
+    return labels.index(label)
+
+
+def _pick(labels: list[str], row: int) -> None:
+    """A click on row `row` of a map: the Query row box takes that token (before the rerun draws it)."""
+    if 0 <= row < len(labels):
+        st.session_state[QUERY_KEY] = labels[row]
+
+
+def explain_row(weights: np.ndarray, V: np.ndarray, tokens: list[str], query: int,
                 where: str = "the weights") -> int:
-    """A clicked row of the weights (T, T) written out as that token's output, sum_j a_ij v_j; returns it."""
-    query = picked_query(picked, len(tokens))
-    st.caption(f"Click a query row in {where} to see its output built up; the last token is shown until you do.")
+    """Row `query` of the weights (T, T) written out as that token's output, sum_j a_ij v_j; returns it."""
+    label = charts.unique_labels(tokens)[query]
+    st.caption(f"The output of the query {code_span(label)}, built up from the values. Pick another "
+               f"query by clicking its row in {where}, or in the Query row box above.")
     explain.weighted_sum(weights[query], V, tokens, query)
     return query
 

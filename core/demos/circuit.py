@@ -87,15 +87,16 @@ def copy_halves(ids) -> tuple[np.ndarray, np.ndarray]:
 
 def read_sequence(params, cfg: ModelConfig, ids) -> dict:
     """One sequence (T,) read by the model: weights (L, H, T, T), losses (T - 1,) of predicting each next
-    letter, first and repeat (T - 1,) from copy_halves, their mean losses (NaN when a half is empty),
-    and each head's previous-token share and induction share (L, H) (over the repeat's queries)."""
+    letter and their mean `loss`, first and repeat (T - 1,) from copy_halves, their mean losses (NaN when
+    a half is empty), and each head's previous-token share and induction share (L, H) (over the repeat's
+    queries; NaN when nothing repeats)."""
     ids = np.asarray(ids, dtype=np.int64)
     logits, trace = forward(params, cfg, ids)
     weights = np.stack([layer["weights"] for layer in trace["layers"]])  # (L, H, T, T)
     losses = position_losses(logits[:-1], ids[1:])  # (T - 1,)
     first, repeat = copy_halves(ids)
     counted = np.append(repeat, 0.0)  # queries 0..T-1; the last has no next letter to check
-    return {"weights": weights, "losses": losses, "first": first, "repeat": repeat,
+    return {"weights": weights, "losses": losses, "loss": mean_loss(losses), "first": first, "repeat": repeat,
             "first_loss": mean_loss(losses, first) if first.any() else float("nan"),
             "repeat_loss": mean_loss(losses, repeat) if repeat.any() else float("nan"),
             "previous": previous_token_mass(weights), "induction": induction_mass(weights, ids, counted)}
