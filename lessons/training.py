@@ -3,7 +3,7 @@
 import streamlit as st
 
 from core.train import AdamW, TrainConfig, Trainer, clip_grad_norm, loss_and_grads
-from ui import controls, page, presenter, prose
+from ui import controls, export, page, presenter, prose
 from ui import training_controls as tc
 from ui import training_session as ts
 from ui import training_view as view
@@ -39,8 +39,9 @@ def start_and_stop(session: ts.TrainingSession, settings: Settings) -> None:
 
 
 def live(session: ts.TrainingSession, settings: Settings) -> None:
-    """Progress, loss curve and attention maps; while training, this part reruns on its own timer."""
-    st.fragment(view.live_panel, run_every=view.TICK_EVERY_S if session.running else None)(settings)
+    """Progress, loss curve and attention maps; while training, this part reruns on its own timer (and
+    records its maps for the export panel afresh each time)."""
+    st.fragment(view.live_panel, run_every=view.TICK_EVERY_S if session.running else None)(settings, export.drawn())
     view.saved_model(session)
 
 

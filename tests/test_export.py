@@ -11,6 +11,7 @@ ui.export.OPEN_KEY set, as a click would); test_closed_export_panel_draws_nothin
 from __future__ import annotations
 
 import io
+import re
 import zipfile
 
 import numpy as np
@@ -19,10 +20,11 @@ import pytest
 from streamlit.runtime.media_file_manager import MediaFileManager
 from streamlit.testing.v1 import AppTest
 
-from tests.apptest_helpers import chart_title, charts, matrix, run_app, run_page
+from tests.apptest_helpers import chart_by_title, chart_spec, chart_title, charts, matrix, run_app, run_page
 from ui import export
+from ui import training_session as ts
 from ui.chart_data import ChartData
-from ui.charts import unique_labels
+from ui.charts import CHAR_EM, unique_labels
 from ui.nav import available
 
 LESSONS = {lesson.url_path: lesson for lesson in available()}
@@ -211,13 +213,89 @@ def test_full_model_exports_positions_with_their_numbers():
     assert_same_numbers(df.to_numpy(), item["matrix"], item["title"])
 
 
-def test_no_export_panel_without_heatmaps():
-    if "training" not in LESSONS:
-        pytest.skip("no training page")
-    at = run_open(LESSONS["training"].path)  # open, were there one
-    assert drawn(at) == []
-    assert not [e for e in at.expander if e.label.startswith("Export")]
-    assert not [s for s in at.selectbox if s.key.startswith(export.PICK_KEY)]
+# ---- the Training page ----------------------------------------------------------------------------------
+
+TRAINING = "lessons/training.py"
+FAST = {"tr_layers": "1", "tr_steps": "50"}  # one layer, two heads, the copy task: 16 characters
+
+
+def grid_maps(at: AppTest) -> dict[str, np.ndarray]:
+    """The attention maps of the page's layer x head grid, by panel name, as the chart carries them."""
+    df = ChartData.from_spec(chart_spec(chart_by_title(at, "Attention on a fixed example"))).frame()
+    return {name: part.pivot(index="row_i", columns="col_i", values="value").to_numpy()
+            for name, part in df.groupby("panel", sort=False)}
+
+
+def assert_training_exports_what_is_drawn(at: AppTest) -> None:
+    items, maps = drawn(at), grid_maps(at)
+    titles = [item["title"] for item in items]
+    assert titles == [f"Attention, {name}" for name in maps] + ["Weight on the key that holds the answer"], titles
+    for item, (name, shown) in zip(items, maps.items()):
+        assert item["matrix"].shape == shown.shape == (16, 16), name
+        assert_same_numbers(shown, item["matrix"], name)
+        df = read_csv(export.matrix_csv(item["matrix"], item["rows"], item["cols"]))
+        assert list(df.columns) == [str(i) for i in df.index] == unique_labels(item["rows"]), name
+    mass = items[-1]
+    assert mass["matrix"].shape == (1, 2) and mass["rows"] == ["layer 1"] and mass["cols"] == ["head 1", "head 2"]
+    assert_same_numbers(matrix(chart_by_title(at, "Weight on the key")).to_numpy(), mass["matrix"], "mass")
+
+
+def test_training_page_exports_its_attention_maps(deferred):
+    """Before a run, the page draws the untrained model's maps: each layer x head map and the answer-key
+    weights are listed in the export panel, their files are what the grid shows."""
+    at = ok(run_app(TRAINING, FAST, opened=[export.OPEN_KEY]))
+    assert_training_exports_what_is_drawn(at)
+    items = drawn(at)
+    assert count_caption(at) == "3 matrices on this page."
+    assert picker(at).options == [f"{i + 1}. {item['title']}" for i, item in enumerate(items)]
+    name = export.slug(items[0]["title"])
+    assert name == "attention-layer-1-head-1"
+    assert_same_numbers(read_csv(deferred[f"{name}.csv"][0]()).to_numpy(), items[0]["matrix"], name)
+    svg = deferred[f"{name}.svg"][0]()
+    assert "Attention, layer 1 · head 1" in svg and svg.count('aria-roledescription="rect mark"') >= 16 * 16
+    assert deferred[f"{name}.png"][0]()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def live_panel_ticks():
+    """A script: a full run that records a matrix, then draws the Training page's live panel, which reruns
+    twice more alone (a tick of its timer), called as a fragment is, with the arguments of that full run."""
+    import numpy as np
+    import streamlit as st
+
+    from ui import export, training_view
+    from ui.training_setup import Settings
+
+    export.start_run()
+    export.record("drawn before", np.eye(2), ["a", "b"], ["a", "b"], {})
+    before = export.drawn()
+    for _ in range(3):
+        training_view.live_panel(Settings(n_layers=1), before)
+    st.markdown(" | ".join(item["title"] for item in export.drawn()))
+
+
+def test_a_tick_of_the_live_panel_records_its_maps_once():
+    at = ok(AppTest.from_function(live_panel_ticks, default_timeout=60).run())
+    titles = at.markdown[-1].value.split(" | ")
+    assert titles == ["drawn before", "Attention, layer 1 · head 1", "Attention, layer 1 · head 2",
+                      "Weight on the key that holds the answer"]
+
+
+def test_training_exports_the_maps_now_drawn_as_it_trains(monkeypatch, deferred):
+    """While a run trains, the live panel draws new maps on every update: the export panel lists each map
+    once (not once per update), with the numbers now on screen."""
+    monkeypatch.setattr(ts, "TICK_BUDGET_S", 0.01)
+    at = ok(run_app(TRAINING, {**FAST, "tr_steps": "2000"}, opened=[export.OPEN_KEY]))
+    before = drawn(at)[0]["matrix"]
+    ok(at.button(key="tr_train").click().run())
+    for _ in range(3):
+        ok(at.run())
+        assert_training_exports_what_is_drawn(at)
+        assert count_caption(at) == "3 matrices on this page."
+    assert at.session_state[ts.SESSION_KEY].run.steps > 0
+    now = drawn(at)[0]["matrix"]
+    assert not np.allclose(now, before)  # trained: the maps moved
+    name = export.slug(drawn(at)[0]["title"])
+    assert_same_numbers(read_csv(deferred[f"{name}.csv"][0]()).to_numpy(), now, name)
 
 
 def export_content(at: AppTest) -> list:
@@ -270,6 +348,88 @@ def test_png_and_svg_are_real_images(deferred):
     assert png[:8] == b"\x89PNG\r\n\x1a\n"
     width, height = int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
     assert width > 2 * D * 10 and height > 2 * T * 10  # drawn at twice the size, cells of 10 px or more
+
+
+def clickable(items: list[dict]) -> int:
+    """The index of the heatmap a student clicks a row of: its spec declares the click selection."""
+    return next(i for i, item in enumerate(items)
+                if any(p.get("name") == "pick" for p in export.spec_of(item).get("params", [])))
+
+
+def test_clickable_weights_export_as_png_and_svg(deferred):
+    """The weights a student clicks a row of carry a selection; their PNG and SVG are made all the same."""
+    at = run_open(LESSONS["qkv"].path)
+    items = drawn(at)
+    target = clickable(items)
+    picker(at).set_value(picker(at).options[target])
+    ok(at.run())
+    item = drawn(at)[target]
+    name = export.slug(item["title"])
+    svg = deferred[f"{name}.svg"][0]()
+    assert svg.lstrip().startswith("<svg") and item["title"] in svg
+    assert svg.count('aria-roledescription="text mark"') == item["matrix"].size  # its numbers, printed
+    png = deferred[f"{name}.png"][0]()
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    assert not at.error
+
+
+def test_a_file_that_cannot_be_made_is_said_on_the_page(deferred, monkeypatch):
+    """A PNG the converter fails on: the click's rerun says so in the export panel, which file and why (the
+    download itself fails, which the button notes for a few seconds). The next run says it no more."""
+    import vl_convert
+
+    def fails(spec, **kwargs):
+        raise ValueError('Vega-Lite to PNG conversion failed:\nError: Unrecognized signal name: "pick"\n'
+                         "    at l (vega-util.js:7:324)")
+
+    monkeypatch.setattr(vl_convert, "vegalite_to_png", fails)
+    monkeypatch.setattr(export, "_MADE", {})  # no file made by an earlier test
+    at = run_open(LESSONS["qkv"].path)
+    target = clickable(drawn(at))
+    picker(at).set_value(picker(at).options[target])
+    ok(at.run())
+    assert not at.error
+    title = drawn(at)[target]["title"]
+    with pytest.raises(export.ExportError, match="Unrecognized signal name"):
+        deferred[f"{export.slug(title)}.png"][0]()
+    button = next(b for b in at.get("download_button") if b.key == "export_png")
+    ok(button.click().run())
+    (said,) = [e.value.replace("\\", "") for e in panel(at).error]
+    assert f"The PNG of “{title}” could not be made" in said
+    assert 'Unrecognized signal name: "pick"' in said and "CSV" in said and "vega-util" not in said
+    ok(at.run())
+    assert not at.error
+
+
+def text_layers(spec: dict) -> list[dict]:
+    inner = (spec.get("layer") or spec.get("vconcat"))[0]
+    return [view for view in inner.get("layer", []) if view["mark"]["type"] == "text"]
+
+
+@pytest.mark.parametrize("lesson", WITH_HEATMAPS)
+def test_every_annotated_heatmap_has_room_for_its_numbers_in_a_file(lesson):
+    """A file is drawn at the design's cell size (the page may stretch a map to its column): its cells must
+    pass the chart's own test for printing the numbers, bandwidth >= widest * CHAR_EM * size + 4."""
+    at = ok(run_page(LESSONS[lesson].path))
+    for item in drawn(at):
+        spec = export.file_spec(export.spec_of(item))
+        texts = ChartData.from_spec(spec).columns.get("text") or [""]
+        widest = max(map(len, texts))
+        for layer in text_layers(spec) if widest else []:
+            size = layer["mark"]["fontSize"]
+            assert spec["width"]["step"] >= widest * CHAR_EM * size + 4, (item["title"], spec["width"])
+            assert spec["height"]["step"] >= size + 2, (item["title"], spec["height"])
+            assert layer["mark"]["font"] == export.FILE_FONTS
+
+
+def test_masked_scores_file_prints_its_numbers():
+    """The user's case: the masked scores (purple-orange, '-1.23' and '-inf') kept no number in their file."""
+    at = ok(run_page(LESSONS["masking"].path))
+    item = next(i for i in drawn(at) if i["title"].startswith("masked scores"))
+    svg = export.chart_file("svg", export.spec_of(item))
+    printed = re.findall(r'aria-roledescription="text mark"[^>]*?(?:/>|>([^<]*)</text>)', svg)
+    assert len(printed) == item["matrix"].size and all(printed), printed
+    assert sorted(printed) == sorted(ChartData.from_spec(export.spec_of(item)).columns["text"])
 
 
 def test_recorded_spec_carries_the_numbers():

@@ -121,7 +121,8 @@ def px(size: int, font_scale: float) -> int:
 
 def number_width(chars: int, font_scale: float = 1.0) -> int:
     """Pixels a printed number of `chars` characters needs inside a cell (with a little margin)."""
-    return round(chars * CHAR_EM * px(CELL_TEXT_PX, font_scale)) + 4
+    # rounded up: the chart's own test (bandwidth >= chars * em + 4) must hold wherever this says it fits
+    return math.ceil(chars * CHAR_EM * px(CELL_TEXT_PX, font_scale)) + 4
 
 
 def heatmap_chart(

@@ -42,7 +42,8 @@ def spec_for(builder: Callable, **settings) -> dict:
     of the key.
     """
     title, subtitle = settings.pop("title", ""), settings.pop("subtitle", "")
-    settings.setdefault("font_scale", presenter.chart_scale())
+    if "font_scale" not in settings:
+        settings["font_scale"] = presenter.chart_scale()
     spec = _spec(builder, tuple(sorted(settings.items())))
     if not title and not subtitle:
         return spec

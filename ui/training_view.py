@@ -7,26 +7,29 @@ tick, then draws. Shapes: L layers, H heads, T sequence length.
 
 from __future__ import annotations
 
+import functools
 import math
 import time
 
+import numpy as np
 import streamlit as st
 
-from ui import charts, nav, page, plots, presenter, render, views
+from ui import charts, export, nav, page, plots, presenter, render, views
 from ui import training_session as ts
-from ui.text import escape_md, shape_str
+from ui.text import escape_md, shape_str, shape_text
 from ui.training_run import MASS_SEQUENCES, Run, uniform_guess_among, untrained
-from ui.training_setup import Settings
+from ui.training_setup import LIMITS, Settings
 
 TICK_EVERY_S = ts.TICK_EVERY_S  # the live panel reruns this often while training (a fragment timer)
-SHOWN = {" ": "␣", "\n": "⏎", "\t": "⇥"}  # invisible characters, made visible on the axes
 STATE_WORDS = {"running": "Training", "paused": "Stopped", "finished": "Finished", "diverged": "Diverged"}
 # The attention panels share a row of about GRID_WIDTH_PX; each is at most GRID_PANEL_PX wide.
 GRID_WIDTH_PX, GRID_PANEL_PX, GRID_CELL_PX, GRID_GAP_PX = 880, 200, 18, 80
+ANSWER_CELL_PX = 46  # the answer-key map's cells: a row of up to LIMITS["n_heads"] of them, numbers printed
 
 
 def shown(c: str) -> str:
-    return SHOWN.get(c, c if c.isprintable() else f"U+{ord(c):04X}")
+    """A character as an axis label: whitespace as a symbol, one that draws nothing alone as its code."""
+    return charts.visible(c)
 
 
 def model_summary(settings: Settings) -> None:
@@ -50,22 +53,44 @@ def attention_maps(run: Run, before: bool = False) -> None:
     w = view["weights"]  # (L, H, T, T)
     L, H, T = w.shape[0], w.shape[1], w.shape[-1]
     labels = [shown(c) for c in view["chars"]]
-    frame = views.grid_frame(w.reshape(L * H, T, T), labels, views.layer_head_names(L, H))
-    views.attention_grid(frame, T, panels=H, title="Attention on a fixed example, layer × head",
-                         width_px=GRID_WIDTH_PX, panel_px=GRID_PANEL_PX, cell_px=GRID_CELL_PX, gap_px=GRID_GAP_PX)
+    maps, names = w.reshape(L * H, T, T), views.layer_head_names(L, H)
+    views.attention_grid(views.grid_frame(maps, labels, names), T, panels=H,
+                         title="Attention on a fixed example, layer × head", width_px=GRID_WIDTH_PX,
+                         panel_px=GRID_PANEL_PX, cell_px=GRID_CELL_PX, gap_px=GRID_GAP_PX)
+    record_maps(maps, labels, names)
     when = "Before training: the random initial weights." if before else f"Drawn at step {run.steps}."
     st.caption(f"weights · shape {shape_str(w.shape)} = (layers, H, T, T); row = query, column = key. {when}")
     if "mass" in view:
         answer_key_weights(view["mass"])
 
 
+def record_maps(maps: np.ndarray, labels: list[str], names: list[str]) -> None:
+    """Each (T, T) map of the grid for the export panel, as a matrix of its own. Its chart, a heatmap of that
+    map alone, is built only if a PNG or SVG of it is asked for: the live panel records them on every tick."""
+    scale = presenter.chart_scale()
+    for name, weights in zip(names, maps):
+        title = f"Attention, {name}"
+        export.record(title, weights, labels, labels, functools.partial(map_spec, weights, labels, title, scale))
+
+
+def map_spec(weights: np.ndarray, labels: list[str], title: str, scale: float) -> dict:
+    """One attention map as a heatmap for a file, on the grid's scale (0 to 1), its numbers printed up to 16 x 16.
+    Any thread may ask (a download is made outside the page's run): so the type scale comes as an argument."""
+    T = len(labels)
+    annotate = T <= charts.ANNOTATE_MAX_CELLS
+    cell = charts.cell_size(T, charts.px(charts.CELL_PX, scale), max_width=charts.px(GRID_WIDTH_PX, scale))
+    design = render.spec_for(charts.heatmap_chart, title=title, subtitle=shape_text("weights", weights, "(T, T)"),
+                             domain=views.PROBABILITY, annotate=annotate, cell_px=cell, font_scale=scale)
+    return charts.heatmap_frame(weights, labels, labels, with_text=annotate).inline(design)
+
+
 def answer_key_weights(mass) -> None:
     """(L, H) weight each head puts on the key that holds the answer, as a small annotated heatmap."""
     L, H = mass.shape
-    render.show(charts.heatmap_chart, charts.heatmap_frame(mass, [f"layer {i + 1}" for i in range(L)],
-                                                           [f"head {h + 1}" for h in range(H)]),
-                width="content", title="Weight on the key that holds the answer", x_title="head",
-                y_title="layer", domain=(0.0, 1.0), annotate=True, cell_px=round(46 * presenter.chart_scale()))
+    render.show_heatmap(mass, [f"layer {i + 1}" for i in range(L)], [f"head {h + 1}" for h in range(H)],
+                        title="Weight on the key that holds the answer", x_title="head", y_title="layer",
+                        domain=views.PROBABILITY, annotate=True, cell_px=ANSWER_CELL_PX,
+                        max_width=ANSWER_CELL_PX * LIMITS["n_heads"])
     st.caption(f"mass · shape {shape_str(mass.shape)} = (layers, H): at each query of the second half, the "
                f"attention weight on the key the answer sits at, averaged over {MASS_SEQUENCES} sequences. Near 1: "
                "that head has found the pattern.")
@@ -134,9 +159,14 @@ def draw_run(run: Run) -> None:
         time_left(run)
 
 
-def live_panel(settings: Settings | None = None) -> None:
+def live_panel(settings: Settings | None = None, before: list[dict] | None = None) -> None:
     """The part of the page that reruns on its own while training: a chunk of steps, then the charts.
-    Before the first run, what the settings would start from (see preview)."""
+    Before the first run, what the settings would start from (see preview).
+
+    before: export.drawn() as the page's run reached this panel. A rerun of the panel alone records its maps
+    again, so what it recorded the time before is forgotten first: the export panel lists each map once."""
+    if before is not None:
+        export.keep_only(before)
     start = time.perf_counter()
     session = ts.get(st.session_state)
     was_running = session.running
