@@ -87,6 +87,21 @@ def port_is_free(port: int) -> bool:
     return True
 
 
+def owns_port(pid: int, port: int) -> bool:
+    """The socket listening on 127.0.0.1:port belongs to process `pid` (not to another that took the port)."""
+    target = f"0100007F:{port:04X}"
+    inodes = set()
+    with open("/proc/net/tcp") as f:
+        for line in f.readlines()[1:]:
+            fields = line.split()
+            if fields[1] == target and fields[3] == "0A":  # 0A: LISTEN
+                inodes.add(fields[9])
+    fds = Path(f"/proc/{pid}/fd")
+    with contextlib.suppress(OSError):
+        return any(os.readlink(fd).removeprefix("socket:[").rstrip("]") in inodes for fd in fds.iterdir())
+    return False
+
+
 def free_port(ports: range = range(9100, 9200)) -> int:
     """A loopback port in `ports` that nothing listens on now (tried in random order: other test runs on the
     machine pick from the same range)."""
@@ -165,17 +180,7 @@ class Server:
 
     def owns_port(self) -> bool:
         """True when the socket listening on the port is this server's (not another process that took it)."""
-        target = f"0100007F:{self.port:04X}"
-        inodes = set()
-        with open("/proc/net/tcp") as f:
-            for line in f.readlines()[1:]:
-                fields = line.split()
-                if fields[1] == target and fields[3] == "0A":  # 0A: LISTEN
-                    inodes.add(fields[9])
-        fds = Path(f"/proc/{self.pid}/fd")
-        with contextlib.suppress(OSError):
-            return any(os.readlink(fd).removeprefix("socket:[").rstrip("]") in inodes for fd in fds.iterdir())
-        return False
+        return owns_port(self.pid, self.port)
 
     def output(self) -> str:
         return Path(self.log.name).read_text(errors="replace")[-4000:]
@@ -510,6 +515,8 @@ class Session:
         cs.context_info.url = f"{self.base_url}/{self.page}" + (f"?{self.query}" if self.query else "")
         self._waiter = asyncio.get_running_loop().create_future()
         self._current = Render()
+        if self._reader is None or self._reader.done():  # the reader fails a waiter only while it runs
+            raise ConnectionError(self.closed_reason or "not connected")
         start = time.perf_counter()
         await self._ws.send(msg.SerializeToString())
         render = await asyncio.wait_for(self._waiter, self.timeout)

@@ -8,18 +8,23 @@ without them the module is skipped, unless REQUIRE_BROWSER=1 (CI), where that is
 from __future__ import annotations
 
 import contextlib
+import http.client
 import os
+import random
+import re
 import socket
 import subprocess
 import sys
 import tempfile
 import time
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import quote
 
 import pytest
 
+from bench.streamlit_client import owns_port
 from tests.apptest_helpers import ROOT
 from ui.nav import available
 
@@ -27,12 +32,15 @@ CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
                  "--disable-sync", "--disable-quic", "--no-first-run"]
 PORTS = range(8800, 8900)
-START_TIMEOUT_S = 60
-PAGE_TIMEOUT_MS = 60_000  # a first page view on a fresh server imports numpy, pandas and altair
-RERUN_TIMEOUT_MS = 20_000
+START_TIMEOUT_S = 120  # servers started together share the cores while they import
+# Bounds for what a busy machine may take (each wait ends as soon as its condition holds): a first page view on a
+# fresh server imports numpy, pandas and altair; on two shared cores either took over 60 s at times.
+PAGE_TIMEOUT_MS = 120_000
+RERUN_TIMEOUT_MS = 60_000
 
 try:
-    from playwright.sync_api import sync_playwright
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+    from playwright.sync_api import expect, sync_playwright
 except ImportError:  # pragma: no cover - depends on the machine
     sync_playwright = None
 
@@ -43,7 +51,7 @@ if _missing:
         pytest.fail(f"REQUIRE_BROWSER=1 but {', '.join(_missing)} is missing", pytrace=False)
     pytest.skip(f"browser tests need {', '.join(_missing)}", allow_module_level=True)
 
-pytestmark = [pytest.mark.browser, pytest.mark.timeout(180)]
+pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
 
 LESSONS = available()
 CHART = '[data-testid="stVegaLiteChart"]'
@@ -54,10 +62,14 @@ EXCEPTION = '[data-testid="stException"]'
 # ---- servers ----------------------------------------------------------------------------------------
 
 
-def free_ports(n: int) -> list[int]:
-    """n loopback ports in 8800-8899 that nothing listens on now."""
+def free_ports(n: int, ports: range = PORTS, exclude: set[int] = frozenset()) -> list[int]:
+    """n loopback ports in `ports` that nothing listens on now, tried in random order: test runs side by side on
+    one machine pick from the same ranges. Free now is not free later: Server.wait_ready notices a port taken
+    in between, and serve() starts that server again elsewhere."""
     found = []
-    for port in PORTS:
+    for port in random.sample(list(ports), len(ports)):
+        if port in exclude:
+            continue
         with socket.socket() as s:
             try:
                 s.bind(("127.0.0.1", port))
@@ -66,7 +78,11 @@ def free_ports(n: int) -> list[int]:
         found.append(port)
         if len(found) == n:
             return found
-    raise RuntimeError(f"fewer than {n} free ports in {PORTS}")
+    raise RuntimeError(f"fewer than {n} free ports in {ports}")
+
+
+class PortTaken(RuntimeError):
+    """Another process bound the server's port between the check and the server's own bind."""
 
 
 class Server:
@@ -87,12 +103,15 @@ class Server:
             return response.read().decode()
 
     def wait_ready(self, timeout: float = START_TIMEOUT_S) -> Server:
+        """Healthy, and on its own socket: an "ok" from whatever else took the port does not count."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
-                raise RuntimeError(f"streamlit exited with {self.proc.returncode}:\n{self.output()}")
-            with contextlib.suppress(OSError):
-                if self.health() == "ok":
+                output = self.output()
+                kind = PortTaken if re.search(r"is not available|already in use", output) else RuntimeError
+                raise kind(f"streamlit exited with {self.proc.returncode}:\n{output}")
+            with contextlib.suppress(OSError, http.client.HTTPException):
+                if self.health() == "ok" and owns_port(self.proc.pid, self.port):
                     return self
             time.sleep(0.2)
         raise RuntimeError(f"streamlit did not answer on {self.url} within {timeout} s:\n{self.output()}")
@@ -112,11 +131,35 @@ class Server:
         Path(self.log.name).unlink(missing_ok=True)
 
 
+def serve(make: Callable[[int], Server], n: int = 1, ports: range = PORTS, attempts: int = 3) -> list[Server]:
+    """n ready servers, make(port) each, started together (a fresh server spends its first seconds importing).
+    One that lost its port to another process is started again on another port."""
+    servers = [make(port) for port in free_ports(n, ports)]
+    try:
+        for i in range(n):
+            for attempt in range(attempts):
+                try:
+                    servers[i].wait_ready()
+                    break
+                except PortTaken:
+                    if attempt == attempts - 1:
+                        raise
+                    servers[i].stop()
+                    servers[i] = make(free_ports(1, ports, exclude={s.port for s in servers})[0])
+        return servers
+    except BaseException:
+        for srv in servers:  # ask all to stop first, then wait for each
+            srv.proc.terminate()
+        for srv in servers:
+            srv.stop()
+        raise
+
+
 @pytest.fixture(scope="module")
 def server():
-    srv = Server(free_ports(1)[0])
+    (srv,) = serve(Server)
     try:
-        yield srv.wait_ready()
+        yield srv
     finally:
         srv.stop()
 
@@ -124,11 +167,8 @@ def server():
 @pytest.fixture(scope="module")
 def fresh_servers():
     """One server per lesson, none of which has served anything yet (started together to save time)."""
-    ports = free_ports(len(LESSONS) + 1)[1:]  # leave the first free port to `server`
-    servers = {lesson.url_path: Server(port) for lesson, port in zip(LESSONS, ports)}
+    servers = dict(zip([lesson.url_path for lesson in LESSONS], serve(Server, len(LESSONS))))
     try:
-        for srv in servers.values():
-            srv.wait_ready()
         yield servers
     finally:
         for srv in servers.values():  # ask all to stop first, then wait for each
@@ -166,22 +206,47 @@ def page(browser):
 
 IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'  # the hook Streamlit's own e2e tests use
 
+# The page as a user sees it once everything has arrived. Each condition closes a gap of its own:
+# - "notRunning" is also the state between the websocket opening and the run starting (and, after an action,
+#   between the action and the run it asks for); a title together with it means the run that drew the title
+#   has ended, since the frontend handles the messages in order (start, elements, end);
+# - a lazily loaded element (a chart, a table, a page link) is a skeleton for a while after the run has ended;
+# - Vega draws a chart into its container after that: it is on screen once its svg (or canvas) is there.
+DRAWN = """() => {
+    const app = document.querySelector('[data-testid="stApp"]');
+    if (!app || app.dataset.testScriptState !== 'notRunning' || app.dataset.testConnectionState !== 'CONNECTED'
+        || !app.querySelector('h1') || app.querySelector('[data-testid="stSkeleton"]')) return false;
+    return [...app.querySelectorAll('[data-testid="stVegaLiteChart"]')]
+        .every(c => c.querySelector('svg.marks, canvas.marks'));
+}"""
+NOT_DRAWN = """() => {
+    const app = document.querySelector('[data-testid="stApp"]');
+    return {script: app && app.dataset.testScriptState, connection: app && app.dataset.testConnectionState,
+            title: !!document.querySelector('h1'),
+            skeletons: document.querySelectorAll('[data-testid="stSkeleton"]').length,
+            undrawn_charts: [...document.querySelectorAll('[data-testid="stVegaLiteChart"]')]
+                .filter(c => !c.querySelector('svg.marks, canvas.marks')).map(c => c.textContent.slice(0, 80))};
+}"""
 
-def wait_until_drawn(page) -> None:
-    """The script run has finished: the app says it is not running, and a title is shown."""
-    page.wait_for_selector(IDLE, timeout=PAGE_TIMEOUT_MS)
-    page.wait_for_selector("h1", timeout=PAGE_TIMEOUT_MS)
+
+def wait_until_drawn(page, timeout: float = PAGE_TIMEOUT_MS) -> None:
+    """The script run has ended and its page is on screen: a title, no skeleton, every chart drawn by Vega.
+
+    Sound after page.goto(). After an action (a key press, a click), first wait for something only the new run
+    shows (a new URL, new content): until that run starts, the previous run's finished page passes this too."""
+    try:
+        page.wait_for_function(DRAWN, timeout=timeout, polling=100)
+    except PlaywrightTimeout:
+        raise AssertionError(f"the page was not drawn within {timeout / 1000:.0f} s: "
+                             f"{page.evaluate(NOT_DRAWN)}") from None
 
 
 def chart(page, title: str):
     return page.locator(CHART, has_text=title)
 
 
-def cell_count(page, title: str) -> int:
-    return chart(page, title).locator(CELL).count()
-
-
 def wait_for_cells(page, title: str, n: int) -> None:
+    """The first chart whose text includes `title` shows n heatmap cells (Vega has drawn that data)."""
     page.wait_for_function(
         """([title, n]) => {
             const c = [...document.querySelectorAll('[data-testid="stVegaLiteChart"]')]
@@ -199,14 +264,13 @@ def test_deep_link_is_the_first_request(fresh_servers, page, lesson):
     srv = fresh_servers[lesson.url_path]
     page.goto(f"{srv.url}/{lesson.url_path}")
     wait_until_drawn(page)
-    h1 = page.locator("h1").first.inner_text()
-    assert lesson.title.lower() in h1.lower(), (lesson.title, h1)
-    assert page.locator(EXCEPTION).count() == 0, page.locator(EXCEPTION).first.inner_text()
-    assert page.get_by_text("Page not found").count() == 0
+    expect(page.locator("h1").first).to_contain_text(lesson.title, ignore_case=True)
+    expect(page.locator(EXCEPTION)).to_have_count(0)
+    expect(page.get_by_text("Page not found")).to_have_count(0)
     # the entry script ran: the navigation lists the home page and the lesson
     nav = page.locator('[data-testid="stSidebarNav"]')
-    assert nav.get_by_text("Home", exact=True).count() == 1  # exact: a Material icon is the text "home"
-    assert nav.get_by_text(lesson.title, exact=True).count() == 1
+    expect(nav.get_by_text("Home", exact=True)).to_have_count(1)  # exact: a Material icon is the text "home"
+    expect(nav.get_by_text(lesson.title, exact=True)).to_have_count(1)
     assert not page.dialogs
 
 
@@ -227,20 +291,22 @@ def test_keyboard_slider_redraws_the_chart(server, page):
     page.keyboard.press("ArrowRight")
     page.wait_for_url("**d_k=9**", timeout=RERUN_TIMEOUT_MS)
     wait_for_cells(page, q_title, 7 * 9)
-    assert chart(page, q_title).get_by_text("d8", exact=True).count() >= 1  # a new column label
+    expect(chart(page, q_title).get_by_text("d8", exact=True).first).to_be_attached()  # a new column label
     assert chart(page, q_title).screenshot() != before
 
+    slider.focus()  # the run just ended may have drawn the slider again
     page.keyboard.press("End")
     page.wait_for_url("**d_k=64**", timeout=RERUN_TIMEOUT_MS)
-    wait_for_cells(page, q_title, 7 * 64)
-    wait_until_drawn(page)
-    assert slider.get_attribute("aria-valuetext") == "64"
-    assert page.locator(EXCEPTION).count() == 0
+    wait_for_cells(page, q_title, 7 * 64)  # the run for d_k = 64 has begun, so the next wait is for its end
+    wait_until_drawn(page, RERUN_TIMEOUT_MS)
+    expect(slider).to_have_attribute("aria-valuetext", "64")
+    expect(page.locator(EXCEPTION)).to_have_count(0)
     # the scores keep their (T, T) shape whatever d_k is
-    assert cell_count(page, "scores = Q K") == 7 * 7
+    expect(chart(page, "scores = Q K").locator(CELL)).to_have_count(7 * 7, timeout=RERUN_TIMEOUT_MS)
 
     # the URL it wrote is a working link: opened in a new tab, it shows the same view
     other = page.context.new_page()
+    other.set_default_timeout(PAGE_TIMEOUT_MS)
     other.goto(page.url)
     wait_until_drawn(other)
     wait_for_cells(other, q_title, 7 * 64)
@@ -259,21 +325,22 @@ def test_hostile_link(server, page, lesson):
     query = "&".join(f"{k}={quote(v)}" for k, v in HOSTILE.items())
     page.goto(f"{server.url}/{lesson.url_path}?{query}")
     wait_until_drawn(page)
-    page.wait_for_selector(CHART, timeout=PAGE_TIMEOUT_MS)
-    assert page.locator(EXCEPTION).count() == 0, page.locator(EXCEPTION).first.inner_text()
+    expect(page.locator(CHART).first).to_be_visible()
+    expect(page.locator(EXCEPTION)).to_have_count(0)
     # the unusable values are reported, and the user's text is shown as text
     if lesson.url_path == "qkv":
-        assert page.get_by_text("The link set d_k to 99999").count() == 1
-        assert page.locator("code", has_text="img").count() >= 1
+        expect(page.get_by_text("The link set d_k to 99999")).to_have_count(1)
+        expect(page.locator("code", has_text="img").first).to_be_visible()
     else:
-        assert page.get_by_text("The link set heads to 7").count() == 1
-    page.wait_for_timeout(500)  # give an injected onerror handler the chance to fire
-    assert not page.dialogs
-    assert page.locator('img[src="x"]').count() == 0
-    assert page.evaluate("() => [...document.images].filter(i => i.getAttribute('src') === 'x').length") == 0
+        expect(page.get_by_text("The link set heads to 7")).to_have_count(1)
     # the text reached the text box verbatim
-    box = page.locator('[data-testid="stSidebar"] textarea')
-    assert box.input_value() == HOSTILE["text"]
+    expect(page.locator('[data-testid="stSidebar"] textarea')).to_have_value(HOSTILE["text"])
+    # What must not happen has no event to wait for: an injected onerror handler would have fired by now
+    # (the page is drawn), and this pause gives a late one its chance.
+    page.wait_for_timeout(500)
+    assert not page.dialogs
+    expect(page.locator('img[src="x"]')).to_have_count(0)
+    assert page.evaluate("() => [...document.images].filter(i => i.getAttribute('src') === 'x').length") == 0
 
 
 # ---- (d) health -------------------------------------------------------------------------------------

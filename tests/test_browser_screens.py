@@ -22,8 +22,10 @@ from tests.test_browser import (
     CHROMIUM_ARGS,
     EXCEPTION,
     PAGE_TIMEOUT_MS,
+    RERUN_TIMEOUT_MS,
     Server,
-    free_ports,
+    expect,
+    serve,
     sync_playwright,
     wait_until_drawn,
 )
@@ -53,11 +55,8 @@ class ThemedServer(Server):
 
 @pytest.fixture(scope="module")
 def themed_servers():
-    ports = free_ports(len(THEMES))
-    servers = {theme: ThemedServer(port, theme) for theme, port in zip(THEMES, ports)}
+    servers = {theme: serve(lambda port, theme=theme: ThemedServer(port, theme))[0] for theme in THEMES}
     try:
-        for srv in servers.values():
-            srv.wait_ready()
         yield servers
     finally:
         for srv in servers.values():
@@ -85,27 +84,49 @@ CONTENT_HEIGHT = """() => Math.max(document.body.scrollHeight,
     ...[...document.querySelectorAll('[data-testid="stMain"], [data-testid="stAppViewContainer"], section')]
         .map(e => e.scrollHeight))"""
 
+# The layout has settled at the window's new size: the charts' drawn sizes and the content's height read the same
+# over a few animation frames in a row (a chart sized to its container is drawn again by Vega after the resize).
+SETTLED = """timeoutMs => new Promise(resolve => {
+    const deadline = performance.now() + timeoutMs;
+    const shape = () => JSON.stringify([window.innerHeight, document.body.scrollHeight,
+        ...[...document.querySelectorAll('[data-testid="stVegaLiteChart"] svg.marks, '
+                                         + '[data-testid="stVegaLiteChart"] canvas.marks')]
+            .map(c => { const r = c.getBoundingClientRect(); return [r.width, r.height]; })]);
+    let last = shape(), same = 0;
+    const frame = () => {
+        const now = shape();
+        same = now === last ? same + 1 : 0;
+        last = now;
+        if (same >= 5) resolve(true);
+        else if (performance.now() > deadline) resolve(false);
+        else requestAnimationFrame(frame);
+    };
+    requestAnimationFrame(frame);
+})"""
+
 
 @pytest.mark.parametrize("present", [False, True], ids=["normal", "presenter"])
 @pytest.mark.parametrize("theme", THEMES)
 @pytest.mark.parametrize(("name", "path"), PAGES, ids=[name for name, _ in PAGES])
 def test_screenshot(themed_servers, chromium, theme, present, name, path):
     srv = themed_servers[theme]
-    context = chromium.new_context(viewport={"width": WIDTH, "height": HEIGHT})
+    # With a light and a dark theme configured, the browser's colour scheme picks one (--theme.base does not)
+    context = chromium.new_context(viewport={"width": WIDTH, "height": HEIGHT}, color_scheme=theme)
     tab = context.new_page()
     tab.set_default_timeout(PAGE_TIMEOUT_MS)
     try:
         tab.goto(f"{srv.url}/{path}" + ("?present=true" if present else ""))
-        wait_until_drawn(tab)
-        tab.wait_for_timeout(1500)  # Vega draws after the script run ends
-        assert tab.locator(EXCEPTION).count() == 0, tab.locator(EXCEPTION).first.inner_text()
+        wait_until_drawn(tab)  # every chart drawn by Vega, not only the script run ended
+        expect(tab.locator(EXCEPTION)).to_have_count(0)
         if present and name != "home":
             smallest = tab.evaluate(SMALLEST_CHART_TEXT)
             assert smallest is not None, "no chart text found on a lesson page"
             assert smallest >= 18, f"chart text of {smallest} px in presenter mode"
         height = min(MAX_HEIGHT, int(tab.evaluate(CONTENT_HEIGHT)))
         tab.set_viewport_size({"width": WIDTH, "height": max(HEIGHT, height)})
-        tab.wait_for_timeout(800)  # charts sized to their container redraw at the new size
+        tab.wait_for_function("h => window.innerHeight === h", arg=max(HEIGHT, height), timeout=RERUN_TIMEOUT_MS)
+        assert tab.evaluate(SETTLED, RERUN_TIMEOUT_MS), "the layout did not settle after the resize"
+        wait_until_drawn(tab, RERUN_TIMEOUT_MS)
         SCREENS.mkdir(parents=True, exist_ok=True)
         tab.screenshot(path=str(SCREENS / f"{name}-{theme}-{'presenter' if present else 'normal'}.png"))
     finally:

@@ -30,6 +30,7 @@ import contextlib
 import json
 import os
 import random
+import re
 import signal
 import subprocess
 import sys
@@ -38,9 +39,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
-from bench.streamlit_client import Render, Session, free_port, port_is_free
+from bench.streamlit_client import DONE, Render, Session, free_port, owns_port, port_is_free
 from deploy.serve import find_haproxy
 from tests.apptest_helpers import ROOT
 
@@ -79,6 +81,14 @@ KILL_AT_S = 3.0
 RECONNECT_S = 45.0  # a dropped student must be back within this
 MOVE_BOUND_S = 15.0  # a live student's move during the failover (two shared, busy cores)
 IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"][data-test-connection-state="CONNECTED"]'
+# The page as a user sees it once everything has arrived (as tests/test_browser.py's DRAWN): a title under an
+# idle app (the run that drew it has ended: IDLE alone also holds before the first run starts), and no
+# skeleton left (a slider, like a chart, is loaded lazily and drawn a while after the run has ended).
+DRAWN = """() => {
+    const app = document.querySelector('[data-testid="stApp"]');
+    return !!app && app.dataset.testScriptState === 'notRunning' && app.dataset.testConnectionState === 'CONNECTED'
+        && !!app.querySelector('h1') && !app.querySelector('[data-testid="stSkeleton"]');
+}"""
 EXCEPTION = '[data-testid="stException"]'
 
 
@@ -93,11 +103,13 @@ class Served:
         return json.loads(self.state_file.read_text())
 
 
-@pytest.fixture(scope="module")
-def served(tmp_path_factory):
+class PortTaken(Exception):
+    """Another process bound one of the ports between the check and the bind."""
+
+
+def start_served(state_file: Path) -> Served:
     port = free_port(range(9300, 9400))
     first = next(p for p in random.sample(range(9400, 9500, 2), 50) if port_is_free(p) and port_is_free(p + 1))
-    state_file = tmp_path_factory.mktemp("serve") / "state.json"
     # The README's command, with loopback ports chosen here.
     proc = subprocess.Popen([sys.executable, "deploy/serve.py", "2", "--address", "127.0.0.1", "--port", str(port),
                              "--first-port", str(first), "--state", str(state_file), "--max-restarts", "0"],
@@ -107,14 +119,40 @@ def served(tmp_path_factory):
         deadline = time.monotonic() + START_TIMEOUT_S
         while not state_file.exists():
             if proc.poll() is not None:
-                pytest.fail(f"deploy/serve.py exited with {proc.returncode}:\n{proc.stdout.read().decode()[-3000:]}")
+                output = proc.stdout.read().decode(errors="replace")
+                logs = re.search(r"see (\S+)/streamlit-\d+\.log", output)
+                if logs:
+                    output += "".join(log.read_text(errors="replace") for log in Path(logs.group(1)).glob("*.log"))
+                if re.search(r"cannot bind|is not available|already in use", output):
+                    raise PortTaken(output[-3000:])
+                pytest.fail(f"deploy/serve.py exited with {proc.returncode}:\n{output[-3000:]}")
             if time.monotonic() > deadline:
                 pytest.fail(f"deploy/serve.py was not ready within {START_TIMEOUT_S} s")
             time.sleep(0.3)
         state = srv.state()
+        # Health answered on a port proves nothing if another process holds it: each must be ours.
+        listeners = [(state["haproxy_pid"], port), *((pid, int(p)) for p, pid in state["streamlit"].items())]
+        if not all(owns_port(pid, p) for pid, p in listeners):
+            raise PortTaken(f"not every port is held by its process: {state}")
         srv.url = state["url"]
         ports = sorted(state["streamlit"], key=int)
         srv.by_cookie = {f"s{i}": state["streamlit"][p] for i, p in enumerate(ports, 1)}
+        return srv
+    except BaseException:
+        stop_served(srv)
+        raise
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    for attempt in range(3):
+        try:
+            srv = start_served(tmp_path_factory.mktemp("serve") / "state.json")
+            break
+        except PortTaken:
+            if attempt == 2:
+                raise
+    try:
         yield srv
     finally:
         stop_served(srv)
@@ -219,36 +257,85 @@ async def sidebar_view(page) -> dict:
     return {"title": await page.locator("h1").first.inner_text(), "sliders": values, "url": page.url}
 
 
-def count_finished_runs(page) -> list[int]:
-    """A one-item list counting the script runs the server finished for this page, on every websocket the page
-    opens (one ForwardMsg a frame). The DOM cannot say it: a move served in a few milliseconds may finish
-    before the frontend ever draws its "running" state."""
-    finished = [0]
+class Runs:
+    """Script runs as the page's websockets carry them, counted per websocket (the page opens another one on a
+    reconnect or a reload): rerun requests sent, runs ended (script_finished, any status), and runs done (ended
+    as a run the page waits for, not cut short by a newer request). The DOM cannot say it: a move served in a
+    few milliseconds may finish before the frontend ever draws its "running" state."""
 
-    def on_frame(payload) -> None:
-        if isinstance(payload, bytes) and ForwardMsg.FromString(payload).WhichOneof("type") == "script_finished":
-            finished[0] += 1
+    def __init__(self, page):
+        self.sockets: list[dict[str, int]] = []
+        page.on("websocket", self._opened)
 
-    page.on("websocket", lambda ws: ws.on("framereceived", on_frame))
-    return finished
+    def _opened(self, ws) -> None:
+        counts = {"sent": 0, "ended": 0, "done": 0}
+        self.sockets.append(counts)
+
+        def sent(payload) -> None:
+            if isinstance(payload, bytes) and BackMsg.FromString(payload).WhichOneof("type") == "rerun_script":
+                counts["sent"] += 1
+
+        def received(payload) -> None:
+            if isinstance(payload, bytes):
+                msg = ForwardMsg.FromString(payload)
+                if msg.WhichOneof("type") == "script_finished":
+                    counts["ended"] += 1
+                    counts["done"] += msg.script_finished in DONE
+
+        ws.on("framesent", sent)
+        ws.on("framereceived", received)
+
+    @property
+    def current(self) -> dict[str, int]:
+        assert self.sockets, "the page opened no websocket"
+        return self.sockets[-1]
+
+
+async def until(condition, timeout: float, failure) -> None:
+    """Poll `condition` until it holds; past `timeout` seconds fail with `await failure()`."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(await failure())
+        await asyncio.sleep(0.05)
+
+
+async def states(page) -> str:
+    return f"states {await page.evaluate('window.__states || null')}"
+
+
+async def settle(page, runs: Runs) -> None:
+    """Every run the page asked for on its websocket has ended, and the page on screen is the last one's."""
+    socket = runs.current
+    await until(lambda: socket["ended"] >= socket["sent"], 30, lambda: states(page))
+    await page.wait_for_function(DRAWN, polling=100)
+
+
+async def move_and_wait(page, runs: Runs, key: str) -> None:
+    """Press `key` on the first sidebar slider; return once the address bar shows the move and the server has
+    finished the run it asked for (with no run under way at the press, the next run done is the move's)."""
+    await settle(page, runs)
+    socket = runs.current
+    done, url = socket["done"], page.url
+    await page.locator('[data-testid="stSidebar"]').get_by_role("slider").first.focus()
+    await page.keyboard.press(key)
+    await page.wait_for_url(lambda u: u != url, timeout=30_000)  # the move is in the address bar
+    await until(lambda: socket["done"] > done, 30, lambda: states(page))
 
 
 async def browser_arrives(browser, url: str, link: tuple[str, str], home: str):
     context = await browser.new_context(viewport={"width": 1280, "height": 900})
     await context.add_cookies([{"name": COOKIE, "value": home, "url": url}])
     page = await context.new_page()
-    finished_runs = count_finished_runs(page)
+    runs = Runs(page)
     page.set_default_timeout(60_000)
     await page.goto(f"{url}/{link[0]}?{link[1]}")
-    await page.wait_for_selector(IDLE)
-    await page.wait_for_selector("h1")
-    slider = page.locator('[data-testid="stSidebar"]').get_by_role("slider").first
-    before_url = page.url
-    await slider.focus()
-    await page.keyboard.press("ArrowRight")
-    await page.wait_for_url(lambda u: u != before_url, timeout=30_000)  # the move is in the address bar
-    await page.wait_for_selector(IDLE)
-    return context, page, finished_runs, await sidebar_view(page)
+    await page.wait_for_function(DRAWN, polling=100)
+    await move_and_wait(page, runs, "ArrowRight")
+    await settle(page, runs)
+    # Watched from here, long before the kill: every connection state the page goes through until then
+    await page.evaluate(WATCH)
+    return context, page, runs, await sidebar_view(page)
 
 
 WATCH = """() => {
@@ -264,36 +351,30 @@ RECONNECTED = """() => {
 }"""
 
 
-async def browser_comes_back(context, page, finished_runs: list[int], killed_at: asyncio.Future) -> dict:
+async def browser_comes_back(context, page, runs: Runs, killed_at: asyncio.Future) -> dict:
     """Streamlit's frontend notices the dropped websocket, pings /_stcore/health until the proxy answers
     (from the live process, with a new cookie) and opens a new websocket. Then: the page shows the same
     settings; a slider move is served by the live process; reloading the address bar there gives that view."""
-    await page.evaluate(WATCH)
     t_kill = await killed_at
     try:
         await page.wait_for_function(RECONNECTED, timeout=RECONNECT_S * 1000, polling=100)
     except Exception as err:
-        raise AssertionError(f"not reconnected: {await page.evaluate('window.__states')}") from err
-    out = {"back_s": time.monotonic() - t_kill, "after": await sidebar_view(page)}
+        raise AssertionError(f"not reconnected: {await states(page)}") from err
+    out = {"back_s": time.monotonic() - t_kill}
+    # The frontend may ask the new process for a run as it reconnects (it does when its last run was a
+    # fragment's): the page shown after it is the one to compare.
+    await settle(page, runs)
+    out["after"] = await sidebar_view(page)
     cookies = {c["name"]: c["value"] for c in await context.cookies()}
     out["cookie"] = cookies.get(COOKIE)
-    runs, url = finished_runs[0], page.url
-    slider = page.locator('[data-testid="stSidebar"]').get_by_role("slider").first
-    await slider.focus()
-    await page.keyboard.press("ArrowLeft")  # back to the value the link had before the first move
-    await page.wait_for_url(lambda u: u != url, timeout=30_000)
-    deadline = time.monotonic() + 30  # the live process runs the move and says so on the new websocket
-    while finished_runs[0] == runs:
-        assert time.monotonic() < deadline, f"the move was not run: states {await page.evaluate('window.__states')}"
-        await asyncio.sleep(0.05)
-    await page.wait_for_selector(IDLE)
+    await move_and_wait(page, runs, "ArrowLeft")  # back to the value the link had before the first move
     out["moved"] = await sidebar_view(page)
+    opened = len(runs.sockets)
     await page.reload()
-    await page.wait_for_selector(IDLE)
-    deadline = time.monotonic() + 60  # the reloaded page draws its sidebar: poll until it matches or time is up
-    while (reloaded := await sidebar_view(page)) != out["moved"] and time.monotonic() < deadline:
-        await asyncio.sleep(0.25)
-    out["reloaded"] = reloaded
+    await until(lambda: len(runs.sockets) > opened and runs.current["done"] >= 1, 60,
+                lambda: states(page))  # the live process has run the page from the address bar
+    await page.wait_for_function(DRAWN, polling=100)
+    out["reloaded"] = await sidebar_view(page)
     out["errors"] = [await e.inner_text() for e in await page.locator(EXCEPTION).all()]
     return out
 

@@ -18,6 +18,7 @@ import asyncio
 import json
 import random
 import re
+import socket
 import subprocess
 import sys
 import time
@@ -25,7 +26,7 @@ import time
 import pytest
 
 from bench.load_test import Result, percentile, student
-from bench.streamlit_client import Server, Session, free_port
+from bench.streamlit_client import Server, Session
 from tests.apptest_helpers import ROOT
 
 pytestmark = pytest.mark.timeout(180)
@@ -185,10 +186,13 @@ def test_dockerfile_healthcheck_passes_against_a_running_server(server):
 def test_dockerfile_healthcheck_fails_without_a_server():
     check = next(args for word, args in dockerfile_instructions() if word == "HEALTHCHECK")
     cmd = exec_form(check[check.index("CMD"):])
-    port = free_port()  # nothing listens there
-    cmd = [sys.executable if part == "python" else part.replace("127.0.0.1:8501", f"127.0.0.1:{port}")
-           for part in cmd]
-    assert subprocess.run(cmd, timeout=30, capture_output=True).returncode != 0
+    # Bound and never listening: the port refuses connections, and no server started meanwhile can take it.
+    with socket.socket() as held:
+        held.bind(("127.0.0.1", 0))
+        port = held.getsockname()[1]
+        cmd = [sys.executable if part == "python" else part.replace("127.0.0.1:8501", f"127.0.0.1:{port}")
+               for part in cmd]
+        assert subprocess.run(cmd, timeout=30, capture_output=True).returncode != 0
 
 
 def manifest_documents() -> list[str]:
