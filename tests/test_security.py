@@ -404,6 +404,15 @@ def put_upload(server: Server, session: Session, size: int, token: str | None) -
             return response.status
     except urllib.error.HTTPError as err:
         return err.code
+    except urllib.error.URLError as err:
+        # The server may answer 413 and close the socket while a body past the cap is still being sent: the
+        # client then sees a broken pipe or a reset instead of the answer (1 run in ~10 on a loaded machine).
+        if isinstance(err.reason, (BrokenPipeError, ConnectionResetError)):
+            return REFUSED_MID_BODY
+        raise
+
+
+REFUSED_MID_BODY = -1  # the connection was closed on us before the whole body was sent
 
 
 def test_the_server_enforces_xsrf_and_the_upload_cap(server):
@@ -421,7 +430,8 @@ def test_the_server_enforces_xsrf_and_the_upload_cap(server):
     no_token, small, too_big = asyncio.run(check())
     assert no_token == 403
     assert small == 204
-    assert too_big == 413
+    assert too_big in (413, REFUSED_MID_BODY)
+    assert server.health() == "ok"  # refused, not fallen over
 
 
 def test_a_websocket_from_another_site_is_refused(server):
