@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import streamlit as st
-from threadpoolctl import threadpool_limits
 
-from tools.process import keep_freed_memory
-from ui import controls, exercises, export
-from ui.nav import available
+from lessons import COURSE
+from tools.process import keep_freed_memory, one_blas_thread
+from ui.drawing import export
+from ui.frame import exercises
+from ui.state import controls
 
 # The pipeline the lessons walk through, one box per step: HTML boxes that wrap onto a second row in the
 # page's own type size (a graphviz picture shrank its text to ~8 px to fit the page's width). Constant text.
@@ -30,13 +31,6 @@ PIPELINE_HTML = """<style>
 <div class="step">model:<br>logits → next token</div></div>"""
 
 
-@st.cache_resource
-def one_blas_thread():
-    """Once per process: one BLAS thread per computation. Sessions already run side by side on the cores;
-    BLAS threads on top of them oversubscribe a small server (a training step ran ~3x slower)."""
-    return threadpool_limits(1)
-
-
 def home() -> None:
     st.title("Attention Lab")
     st.markdown(
@@ -47,7 +41,7 @@ def home() -> None:
     )
     st.html(PIPELINE_HTML)
     st.markdown("#### The path through the lessons")
-    for number, lesson in enumerate(available(), start=1):
+    for number, lesson in enumerate(COURSE, start=1):
         cols = st.columns([3, 4])
         cols[0].page_link(lesson.path, label=f"{number}. {lesson.title}",
                           icon=lesson.icon)
@@ -72,6 +66,6 @@ keep_freed_memory()  # a training step frees and reallocates MB-sized arrays: ke
 controls.start_run()
 export.start_run()
 pages = [st.Page(home, title="Home", icon=":material/home:", default=True)] + [
-    st.Page(lesson.path, title=lesson.title, url_path=lesson.url_path, icon=lesson.icon) for lesson in available()
+    st.Page(lesson.path, title=lesson.title, url_path=lesson.url_path, icon=lesson.icon) for lesson in COURSE
 ]
 st.navigation(pages).run()

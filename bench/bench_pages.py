@@ -6,7 +6,7 @@ Run from the repository root:  python bench/bench_pages.py  [--server-reruns 20]
 
 The default run starts one server (`streamlit run streamlit_app.py` on a loopback port, the project's own
 .streamlit/config.toml) and drives it with bench/streamlit_client.py, which speaks Streamlit's websocket
-protocol as the browser does. For every page in ui.nav.available(), twice:
+protocol as the browser does. For every lesson in lessons.COURSE, twice:
 
 - at its defaults: the page opened with no query string;
 - at its largest settings: opened with a query string that sets each of d_model, heads, seq_len and d_k the
@@ -60,7 +60,8 @@ import streamlit  # noqa: E402
 
 from bench.machine import Watch, event_loop  # noqa: E402
 from bench.streamlit_client import Render, Server, Session, SliderInfo, cpu_seconds  # noqa: E402
-from ui.nav import Lesson, available  # noqa: E402
+from lessons import COURSE  # noqa: E402
+from ui.frame.nav import Lesson  # noqa: E402
 
 # Settings taken to the top of their range for the "largest" column, in this order (heads after
 # d_model: its options are the divisors of d_model).
@@ -513,9 +514,9 @@ def main() -> None:
     parser.add_argument("--reruns", type=int, default=7, help="timed AppTest reruns per page and setting (7)")
     parser.add_argument("--browser", action="store_true", help="also time the QKV page in headless Chromium")
     args = parser.parse_args()
-    lessons = [lesson for lesson in available() if not args.page or lesson.url_path in args.page]
+    lessons = [lesson for lesson in COURSE if not args.page or lesson.url_path in args.page]
     if not lessons:
-        parser.error(f"no such page: {args.page}; pages: {[lesson.url_path for lesson in available()]}")
+        parser.error(f"no such page: {args.page}; pages: {[lesson.url_path for lesson in COURSE]}")
     print(f"# Attention Lab page benchmark: Python {platform.python_version()}, Streamlit {streamlit.__version__}, "
           f"{os.cpu_count()} CPUs, {platform.machine()}, load average {os.getloadavg()[0]:.2f}, "
           f"event loop {event_loop()}\n")

@@ -141,7 +141,7 @@ def soak_apptest(pages: list[str], per_page: int, block: int, sample_every: int)
     """The same loop with Streamlit's AppTest in this process: the script's own memory, without the server."""
     from streamlit.testing.v1 import AppTest
 
-    from ui.nav import LESSONS
+    from ui.frame.nav import LESSONS
 
     paths = {lesson.url_path: lesson.path for lesson in LESSONS}
     at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=120).run()

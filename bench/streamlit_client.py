@@ -33,7 +33,7 @@ metadata.run.fragment_ids is empty) and re-armed by the auto_rerun messages of t
 cancels single fragments. `rerun_fragment(fragment_id)` sends one such tick and waits for its end; when to
 send the next is the caller's choice (the frontend uses setInterval, open loop).
 
-Used by bench/load_test.py, bench/soak.py and tests/test_load_smoke.py.
+Used by bench/load_test.py, bench/soak.py and tests/system/test_load_smoke.py.
 """
 
 from __future__ import annotations

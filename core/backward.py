@@ -1,11 +1,13 @@
 """Backward passes of core.model.forward, the cross-entropy loss, and loss_and_grads.
 
-There is one forward pass, core.model.forward; its trace keeps the input of every sublayer. Each
-`xxx_backward(dout, <the forward's inputs>, params)` returns `(dx, grads)`: the gradient of the loss with
-respect to the sublayer's input and to its parameters, `grads` named as the parameters are. Cheap
-quantities (a layer norm's mean and std, GELU's tanh) are recomputed from the input rather than kept.
-Gradient arrays carry a `d` prefix: `dx` is dLoss/dx. The arithmetic follows the parameters' dtype:
-float32 for training speed, float64 for the finite-difference checks (tests/test_train_gradcheck.py).
+There is one forward pass, core.model.forward; its trace (a ForwardTrace, one BlockTrace per block) keeps
+the input of every sublayer. Each `xxx_backward(dout, <the arrays the forward read>, params)` returns
+`(dx, grads)`: the gradient of the loss with respect to the sublayer's input and to its parameters, `grads`
+named as the parameters are. Cheap quantities (a layer norm's mean and rstd, GELU's tanh) are recomputed
+from the input rather than kept. Gradient arrays carry a `d` prefix: `dx` is dLoss/dx, and every
+intermediate has a name of its own (`dffn_act`, `dffn_pre`, `dffn_in`), so each line reads as one formula.
+The arithmetic follows the parameters' dtype: float32 for training speed, float64 for the finite-difference
+checks (tests/core/test_train_gradcheck.py).
 
 Shapes: B batch, T sequence length, D d_model, H heads, d_k = D / H, V vocabulary, F feed-forward width.
 """
@@ -14,9 +16,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from core.attention import merge_heads
+from core.attention import merge_heads, split_heads
 from core.layers import _GELU_C, gelu_tanh_term
-from core.model import ModelConfig, check_ids, forward
+from core.model import BlockTrace, ForwardTrace, ModelConfig, check_ids, forward
 
 
 def _sum_rows(a: np.ndarray) -> np.ndarray:
@@ -36,43 +38,34 @@ def linear_backward(dy, x, w):
 
 
 def layer_norm_backward(dy, x, g, eps):
-    """Forward (core.layers.layer_norm): y = xhat * g + b, xhat = (x - mean) / sqrt(var + eps).
+    """Forward (core.layers.layer_norm): y = xhat * g + b, xhat = (x - mean) * rstd, rstd = 1 / sqrt(var + eps).
 
-    x (..., D) is the forward's input; its mean and std are recomputed. Every x_i moves the mean and the
-    variance, hence the two averaged correction terms:
-    dx = (dxhat - mean(dxhat) - xhat * mean(dxhat * xhat)) / std, with dxhat = dy * g.
+    x (..., D) is the forward's input; its mean and variance are recomputed. Every x_i moves the mean and
+    the variance, hence the two averaged correction terms:
+    dx = rstd * (dxhat - mean(dxhat) - xhat * mean(dxhat * xhat)), with dxhat = dy * g.
     """
-    xhat = x - x.mean(axis=-1, keepdims=True)
-    rstd = 1.0 / np.sqrt((xhat * xhat).mean(axis=-1, keepdims=True) + eps)  # biased variance, as the forward
-    xhat *= rstd
+    xmu = x - x.mean(axis=-1, keepdims=True)  # x - mean
+    var = (xmu * xmu).mean(axis=-1, keepdims=True)  # biased, as the forward
+    rstd = 1.0 / np.sqrt(var + eps)
+    xhat = xmu * rstd
     dxhat = dy * g
-    dx = dxhat - dxhat.mean(axis=-1, keepdims=True)
-    dxhat *= xhat
-    dx -= xhat * dxhat.mean(axis=-1, keepdims=True)
-    dx *= rstd
+    mean_dxhat = dxhat.mean(axis=-1, keepdims=True)  # (..., 1): the mean's share
+    mean_dxhat_xhat = (dxhat * xhat).mean(axis=-1, keepdims=True)  # (..., 1): the variance's share
+    dx = (dxhat - mean_dxhat - xhat * mean_dxhat_xhat) * rstd
     return dx, {"g": _sum_rows(dy * xhat), "b": _sum_rows(dy)}
 
 
 def gelu_backward(dy, x):
-    """Forward (core.layers.gelu): 0.5 x (1 + t), t = tanh(c (x + 0.044715 x^3)), c = sqrt(2/pi).
+    """Forward (core.layers.gelu): gelu(x) = 0.5 x (1 + t), t = tanh(u), u = c (x + 0.044715 x^3), c = sqrt(2/pi).
 
-    d/dx = 0.5 (1 + t) + 0.5 x (1 - t^2) c (1 + 3 * 0.044715 x^2), with t recomputed from x.
-    The (B, T, F) arrays are the model's largest after the attention maps: the steps work in place.
+    gelu'(x) = 0.5 (1 + t + x t'), with t' = (1 - t^2) u' and u' = c (1 + 3 * 0.044715 x^2); t is
+    recomputed from x. dy, x (..., F) -> dx = dy * gelu'(x) (..., F).
     """
     t = gelu_tanh_term(x)
-    slope = x * x
-    slope *= 3 * 0.044715 * _GELU_C
-    slope += _GELU_C
-    slope *= x
-    sech2 = t * t
-    np.subtract(1.0, sech2, out=sech2)  # 1 - t^2
-    slope *= sech2
-    slope *= 0.5
-    t += 1.0
-    t *= 0.5
-    slope += t
-    slope *= dy
-    return slope
+    u_slope = _GELU_C + (3 * 0.044715 * _GELU_C) * (x * x)  # u'(x)
+    t_slope = (1.0 - t * t) * u_slope  # t'(x): tanh' = 1 - tanh^2
+    slope = 0.5 * (1.0 + t + x * t_slope)  # gelu'(x)
+    return dy * slope
 
 
 def relu_backward(dy, x):
@@ -83,64 +76,72 @@ def relu_backward(dy, x):
 _ACTIVATION_BACKWARD = {"gelu": gelu_backward, "relu": relu_backward}
 
 
-def ffn_backward(dout, tr, p, activation):
+def ffn_backward(dout, ffn_in, ffn_pre, ffn_act, p, activation):
     """Forward (core.layers.ffn_with_hidden): ffn_pre = ffn_in W_fc + b_fc, ffn_act = act(ffn_pre),
-    out = ffn_act W_proj + b_proj. tr: the block's trace. -> d ffn_in (B, T, D), grads of p."""
-    dact, g_proj = linear_backward(dout, tr["ffn_act"], p["w_proj"])  # (B, T, F)
-    dpre = _ACTIVATION_BACKWARD[activation](dact, tr["ffn_pre"])
-    dx, g_fc = linear_backward(dpre, tr["ffn_in"], p["w_fc"])
-    return dx, {"w_fc": g_fc["w"], "b_fc": g_fc["b"], "w_proj": g_proj["w"], "b_proj": g_proj["b"]}
+    out = ffn_act W_proj + b_proj. ffn_in (B, T, D), ffn_pre and ffn_act (B, T, F), dout (B, T, D)
+    -> d ffn_in (B, T, D), grads of p."""
+    dffn_act, g_proj = linear_backward(dout, ffn_act, p["w_proj"])  # (B, T, F)
+    dffn_pre = _ACTIVATION_BACKWARD[activation](dffn_act, ffn_pre)  # (B, T, F)
+    dffn_in, g_fc = linear_backward(dffn_pre, ffn_in, p["w_fc"])  # (B, T, D)
+    return dffn_in, {"w_fc": g_fc["w"], "b_fc": g_fc["b"], "w_proj": g_proj["w"], "b_proj": g_proj["b"]}
 
 
-def attention_backward(dout, tr, p):
-    """Forward (core.model.attention_layer): q, k, v = heads of attn_in W_qkv + b_qkv, weights =
-    softmax(q k^T / sqrt(d_k), causal), heads = weights v, out = concat(heads) W_o + b_o.
+def attention_backward(dout, attn_in, q, k, v, weights, heads, p):
+    """Forward (core.model.attention_layer): q, k, v = heads of attn_in W_qkv + b_qkv,
+    scores = q k^T / sqrt(d_k), weights = softmax(scores, causal), heads = weights v,
+    out = concat(heads) W_o + b_o.
 
-    tr: the block's trace (attn_in (B, T, D); q, k, v, heads (B, H, T, d_k); weights (B, H, T, T)).
+    attn_in (B, T, D); q, k, v, heads (B, H, T, d_k); weights (B, H, T, T); dout (B, T, D)
     -> d attn_in (B, T, D), grads of p.
     """
-    q, k, v, weights, heads = tr["q"], tr["k"], tr["v"], tr["weights"], tr["heads"]
-    B, H, T, d_k = q.shape
-    dmerged, g_o = linear_backward(dout, merge_heads(heads), p["w_o"])
-    dheads = dmerged.reshape(B, T, H, d_k).transpose(0, 2, 1, 3)  # (B, T, D) -> (B, H, T, d_k)
+    H, d_k = q.shape[-3], q.shape[-1]
+    dconcat, g_o = linear_backward(dout, merge_heads(heads), p["w_o"])  # (B, T, D)
+    dheads = split_heads(dconcat, H)  # (B, T, D) -> (B, H, T, d_k)
     dv = weights.swapaxes(-1, -2) @ dheads  # (B, H, T, d_k)
-    ds = dheads @ v.swapaxes(-1, -2)  # d weights (B, H, T, T)
-    # softmax backward: ds_ij = w_ij (dw_ij - sum_k dw_ik w_ik), and sum_k dw_ik w_ik = dheads_i . heads_i
-    # (a (T, d_k) product instead of a (T, T) one). Masked entries have w = 0, so their ds is 0.
-    ds -= (dheads * heads).sum(axis=-1, keepdims=True)
-    ds *= weights
-    ds *= np.asarray(1.0 / np.sqrt(d_k), dtype=ds.dtype)  # d scores
-    dq = ds @ k  # (B, H, T, d_k)
-    dk = ds.swapaxes(-1, -2) @ q
+    dweights = dheads @ v.swapaxes(-1, -2)  # (B, H, T, T)
+    # softmax backward: dscores_ij = w_ij (dw_ij - sum_k dw_ik w_ik), and sum_k dw_ik w_ik = dheads_i . heads_i
+    # (a (T, d_k) product instead of a (T, T) one). Masked entries have w = 0, so their dscores is 0.
+    dw_dot_w = (dheads * heads).sum(axis=-1, keepdims=True)  # (B, H, T, 1)
+    dscores = (dweights - dw_dot_w) * weights  # (B, H, T, T)
+    scale = np.asarray(1.0 / np.sqrt(d_k), dtype=dscores.dtype)  # a float64 scalar would promote float32
+    dq = (dscores @ k) * scale  # (B, H, T, d_k): scores = q k^T * scale
+    dk = (dscores.swapaxes(-1, -2) @ q) * scale
     dqkv = np.concatenate([merge_heads(dq), merge_heads(dk), merge_heads(dv)], axis=-1)  # (B, T, 3D): [Q | K | V]
-    dx, g_qkv = linear_backward(dqkv, tr["attn_in"], p["w_qkv"])
-    return dx, {"w_qkv": g_qkv["w"], "b_qkv": g_qkv["b"], "w_o": g_o["w"], "b_o": g_o["b"]}
+    dattn_in, g_qkv = linear_backward(dqkv, attn_in, p["w_qkv"])
+    return dattn_in, {"w_qkv": g_qkv["w"], "b_qkv": g_qkv["b"], "w_o": g_o["w"], "b_o": g_o["b"]}
 
 
-def block_backward(dout, tr, p, cfg: ModelConfig):
-    """Forward (core.model.block). Pre-norm: res_1 = x + attn(ln_1(x)), out = res_1 + mlp(ln_2(res_1)).
-    Post-norm: res_1 = x + attn(x), ffn_in = ln_1(res_1), out = ln_2(ffn_in + mlp(ffn_in)).
+def block_backward(dout, tr: BlockTrace, p, cfg: ModelConfig):
+    """Forward (core.model.block). dout (B, T, D), tr: that block's trace -> dx (B, T, D), grads of p.
+
+    Pre-norm: res_1 = x + attn(ln_1(x)), ffn_in = ln_2(res_1), out = res_1 + mlp(ffn_in).
+    Post-norm: res_1 = x + attn(x), ffn_in = ln_1(res_1), res_2 = ffn_in + mlp(ffn_in), out = ln_2(res_2).
     Attention-only (d_ff = 0): out = res_1 (pre) or ln_1(res_1) (post).
     A residual sends its gradient down both paths: through the sublayer and straight through."""
-    eps, grads, ffn = cfg.ln_eps, {}, not cfg.attention_only
+    eps, grads = cfg.ln_eps, {}
     if cfg.norm == "pre":
-        dres_1 = dout
-        if ffn:
-            dffn_in, grads["mlp"] = ffn_backward(dout, tr, p["mlp"], cfg.activation)
-            dres_1, grads["ln_2"] = layer_norm_backward(dffn_in, tr["res_1"], p["ln_2"]["g"], eps)
-            dres_1 += dout
-        dattn_in, grads["attn"] = attention_backward(dres_1, tr, p["attn"])
-        dx, grads["ln_1"] = layer_norm_backward(dattn_in, tr["in"], p["ln_1"]["g"], eps)
-        dx += dres_1
+        if cfg.attention_only:
+            dres_1 = dout
+        else:
+            dffn_in, grads["mlp"] = ffn_backward(dout, tr.ffn_in, tr.ffn_pre, tr.ffn_act, p["mlp"], cfg.activation)
+            dres_1_via_mlp, grads["ln_2"] = layer_norm_backward(dffn_in, tr.res_1, p["ln_2"]["g"], eps)
+            dres_1 = dout + dres_1_via_mlp
+        dattn_in, grads["attn"] = attention_backward(dres_1, tr.attn_in, tr.q, tr.k, tr.v, tr.weights, tr.heads,
+                                                     p["attn"])
+        dx_via_attn, grads["ln_1"] = layer_norm_backward(dattn_in, tr.x, p["ln_1"]["g"], eps)
     else:
-        dffn_in = dout
-        if ffn:
-            dres_2, grads["ln_2"] = layer_norm_backward(dout, tr["res_2"], p["ln_2"]["g"], eps)
-            dffn_in, grads["mlp"] = ffn_backward(dres_2, tr, p["mlp"], cfg.activation)
-            dffn_in += dres_2
-        dres_1, grads["ln_1"] = layer_norm_backward(dffn_in, tr["res_1"], p["ln_1"]["g"], eps)
-        dx, grads["attn"] = attention_backward(dres_1, tr, p["attn"])
-        dx += dres_1
+        if cfg.attention_only:
+            dffn_in = dout  # out = ln_1(res_1), the array ffn_in would be
+        else:
+            dres_2, grads["ln_2"] = layer_norm_backward(dout, tr.res_2, p["ln_2"]["g"], eps)
+            dffn_in_via_mlp, grads["mlp"] = ffn_backward(dres_2, tr.ffn_in, tr.ffn_pre, tr.ffn_act, p["mlp"],
+                                                         cfg.activation)
+            dffn_in = dres_2 + dffn_in_via_mlp
+        dres_1, grads["ln_1"] = layer_norm_backward(dffn_in, tr.res_1, p["ln_1"]["g"], eps)
+        # post-norm: attn_in is x itself
+        dx_via_attn, grads["attn"] = attention_backward(dres_1, tr.attn_in, tr.q, tr.k, tr.v, tr.weights, tr.heads,
+                                                        p["attn"])
+    dx = dres_1 + dx_via_attn  # res_1 = x + attn(...)
     return dx, {name: grads[name] for name in ("ln_1", "attn", "ln_2", "mlp") if name in grads}
 
 
@@ -155,19 +156,21 @@ def embedding_backward(dx, ids, cfg: ModelConfig, V: int):
     return dwte, dwpe
 
 
-def model_backward(dlogits, trace, params, cfg: ModelConfig, ids) -> dict:
-    """Forward (core.model.forward): x = embed(ids), blocks, h = ln_f(x), logits = h @ wte.T.
+def model_backward(dlogits, trace: ForwardTrace, params, cfg: ModelConfig, ids) -> dict:
+    """Forward (core.model.forward): x = embed(ids), blocks, h = ln_f(last block's out), logits = h @ wte.T.
     dlogits (B, T, V), trace of that forward -> grads, a dict shaped like params. wte gets gradient from
     both of its uses: the embedding and the tied output head."""
-    wte, layers = params["wte"], trace["layers"]
-    dwte_head = _rows(dlogits).T @ _rows(trace["h"])  # (V, D): logits = h @ wte.T
-    dh = (_rows(dlogits) @ wte).reshape(trace["h"].shape)  # (B, T, D)
-    dx, g_lnf = layer_norm_backward(dh, layers[-1]["out"], params["ln_f"]["g"], cfg.ln_eps)  # ln_f's input
+    wte, layers = params["wte"], trace.layers
+    dwte_head = _rows(dlogits).T @ _rows(trace.h)  # (V, D): logits = h @ wte.T
+    dh = (_rows(dlogits) @ wte).reshape(trace.h.shape)  # (B, T, D)
+    dlast_out, g_lnf = layer_norm_backward(dh, layers[-1].out, params["ln_f"]["g"], cfg.ln_eps)
+    # dresidual[i] (B, T, D): d the residual stream entering block i; the last entry: d the last block's out
+    dresidual = [None] * len(layers) + [dlast_out]
     blocks = [None] * len(layers)
     for i in reversed(range(len(layers))):
-        dx, blocks[i] = block_backward(dx, layers[i], params["blocks"][i], cfg)
-    dwte, dwpe = embedding_backward(dx, ids, cfg, wte.shape[0])
-    grads = {"wte": dwte + dwte_head}
+        dresidual[i], blocks[i] = block_backward(dresidual[i + 1], layers[i], params["blocks"][i], cfg)
+    dwte_embed, dwpe = embedding_backward(dresidual[0], ids, cfg, wte.shape[0])  # x = wte[ids] + PE
+    grads = {"wte": dwte_embed + dwte_head}
     if dwpe is not None:
         grads["wpe"] = np.zeros_like(params["wpe"])
         grads["wpe"][: dwpe.shape[0]] = dwpe
@@ -183,26 +186,25 @@ def cross_entropy(logits, targets, loss_mask=None):
     """Mean of -log softmax(logits)[target] over the positions, weighted by loss_mask if given.
 
     logits (B, T, V), targets (B, T) ints, loss_mask (B, T) weights >= 0 or None (every position counts).
-    Returns the loss (a float) and what cross_entropy_backward needs.
+    Returns the loss (a float) and what cross_entropy_backward needs: (probs (B, T, V), targets, w (B, T)).
     """
     shifted = logits - logits.max(axis=-1, keepdims=True)  # exp overflows above ~88 in float32
-    e = np.exp(shifted)
-    total = e.sum(axis=-1, keepdims=True)
-    logp = np.take_along_axis(shifted, targets[..., None], axis=-1)[..., 0] - np.log(total[..., 0])
-    w = np.ones(targets.shape, logits.dtype) if loss_mask is None else loss_mask.astype(logits.dtype)
-    w = w / w.sum()
+    exps = np.exp(shifted)
+    total = exps.sum(axis=-1, keepdims=True)  # (B, T, 1)
+    logp = np.take_along_axis(shifted, targets[..., None], axis=-1)[..., 0] - np.log(total[..., 0])  # (B, T)
+    mask = np.ones(targets.shape, logits.dtype) if loss_mask is None else loss_mask.astype(logits.dtype)
+    w = mask / mask.sum()  # each position's weight in the mean
     loss = -float((logp * w).sum(dtype=np.float64))
-    e /= total  # the probabilities
-    return loss, (e, targets, w)
+    probs = exps / total
+    return loss, (probs, targets, w)
 
 
 def cross_entropy_backward(cache):
     """d loss / d logits = (softmax - one_hot(target)) * weight of the position."""
     probs, targets, w = cache
-    dlogits = probs  # reuse the buffer: probs is not needed after this
-    np.put_along_axis(dlogits, targets[..., None], np.take_along_axis(probs, targets[..., None], -1) - 1, -1)
-    dlogits *= w[..., None]
-    return dlogits
+    onehot = np.zeros_like(probs)
+    np.put_along_axis(onehot, targets[..., None], 1.0, axis=-1)
+    return (probs - onehot) * w[..., None]
 
 
 def check_batch(cfg: ModelConfig, ids, targets, loss_mask=None):

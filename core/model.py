@@ -6,7 +6,7 @@ Shapes: B batch, T sequence length, D d_model, H heads, d_k = D / H, V vocabular
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 
 import numpy as np
@@ -201,7 +201,9 @@ def embed(params, cfg: ModelConfig, ids: np.ndarray, start: int = 0) -> np.ndarr
 def attention_layer(p, x, n_heads, past_k=None, past_v=None, start=0, heads_off=(), off_mode="zero"):
     """Causal multi-head self-attention with optional cached keys/values.
 
-    x (B, T, D); past_k, past_v (B, H, T_past, d_k). Returns out (B, T, D), and the arrays the UI draws.
+    x (B, T, D); past_k, past_v (B, H, T_past, d_k). Returns out (B, T, D) and what the UI draws and the
+    backward pass reads: q (B, H, T, d_k), k and v (B, H, Tk, d_k) with Tk = T_past + T, weights
+    (B, H, T, Tk) and heads (B, H, T, d_k).
     heads_off: heads whose output is replaced (see switch_off) before W_O; their weights still show what
     they would have looked at.
     """
@@ -215,57 +217,87 @@ def attention_layer(p, x, n_heads, past_k=None, past_v=None, start=0, heads_off=
     heads, weights = scaled_dot_product_attention(q, k, v, mask)  # (B, H, T, d_k), (B, H, T, Tk)
     if heads_off:
         heads = switch_off(heads, heads_off, off_mode)
-    out = linear(merge_heads(heads), p["w_o"], p["b_o"])  # (B, T, D)
-    return out, {"q": q, "k": k, "v": v, "weights": weights, "heads": heads}
+    out = linear(merge_heads(heads), p["w_o"], p["b_o"])  # (B, H, T, d_k) -> concat (B, T, D) -> (B, T, D)
+    return out, q, k, v, weights, heads
+
+
+@dataclass(frozen=True, kw_only=True)
+class BlockTrace:
+    """What one block computed, in the order it computed it: what the UI draws and what the backward pass
+    (core/backward.py) reads. Shapes of a batched forward; an unbatched one (ids (T,)) has no B axis.
+    Tk = T, or T_past + T when a KV cache holds earlier keys. An attention-only block (d_ff = 0) has no
+    feed-forward sublayer: its ffn_* and res_2 are None.
+    """
+
+    x: np.ndarray  # (B, T, D) the block's input: the residual stream
+    attn_in: np.ndarray  # (B, T, D) ln_1(x) pre-norm; x itself post-norm
+    q: np.ndarray  # (B, H, T, d_k) queries per head
+    k: np.ndarray  # (B, H, Tk, d_k) keys per head, the cached ones first
+    v: np.ndarray  # (B, H, Tk, d_k) values per head
+    weights: np.ndarray  # (B, H, T, Tk) softmax(q k^T / sqrt(d_k)) under the causal mask; rows sum to 1
+    heads: np.ndarray  # (B, H, T, d_k) weights @ v per head, after any knockout
+    attn_out: np.ndarray  # (B, T, D) concat(heads) W_o + b_o
+    res_1: np.ndarray  # (B, T, D) x + attn_out, the first residual sum
+    ffn_in: np.ndarray | None = None  # (B, T, D) ln_2(res_1) pre-norm; ln_1(res_1) post-norm
+    ffn_pre: np.ndarray | None = None  # (B, T, F) ffn_in W_fc + b_fc
+    ffn_act: np.ndarray | None = None  # (B, T, F) GELU or ReLU of ffn_pre
+    ffn_out: np.ndarray | None = None  # (B, T, D) ffn_act W_proj + b_proj
+    res_2: np.ndarray | None = None  # (B, T, D) the second residual sum: res_1 + ffn_out pre-norm,
+    #   ffn_in + ffn_out post-norm
+    out: np.ndarray  # (B, T, D) the block's output: res_2 pre-norm, ln_2(res_2) post-norm;
+    #   attention only: res_1 pre-norm, ln_1(res_1) post-norm
+
+
+@dataclass(frozen=True, kw_only=True)
+class ForwardTrace:
+    """Every array one forward pass computed: what the UI draws, and all that the backward pass needs
+    besides the parameters and the ids. Shapes of a batched forward; an unbatched one has no B axis."""
+
+    x: np.ndarray  # (B, T, D) wte[ids] + PE, the first block's input
+    layers: list[BlockTrace]  # one per block, first to last
+    h: np.ndarray  # (B, T, D) ln_f of the last block's out: the output head reads it
 
 
 def block(p, x, cfg: ModelConfig, past_k=None, past_v=None, start=0, heads_off=(), off_mode="zero"):
-    """One transformer block, pre-norm or post-norm. x (B, T, D) -> (B, T, D), trace of this layer.
+    """One transformer block, pre-norm or post-norm. x (B, T, D) -> out (B, T, D), BlockTrace.
     heads_off, off_mode: heads of this layer to switch off (attention_layer).
-
-    The trace keeps the input of every sublayer, which is what the backward pass (core/backward.py) reads:
-    in, attn_in, q, k, v, weights, heads, attn_out, res_1 (x + attention), ffn_in, ffn_pre and ffn_act
-    (B, T, F), ffn_out, res_2 (the second residual sum) and out. An attention-only block (d_ff = 0) has no
-    ffn_* and no res_2: pre-norm out = res_1, post-norm out = ln_1(res_1).
     """
     eps, pre = cfg.ln_eps, cfg.norm == "pre"
     # pre (GPT-2): x + attn(ln_1(x)), then x + mlp(ln_2(x)); post (the 2017 paper): ln_1(x + attn(x)),
     # then ln_2(x + mlp(x))
     attn_in = layer_norm(x, **p["ln_1"], eps=eps) if pre else x
-    a, tr = attention_layer(p["attn"], attn_in, cfg.n_heads, past_k, past_v, start, heads_off, off_mode)
-    res_1 = x + a
-    tr.update({"in": x, "attn_in": attn_in, "attn_out": a, "res_1": res_1})
+    attn_out, q, k, v, weights, heads = attention_layer(p["attn"], attn_in, cfg.n_heads, past_k, past_v, start,
+                                                        heads_off, off_mode)
+    res_1 = x + attn_out
+    attention = dict(x=x, attn_in=attn_in, q=q, k=k, v=v, weights=weights, heads=heads, attn_out=attn_out,
+                     res_1=res_1)
     if cfg.attention_only:
-        out = tr["out"] = res_1 if pre else layer_norm(res_1, **p["ln_1"], eps=eps)
-        return out, tr
+        out = res_1 if pre else layer_norm(res_1, **p["ln_1"], eps=eps)
+        return out, BlockTrace(**attention, out=out)
     ffn_in = layer_norm(res_1, **p["ln_2" if pre else "ln_1"], eps=eps)
-    m, ffn_pre, ffn_act = ffn_with_hidden(ffn_in, **p["mlp"], activation=cfg.activation)
-    res_2 = (res_1 if pre else ffn_in) + m
+    ffn_out, ffn_pre, ffn_act = ffn_with_hidden(ffn_in, **p["mlp"], activation=cfg.activation)
+    res_2 = (res_1 if pre else ffn_in) + ffn_out
     out = res_2 if pre else layer_norm(res_2, **p["ln_2"], eps=eps)
-    tr.update({"ffn_in": ffn_in, "ffn_pre": ffn_pre, "ffn_act": ffn_act, "ffn_out": m, "res_2": res_2,
-               "out": out})
-    return out, tr
+    return out, BlockTrace(**attention, ffn_in=ffn_in, ffn_pre=ffn_pre, ffn_act=ffn_act, ffn_out=ffn_out,
+                           res_2=res_2, out=out)
 
 
-def forward(params, cfg: ModelConfig, ids, cache: KVCache | None = None, knockout: Knockout | None = None):
-    """Run the model. ids (T,) or (B, T) ints -> logits (..., T, V), trace.
+def forward(params, cfg: ModelConfig, ids, cache: KVCache | None = None,
+            knockout: Knockout | None = None) -> tuple[np.ndarray, ForwardTrace]:
+    """Run the model. ids (T,) or (B, T) ints -> logits (..., T, V), ForwardTrace.
 
     With a cache, the ids are the *new* tokens: only their positions are computed, attending to every
     cached key, and the cache is extended in place. With a knockout, its heads are switched off (a "mean"
     knockout averages over the positions computed in this call).
-    trace = {"x": block input (..., T, D), "layers": [per-layer dict: q, k, v (..., H, T, d_k),
-             weights (..., H, T, Tk), heads, attn_out, out, and the sublayer inputs listed in block],
-             "h": final normed (..., T, D)}
-    The trace is all that the backward pass (core/backward.py) needs besides the parameters and the ids.
     """
     start = cache.length if cache is not None else 0
     ids = check_ids(cfg, ids, start)
     knockout = knockout or Knockout()
     knockout.check(cfg)
     batched = ids.ndim == 2
-    ids2 = ids if batched else ids[None, :]  # (B, T)
-    x = embed(params, cfg, ids2, start)  # (B, T, D)
-    trace = {"x": x, "layers": []}
+    ids2 = ids if batched else ids[None, :]  # (T,) -> (1, T)
+    embedded = embed(params, cfg, ids2, start)  # (B, T, D)
+    x, layers = embedded, []
     for layer, p in enumerate(params["blocks"]):
         past_k = past_v = None
         if cache is not None and layer < len(cache.keys):
@@ -273,26 +305,26 @@ def forward(params, cfg: ModelConfig, ids, cache: KVCache | None = None, knockou
         x, tr = block(p, x, cfg, past_k, past_v, start, knockout.in_layer(layer), knockout.mode)
         if cache is not None:
             if layer < len(cache.keys):
-                cache.keys[layer], cache.values[layer] = tr["k"], tr["v"]
+                cache.keys[layer], cache.values[layer] = tr.k, tr.v
             else:
-                cache.keys.append(tr["k"])
-                cache.values.append(tr["v"])
-        trace["layers"].append(tr)
+                cache.keys.append(tr.k)
+                cache.values.append(tr.v)
+        layers.append(tr)
     h = layer_norm(x, **params["ln_f"], eps=cfg.ln_eps)
-    trace["h"] = h
     logits = linear(h, params["wte"].T)  # tied output head, h @ wte.T: (B, T, V)
+    trace = ForwardTrace(x=embedded, layers=layers, h=h)
     if not batched:
-        logits = logits[0]
-        trace = _drop_batch(trace)
+        logits, trace = logits[0], _without_batch(trace)
     return logits, trace
 
 
-def _drop_batch(tree):
-    if isinstance(tree, dict):
-        return {k: _drop_batch(v) for k, v in tree.items()}
-    if isinstance(tree, list):
-        return [_drop_batch(v) for v in tree]
-    return tree[0]
+def _without_batch(trace: ForwardTrace) -> ForwardTrace:
+    """The trace of a batch of one sequence, its B axis dropped: (1, ...) -> (...)."""
+
+    def first(tr: BlockTrace) -> BlockTrace:
+        return replace(tr, **{f.name: a[0] for f in fields(tr) if (a := getattr(tr, f.name)) is not None})
+
+    return ForwardTrace(x=trace.x[0], layers=[first(tr) for tr in trace.layers], h=trace.h[0])
 
 
 # ---- saving and loading: .npz for arrays, .json for config and metadata (no pickle) -------------

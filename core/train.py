@@ -20,8 +20,8 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from core.backward import loss_and_grads, loss_only
-from core.data import SyntheticTask
 from core.model import ModelConfig, flatten, forward, init_params, unflatten
+from core.tasks import SyntheticTask
 
 __all__ = ["AdamW", "TrainConfig", "Trainer", "TrainingDiverged", "clip_grad_norm", "loss_and_grads"]
 
@@ -109,7 +109,7 @@ class AdamW:
 class Trainer:
     """Holds the parameters, the optimiser state and the history, and trains a few steps at a time.
 
-    data: a core.data source (TextCorpus or SyntheticTask) with train_batch, val_batches, vocab_size,
+    data: a text corpus (core.data) or a task (core.tasks) with train_batch, val_batches, vocab_size,
     seq_len. Parameters are float32. If a step's loss is not finite, or exceeds diverge_factor * log V,
     the parameters and optimiser go back to the last good step, status becomes "diverged" and
     TrainingDiverged is raised.
@@ -208,4 +208,4 @@ def pattern_mass(params, cfg: ModelConfig, task, n: int = 256) -> np.ndarray:
         keys = task.expected_keys(batch)
     b, q = np.nonzero(keys >= 0)
     # weights (B, H, T, T)[b, :, q, key] -> (N, H): one row per counted query, averaged over them
-    return np.array([layer["weights"][b, :, q, keys[b, q]].mean(axis=0) for layer in trace["layers"]])
+    return np.array([layer.weights[b, :, q, keys[b, q]].mean(axis=0) for layer in trace.layers])

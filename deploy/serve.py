@@ -34,7 +34,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 TEMPLATE = Path(__file__).resolve().parent / "haproxy" / "haproxy.cfg.template"
-# deploy/Dockerfile's CMD, minus address and port (tests/test_load_smoke.py checks they agree).
+# deploy/Dockerfile's CMD, minus address and port (tests/system/test_load_smoke.py checks they agree).
 STREAMLIT_FLAGS = ("--server.headless", "true", "--server.fileWatcherType", "none")
 HAPROXY_CANDIDATES = ("haproxy", "/usr/sbin/haproxy")
 

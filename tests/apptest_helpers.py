@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 from collections.abc import Iterable
 from pathlib import Path
@@ -9,13 +10,29 @@ from pathlib import Path
 import pandas as pd
 from streamlit.testing.v1 import AppTest
 
-from ui import exercises, export, share, text
-from ui.chart_data import LABELS_PREFIX, ChartData
+from lessons import COURSE
+from ui import text
+from ui.drawing import export
+from ui.drawing.chart_data import LABELS_PREFIX, ChartData
+from ui.frame import exercises, page, share
 
 ROOT = Path(__file__).resolve().parent.parent
 TIMEOUT = 60
-# A chart's numbers travel rounded to 6 significant digits (ui.chart_data.numbers): compare them with this.
+# A chart's numbers travel rounded to 6 significant digits (ui.drawing.chart_data.numbers): compare them with this.
 SENT_RTOL = 1e-5
+# Every lesson's check-yourself questions by url path, as the page's footer builds them (once per process).
+BANK = {lesson.url_path: importlib.import_module(lesson.path.removesuffix("/page.py").replace("/", ".") + ".questions")
+        .questions for lesson in COURSE}
+
+
+def for_lesson(url_path: str) -> tuple[exercises.Exercise, ...]:
+    return page.built_questions(BANK[url_path])
+
+
+def ok(at: AppTest) -> AppTest:
+    """The page ran without an exception (and the message says which, if not)."""
+    assert not at.exception, [e.message for e in at.exception]
+    return at
 
 
 # ---- the lazy panels ------------------------------------------------------------------------------------
@@ -30,14 +47,14 @@ def panel_keys(lesson: str | None = None) -> tuple[str, ...]:
 
 
 def open_panels(at: AppTest, *keys: str) -> AppTest:
-    """Open the panels with these state keys (e.g. ui.share.OPEN_KEY) for the next run, as a click would."""
+    """Open the panels with these state keys (e.g. ui.frame.share.OPEN_KEY) for the next run, as a click would."""
     for key in keys:
         at.session_state[key] = True
     return at
 
 
 def run_page(page: str, query: dict | None = None, timeout: float = TIMEOUT, opened: Iterable[str] = ()) -> AppTest:
-    """Run one lesson page (e.g. "lessons/qkv.py") on its own, with URL query parameters set and the lazy
+    """Run one lesson page (e.g. "lessons/qkv/page.py") on its own, with URL query parameters set and the lazy
     panels named in `opened` (state keys, see panel_keys) open."""
     at = AppTest.from_file(str(ROOT / page), default_timeout=timeout)
     for key, value in (query or {}).items():
@@ -104,7 +121,7 @@ def chart_design(chart) -> dict:
 
 
 def chart_data(chart) -> pd.DataFrame:
-    """The table a chart was drawn from (it travels inside the spec; see ui/chart_data.py)."""
+    """The table a chart was drawn from (it travels inside the spec; see ui/drawing/chart_data.py)."""
     assert not chart.proto.data.data, "chart data should travel in the spec, not as Arrow"
     return ChartData.from_spec(chart_spec(chart)).frame()
 

@@ -1,8 +1,11 @@
-"""Process tuning for NumPy training loops (Linux and glibc; elsewhere a no-op)."""
+"""Process tuning for NumPy: one BLAS thread per computation, and glibc keeping freed memory (Linux only)."""
 
 from __future__ import annotations
 
 import ctypes
+import functools
+
+from threadpoolctl import threadpool_limits
 
 
 def keep_freed_memory() -> None:
@@ -18,3 +21,10 @@ def keep_freed_memory() -> None:
         libc.mallopt(-1, 256 << 20)  # M_TRIM_THRESHOLD: keep up to 256 MB of free heap
     except (OSError, AttributeError):
         pass
+
+
+@functools.cache
+def one_blas_thread():
+    """Once per process: one BLAS thread per computation. A server's sessions already run side by side on the
+    cores; BLAS threads on top of them oversubscribe a small server (a training step ran ~3x slower)."""
+    return threadpool_limits(1)

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import numpy as np
 
-from core.data import RepeatTask, SyntheticTask, make_data
 from core.model import ModelConfig, save
+from core.tasks import RepeatTask, SyntheticTask, make_data
 from core.train import TrainConfig, Trainer, pattern_mass
 from tools.checkpoint import load_checkpoint, save_checkpoint
 from tools.process import keep_freed_memory

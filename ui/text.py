@@ -37,7 +37,7 @@ def shape_text(name: str, array, legend: str = "") -> str:
 
 
 def shape_caption(name: str, array, legend: str = "") -> None:
-    """The shape line under a matrix drawn without ui.views (which puts it in the chart as its subtitle)."""
+    """The shape line under a matrix drawn without ui.sections.views (which puts it in the chart as its subtitle)."""
     st.caption(shape_text(name, array, legend))
 
 

@@ -1,7 +1,7 @@
 """The bigram model as a model: count which character follows which, turn the counts into
 probabilities, sample text from them and measure how surprised they are by a text.
 
-It is the baseline every transformer here must beat (core.data.bigram_baseline): it sees only the
+It is the baseline every transformer here must beat (core.data.TextCorpus.bigram_baseline): it sees only the
 previous character, so anything better has learnt to use context.
 
 Shapes: N number of ids in a text, V vocabulary, n characters drawn, L the model's window (max_len).

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from core.data import RepeatTask, induction_keys
 from core.demos.knockout import mean_loss, position_losses
 from core.model import ModelConfig, forward
+from core.tasks import RepeatTask, induction_keys
 
 
 def previous_token_mass(weights: np.ndarray) -> np.ndarray:
@@ -46,7 +46,7 @@ def task_figures(params, cfg: ModelConfig, task: RepeatTask, n: int = 512, seed:
     first, repeat = task.halves(start, length, task.context)
     logits, trace = forward(params, cfg, ids)
     losses = position_losses(logits, targets)  # (B, T)
-    weights = np.stack([layer["weights"] for layer in trace["layers"]])  # (L, B, H, T, T)
+    weights = np.stack([layer.weights for layer in trace.layers])  # (L, B, H, T, T)
     hit = (logits.argmax(-1) == targets)
     return {"first_loss": mean_loss(losses, first), "repeat_loss": mean_loss(losses, repeat),
             "repeat_accuracy": float(hit[repeat > 0].mean()), "previous": previous_token_mass(weights),
@@ -92,7 +92,7 @@ def read_sequence(params, cfg: ModelConfig, ids) -> dict:
     queries; NaN when nothing repeats)."""
     ids = np.asarray(ids, dtype=np.int64)
     logits, trace = forward(params, cfg, ids)
-    weights = np.stack([layer["weights"] for layer in trace["layers"]])  # (L, H, T, T)
+    weights = np.stack([layer.weights for layer in trace.layers])  # (L, H, T, T)
     losses = position_losses(logits[:-1], ids[1:])  # (T - 1,)
     first, repeat = copy_halves(ids)
     counted = np.append(repeat, 0.0)  # queries 0..T-1; the last has no next letter to check

@@ -72,6 +72,6 @@ def compare(params, cfg: ModelConfig, ids, knockout: Knockout) -> dict:
     for suffix, ko in (("", None), ("_off", knockout)):
         logits, trace = forward(params, cfg, ids, knockout=ko)  # (T, V)
         out["probs" + suffix] = softmax(logits[-1].astype(np.float64))
-        out["weights" + suffix] = np.stack([layer["weights"] for layer in trace["layers"]])  # (L, H, T, T)
+        out["weights" + suffix] = np.stack([layer.weights for layer in trace.layers])  # (L, H, T, T)
         out["losses" + suffix] = position_losses(logits[:-1], ids[1:])
     return out

@@ -1,0 +1,133 @@
+"""Lesson: a real induction circuit in a small trained model: a previous-token head in layer 1, an
+induction head in layer 2 that reads the letter after the earlier copy, their losses and knockouts."""
+
+import numpy as np
+import streamlit as st
+
+from core.demos import circuit
+from core.demos.knockout import knockout_table, mean_loss, position_losses
+from core.tasks import induction_keys
+from lessons import COURSE
+from lessons.circuit.questions import questions
+from ui.compute import cached, model_store
+from ui.drawing import plots, render
+from ui.drawing.chart_data import ChartData, numbers
+from ui.frame import page, prose
+from ui.sections import views
+from ui.sections.knockout_views import knockout_section
+from ui.state import controls
+from ui.text import code_span
+
+MODEL = "circuit"
+SOURCES = ("generated", "typed")
+DEFAULT_TEXT = "QFBPLANCKWORDPLANCKWORD"
+MAX_CHARS = 200
+PREVIOUS, INDUCTION = (0, 1), (1, 1)  # (layer, head), counted from 0; on screen from 1
+SERIES = ("first copy", "repeat", "other letters")
+
+
+def typed_ids(model, text: str) -> tuple[int, ...] | None:
+    """The typed letters as ids; None (and a message) when they cannot be read."""
+    letters, alphabet, most = "".join(text.split()).upper(), model.meta["tokenizer"]["chars"], model.cfg.max_len
+    bad = list(dict.fromkeys(c for c in letters if c not in alphabet))
+    if bad:
+        st.warning(f"The model knows only the {len(alphabet)} letters {alphabet[0]} to {alphabet[-1]}; "
+                   f"it cannot read {', '.join(code_span(c) for c in bad[:10])}{' …' * (len(bad) > 10)}. "
+                   "Remove them to see the circuit.")
+        return None
+    if len(letters) < 2:
+        st.info("Type at least two letters A to X: a repeat needs something to repeat.")
+        return None
+    if len(letters) > most:
+        st.warning(f"The model reads at most {most} letters: the first {most} of your {len(letters)} are used.")
+    return tuple(int(i) for i in model.tokenizer.encode(letters[:most]))
+
+
+def sequence_section(letters: str, a: dict) -> None:
+    prose.section("The sequence", "circuit", "sequence")
+    firsts = {t + 1 for t in np.flatnonzero(a["first"])}
+    repeats = {t + 1 for t in np.flatnonzero(a["repeat"])}
+    marked = [f":blue-background[**{c}**]" if i in firsts else f":orange-background[**{c}**]" if i in repeats
+              else c for i, c in enumerate(letters)]
+    st.markdown(" ".join(marked))
+    st.caption(f"{len(letters)} letters. " + prose.text("circuit", "marks", n_first=len(firsts),
+                                                         n_repeat=len(repeats)))
+    if not repeats:  # said before any figure: the repeat's own figures are left out below
+        st.info(prose.text("circuit", "no_repeat"))
+
+
+def heads_section(a: dict, labels: list[str], repeats: bool) -> None:
+    st.subheader("The two heads")
+    prev, ind = a["previous"][PREVIOUS], a["induction"][INDUCTION]
+    views.heatmaps(
+        views.weights_map(a["weights"][PREVIOUS], labels, "layer 1 · head 2: previous token", "ci_prev",
+                          "weights", "(T, T)", annotate=False, x_title="key", y_title="query",
+                          note=f"Previous-token share: {prev:.2f}"),
+        views.weights_map(a["weights"][INDUCTION], labels, "layer 2 · head 2: induction", "ci_ind",
+                          "weights", "(T, T)", annotate=False, x_title="key", y_title="query",
+                          note=f"Induction share: {ind:.2f}" if repeats else "Induction share: no repeat to read"))
+    prose.show("circuit", "heads")
+    L, H = a["previous"].shape
+    table = {"head": views.layer_head_names(L, H), "previous-token share": a["previous"].ravel()}
+    if repeats:
+        table["induction share"] = a["induction"].ravel()
+    views.number_table(table, "%.2f")
+    st.caption(prose.text("circuit", "shares" if repeats else "shares_no_repeat"))
+
+
+def loss_section(a: dict, repeats: bool) -> None:
+    st.subheader("Loss at each position")
+    kinds = np.where(a["first"] > 0, 0, np.where(a["repeat"] > 0, 1, 2))
+    if len(kinds) > 1:  # a line through one point has no scale to read: its ticks ran 10.037000, 10.037000
+        frame = ChartData({"x": list(range(len(kinds))), "y": numbers(a["losses"]),
+                           "series": [SERIES[k] for k in kinds]})
+        render.show(plots.line_chart, frame, width="stretch", x_title="position t (predicts letter t + 1)",
+                    y_title="loss (nats)", title="Loss per position: first copy vs repeat", whole_x=True)
+    cols = views.in_a_row(3 if repeats else 2)
+    if repeats:
+        cols[0].metric("Mean loss, first copy", views.number(a["first_loss"], ".3g"))
+        cols[1].metric("Mean loss, repeat", views.number(a["repeat_loss"], ".3g"))
+    else:
+        cols[0].metric("Mean loss, every letter", f"{a['loss']:.3f}")
+    cols[-1].metric("Uniform guess, ln 24", f"{np.log(24):.3f}")
+    prose.show("circuit", "loss" if repeats else "loss_no_repeat", uniform=np.log(24))
+
+
+def controls_and_sections() -> None:
+    """The page's controls and the sections they drive: a move of a control reruns this alone."""
+    model = model_store.load_model(MODEL)
+    st.sidebar.markdown("**The sequence**")
+    source = controls.option("ci_source", "Sequence", list(SOURCES), "generated", horizontal=True,
+                             help="generated: drawn as in training from the seed and stretch length; typed: yours.")
+    length = controls.number_slider("ci_length", "Stretch length (generated)", 2, 24, 8,
+                                    help="How many letters occur twice in a row. Training used 4 to 16.")
+    seed = controls.seed()
+    text = controls.text("ci_text", "Your letters (typed)", DEFAULT_TEXT, max_chars=MAX_CHARS,
+                         help="Letters A to X, up to 48 read; lowercase counts as uppercase, spaces are dropped.")
+    controls.show_url_notes()
+
+    if source == "generated":
+        n_symbols = len(model.meta["tokenizer"]["chars"])
+        ids = tuple(int(i) for i in circuit.generated(length, seed, model.cfg.max_len, n_symbols))
+    else:
+        ids = typed_ids(model, text)
+    if ids is not None:
+        a = cached.circuit_reading(model.source, ids)
+        letters, repeats = model.tokenizer.decode(ids), bool(a["repeat"].any())
+        sequence_section(letters, a)
+        heads_section(a, [f"{c}{i}" for i, c in enumerate(letters)], repeats)
+        loss_section(a, repeats)
+        knockout_section(model, ids, "ci", unit="letter", counted=tuple(a["repeat"].tolist()) if repeats else None,
+                         counted_name="the repeat")
+        if repeats:
+            st.caption(prose.text("circuit", "knockout"))
+        controls.show_url_notes()  # the knockout controls are drawn above: a bad value of theirs in a link is noted
+
+
+page.opening(COURSE, "circuit")
+
+page.live(controls_and_sections)
+
+page.closing(COURSE, "circuit", questions, code=(
+    circuit.generated, circuit.copy_halves, circuit.read_sequence, induction_keys, circuit.previous_token_mass,
+    circuit.induction_mass, position_losses, mean_loss, knockout_table))

@@ -1,0 +1,41 @@
+"""Check-yourself questions of this lesson. Every answer is computed by the core, so it cannot drift
+from what the page shows; each explanation says why in a sentence or two. The frame builds them once
+per process, from the page's defaults (ui.frame.page.footer)."""
+
+from __future__ import annotations
+
+from functools import cache
+
+import numpy as np
+
+from core.demos.circuit import copy_halves, generated
+from core.demos.knockout import knockout_table
+from ui.compute import model_store
+from ui.frame.exercises import Exercise
+
+
+@cache
+def _circuit_costs() -> np.ndarray:
+    """(L, H) rise of the repeat's loss when each head of the circuit model is off, on the page's default
+    sequence (generated, stretch 8, seed 0)."""
+    model = model_store.load_model("circuit")
+    ids = generated(8, 0, model.cfg.max_len, len(model.meta["tokenizer"]["chars"]))
+    return knockout_table(model.params, model.cfg, ids[:-1], ids[1:], copy_halves(ids)[1])
+
+
+def questions() -> list[Exercise]:
+    table = _circuit_costs()
+    names = tuple(f"layer {layer + 1} · head {head + 1}" for layer in range(table.shape[0])
+                  for head in range(table.shape[1]))
+    most = int(np.argmax(table))
+    rises = ", ".join(f"{n} {r:+.1f}" for n, r in zip(names, table.ravel()))
+    return [
+        Exercise("most_needed", "At the page's defaults (generated, stretch 8, seed 0), switching off which one "
+                 "head raises the loss on the repeat the most?", options=names, correct=most,
+                 explanation=f"The rises in nats: {rises}. Without the previous-token head no key knows the "
+                 "letter before it, so the induction head has nothing to match: copying is gone."),
+        Exercise("uniform", "A model that spreads its guess evenly over the 24 letters: what is its loss on "
+                 "any letter, in nats? (2 decimals)", answer=float(np.log(24)), tolerance=0.005,
+                 explanation=f"−ln(1/24) = ln 24 ≈ {np.log(24):.2f}. The first copy's loss on the page lies far "
+                 "above it (the model is confidently wrong on letters it cannot know); the repeat's far below."),
+    ]

@@ -1,0 +1,41 @@
+"""Check-yourself questions of this lesson. Every answer is computed by the core, so it cannot drift
+from what the page shows; each explanation says why in a sentence or two. The frame builds them once
+per process, from the page's defaults (ui.frame.page.footer)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from core.demos.communication import encoder_decoder, order_view, recurrence
+from core.demos.context import cross_attention
+from ui.frame.exercises import Exercise
+
+
+def questions() -> list[Exercise]:
+    order = order_view(["dog", "bites", "man"], 16, 8, 0, [2, 1, 0], positions=False)
+    changed = int((np.abs(order["difference"]).max(axis=1) > 1e-9).sum())
+    signal = np.zeros((11, 1))
+    signal[0] = 1.0  # token 0 says 1, every later token 0: what is left of it at position t is h_t
+    kept = float(recurrence(signal, 0.9)[10, 0])
+    cross = cross_attention([f"q{i}" for i in range(5)], [f"k{j}" for j in range(8)], 16, 8, 0)
+    talk = encoder_decoder([f"t{i}" for i in range(6)], 16, 8, 0)
+    both = talk["weights_decoder"][2, 5] > 0
+    return [
+        Exercise("order_rows", "Without positional encodings, “dog bites man” is shuffled into “man bites dog”. "
+                 "How many of the three output vectors change (apart from moving to another row)?",
+                 answer=float(changed), tolerance=0,
+                 explanation="None: each word meets the same keys and values in any order, so its output is the "
+                 "same and only its row moves. Positional encodings are what make order matter."),
+        Exercise("reach", "A recurrence keeps 90% of its state each step: h_t = 0.9·h_(t−1) + 0.1·x_t, starting "
+                 "from h_0 = x_0. What share of token 0 is left at position 10? (3 decimals)", answer=kept,
+                 tolerance=0.002, explanation=f"Ten steps of ×0.9: 0.9¹⁰ ≈ {kept:.3f}. Attention reaches token 0 "
+                 "from position 10 in one step, with whatever weight it gives it."),
+        Exercise("cross_count", "Queries come from a 5-token sentence, keys and values from an 8-token one. How "
+                 "many numbers are in the cross-attention weight matrix?", answer=float(cross["weights"].size),
+                 tolerance=0, explanation=f"One weight per (query, key) pair: shape {cross['weights'].shape}, "
+                 f"{cross['weights'].size} numbers, each row summing to 1."),
+        Exercise("who_hears", "In which block can token 2 hear token 5 of the same sentence?", options=(
+            "The encoder (no mask)", "The decoder (causal mask)", "Both"), correct=2 if both else 0,
+                 explanation="A decoder's token i hears only tokens 0 to i; an encoder has no mask, so every "
+                 "token hears every other, later ones included."),
+    ]

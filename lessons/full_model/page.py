@@ -1,0 +1,143 @@
+"""Lesson: the whole model end to end on characters: next-character probabilities, generation,
+every attention map, positions, parameters, and what attention costs at long lengths."""
+
+import numpy as np
+import streamlit as st
+
+from core import costs
+from core.layers import positional_encoding, sinusoidal_encoding
+from core.model import attention_layer, block, embed, forward
+from core.sampling import generate, next_token_probs, probs_from_logits
+from lessons import COURSE
+from lessons.full_model import cost_panel as cost_views
+from lessons.full_model.questions import questions
+from ui.compute.model_store import Model
+from ui.drawing import render
+from ui.frame import page, prose
+from ui.sections import model_views as mv
+from ui.sections import views
+from ui.sections.knockout_views import knockout_section
+from ui.sections.views import dim_labels
+from ui.state import controls
+from ui.text import code_span, shape_caption
+
+DEFAULT_PROMPT = "The attention "
+MAX_PROMPT_CHARS = 1000
+
+
+def prompt_section(model: Model, prompt: str) -> tuple[int, ...]:
+    """The prompt's ids as the model reads them (the last max_len); () when it is empty."""
+    st.subheader("The prompt, as the model reads it")
+    ids = mv.encode_prompt(model, prompt)  # warns of unknown characters and of a prompt longer than max_len
+    if not ids:
+        st.info(prose.text("full_model", "empty_prompt"))
+        return ()
+    st.markdown(f"The model reads {code_span(model.tokenizer.decode(ids))}")
+    st.caption(f"ids · shape ({len(ids)},) = (T,): {', '.join(str(i) for i in ids[:24])}"
+               f"{', …' if len(ids) > 24 else ''}")
+    return ids
+
+
+def next_character_section(sides: dict, ids: tuple, temperature: float, top_k: int) -> None:
+    st.subheader("Next character")
+    title = f"P(next | prompt), temperature {temperature:g}" + (f", top-{top_k}" if top_k else "")
+    frames = []
+    for column, (which, m) in zip(st.columns(len(sides)), sides.items()):
+        with column:
+            probs = probs_from_logits(mv.read_prompt(m.source, ids)["logits"], temperature, top_k or None)  # (V,)
+            side_title = f"{which.capitalize()} · {title}" if len(sides) > 1 else title
+            frames.append(mv.bars(probs, m.tokenizer, side_title))
+    V = sides["trained"].cfg.vocab_size
+    st.caption(prose.text("full_model", "bars", V=V, bars=len(frames[0]), mass=sum(frames[0].columns["value"])))
+
+
+def generate_section(sides: dict, ids: tuple, n_chars: int, temperature: float, top_k: int, seed: int) -> None:
+    prose.section("Generate", "full_model", "generate", n=n_chars, seed=seed)
+    settings = (sides["trained"].source, ids, n_chars, temperature, top_k, seed, len(sides) > 1)
+    if st.button("Generate", key="fm_generate", type="primary"):
+        mv.generate_all(sides, ids, n_chars, temperature, top_k, seed, settings)
+    mv.show_generated(settings)
+
+
+def attention_section(model: Model, ids: tuple, weights: np.ndarray) -> None:
+    st.subheader("Every attention map, layer by layer")
+    L, H, T = weights.shape[0], weights.shape[1], weights.shape[-1]
+    drawn = min(T, mv.MAX_DRAWN)
+    views.layers_heads_grid(mv.attention_frame(model.source, ids), L, H, drawn, width_px=1000, panel_px=180,
+                            cell_px=26, min_cell_px=4)
+    shape_caption("weights", weights, "(layers, H, T, T)")
+    if drawn < T:
+        st.caption(f"Showing the last {drawn} of {T} positions: the earlier keys hold the rest of each row.")
+    st.caption(prose.text("full_model", "causal_maps"))
+
+
+def positions_section(model: Model) -> None:
+    cfg, sinusoidal = model.cfg, model.cfg.pos_encoding == "sinusoidal"
+    st.subheader("Positions")
+    pe = positional_encoding(cfg.max_len, cfg.d_model, cfg.pos_encoding, model.params.get("wpe"))  # (max_len, D)
+    render.show_heatmap(pe, [str(p) for p in range(cfg.max_len)], dim_labels(cfg.d_model),
+                        title="Sinusoidal positional encoding" if sinusoidal else "Learned positions wpe",
+                        diverging=True, annotate=False, cell_px=12, x_title="dimension", y_title="position")
+    st.caption(f"PE · shape ({cfg.max_len}, {cfg.d_model}) = (max_len, D), added to the character embeddings. "
+               + prose.text("full_model", "pe_sinusoidal" if sinusoidal else "pe_learned"))
+
+
+def parameters_section(model: Model) -> None:
+    st.subheader("Parameters")
+    parts = costs.param_count(model.cfg)
+    total = parts.pop("total")
+    left, right = st.columns([3, 1])
+    with left:
+        mv.parameter_table(parts, total)
+    with right:
+        st.metric("Total parameters", f"{total:,}")
+        counted = costs.count_params(model.params)
+        st.caption(f"Counted from the arrays themselves: {counted:,}" + (" ✓" if counted == total else " (differs!)"))
+    st.caption(prose.text("full_model", "attention_params", n=costs.attention_params(model.cfg.d_model)))
+
+
+def reading_and_generating(chosen: Model | None, model_error: str | None) -> None:
+    """The controls that read and sample the model, and the sections they drive: a move reruns this alone.
+    Without a trained model the weights follow the seed, and so do the sections about the model itself."""
+    prompt = controls.text("fm_prompt", "Prompt", DEFAULT_PROMPT, max_chars=MAX_PROMPT_CHARS,
+                           help="Any text. The model reads it one character at a time.")
+    temperature = controls.temperature()
+    seed = controls.seed()
+    sides = mv.sides(chosen, seed)
+    model = sides["trained"]
+    mv.task_note(model)
+    top_k = controls.number_slider("fm_top_k", "Top-k (0 = no limit)", 0, model.cfg.vocab_size, 0,
+                                   help="Keep only the k most likely characters before sampling; 0 keeps them all.")
+    n_chars = controls.number_slider("fm_n_chars", "Characters to generate", 1, 300, 80)
+    controls.show_url_notes()
+
+    mv.model_note(model, model_error)
+    ids = prompt_section(model, prompt)
+    seen = mv.read_or_say(model, ids)
+    if seen is not None:
+        next_character_section(sides, ids, temperature, top_k)
+        generate_section(sides, ids, n_chars, temperature, top_k, seed)
+        attention_section(model, ids, seen["weights"])
+        knockout_section(model, ids, "fm")
+    if chosen is None:
+        model_sections(model)
+
+
+def model_sections(model: Model) -> None:
+    """What the model is, whatever it reads: its positions, its parameters, what attention costs it."""
+    positions_section(model)
+    parameters_section(model)
+    page.live(lambda: cost_views.costs_section(model.cfg))  # its own two controls rerun it alone
+
+
+page.opening(COURSE, "full_model")
+
+chosen, model_error = mv.chosen_model()  # a new choice runs the whole page
+page.live(lambda: reading_and_generating(chosen, model_error))
+if chosen is not None:
+    model_sections(chosen)
+
+page.closing(COURSE, "full_model", questions, code=(
+    forward, embed, block, attention_layer, next_token_probs, probs_from_logits, generate, sinusoidal_encoding,
+    costs.param_count, costs.attention_costs, costs.attention_memory, costs.attention_flops, costs.kv_cache_bytes,
+    costs.memory_curves))

@@ -1,0 +1,153 @@
+"""Lesson: the causal mask, what it does to the weights, how it goes wrong, and proof that it works."""
+
+import streamlit as st
+
+from core import attention
+from core.demos import context, heads, masking
+from core.tokenize import word_tokens
+from lessons import COURSE
+from lessons.masking.questions import questions
+from ui.compute import cached
+from ui.drawing import plots, render
+from ui.drawing.charts import cell_size
+from ui.frame import page, prose
+from ui.sections import views, walkthrough_views
+from ui.sections.views import Heatmap, beside, heatmaps, numbers_text, square, token_rows, weights_map
+from ui.state import controls
+from ui.text import code_span, shape_caption
+
+MAX_DIMS_IN_TABLE = 6
+MAX_T = 32  # seq_len's upper end; the position slider keeps one fixed range so that its state survives text edits
+FILLS = {"fill value": "value", "in float32": "float32", "in float16": "float16"}  # table column: fill_in_float16 key
+VERDICT = {"same": st.info, "first": st.info, "held": st.success, "leaked": st.error}  # peek_outcome's kinds
+
+compute, peek = cached.masking_view, cached.no_peeking
+
+
+def mask_section(a: dict, tokens: list[str]) -> None:
+    st.subheader("The causal mask")
+    heatmaps(weights_map(a["mask"].astype(float), tokens, "causal mask (1 = may look)", "masking_mask", "mask",
+                         "(T, T), True on and below the diagonal"),
+             square(a["masked_scores"], tokens, "masked scores Q Kᵀ / √d_k", "masking_scores", "masked scores",
+                    "(T, T), −∞ above the diagonal", diverging=True))
+    st.caption(prose.text("masking", "mask"))
+
+
+def compare_section(a: dict, tokens: list[str]) -> int:
+    """Weights and outputs without and with the mask; returns the query row picked (the last token unless the
+    Query row box or a click on the masked weights says otherwise)."""
+    st.subheader("Compare: without and with the mask")
+    query = views.query_picker(tokens)
+    heatmaps(
+        weights_map(a["weights_free"], tokens, "weights without a mask", "masking_free", shape="(T, T), rows sum to 1"),
+        weights_map(a["weights_masked"], tokens, "weights with the causal mask: click a row", "masking_weights",
+                    shape="(T, T), rows sum to 1, 0 above the diagonal", picked=query))
+    prose.show("masking", "row_0", row=numbers_text(a["weights_masked"][0]))
+    views.explain_row(a["weights_masked"], a["V"], tokens, query, where="the masked weights")
+    heatmaps(token_rows(a["out_free"], tokens, "outputs without a mask", "masking_out_free", "out", cell_px=22),
+             token_rows(a["out_masked"], tokens, "outputs with the causal mask", "masking_out", "out",
+                        "(T, d_k); row 0 equals V[0]", cell_px=22))
+    return query
+
+
+def averaging_section(a: dict, tokens: list[str], i: int) -> None:
+    prose.section("The averaging trick", "masking", "averaging")
+    uniform = weights_map(a["uniform"], tokens, "uniform causal weights", "masking_uniform", "W",
+                          "(T, T), row i is 1/(i+1) on keys 0..i", cell_px=cell_size(len(tokens), max_width=260))
+    with beside(uniform, (2, 3)):
+        d_k = a["V"].shape[1]
+        shown = min(d_k, MAX_DIMS_IN_TABLE)
+        dims = f" (first {shown} of {d_k} dimensions)" if shown < d_k else ""
+        prose.show("masking", "averaging_row", i=i, token=code_span(tokens[i]), n=i + 1, dims=dims)
+        names, rows = masking.averaging_rows(a, tokens, i)
+        views.number_table(views.row_table(names, rows[:, :shown]))
+        st.caption(prose.text("masking", "averaging_error", T=len(tokens), error=a["running_mean_error"]))
+
+
+def after_softmax_section(after: dict, tokens: list[str]) -> None:
+    prose.section("Mistake 1: masking after the softmax", "masking", "after_softmax")
+    with beside(weights_map(after["wrong"], tokens, "wrong: softmax, then mask", "masking_after",
+                            "softmax(scores) * mask")):
+        render.show(plots.bar_chart, plots.bar_frame(tokens, after["row_sums"]), width="stretch",
+                    title="row sums after masking late", x_title="row sum (should be 1)", y_title="query")
+        shape_caption("row sums", after["row_sums"], "(T,)")
+    st.caption(prose.text("masking", "row_sums", sums=numbers_text(after["row_sums"], 8, ".3f")))
+
+
+def fully_masked_section(fm: dict, fills: dict, tokens: list[str]) -> None:
+    prose.section("Mistake 2: a row with nothing left to see", "masking", "empty_row")
+    heatmaps(weights_map(fm["naive"], tokens, "naive softmax: row 0 is NaN", "masking_naive"),
+             weights_map(fm["ours"], tokens, "guarded softmax: row 0 is 0", "masking_ours"))
+    prose.show("masking", "empty_row_values", row=numbers_text(fm["naive"][0]))
+    prose.section("Mistake 3: −1e9 instead of −∞", "masking", "big_negative",
+                  row=numbers_text(fm["big_negative"][0], spec=".3f"), T=len(tokens))
+    with beside(weights_map(fm["big_negative"], tokens, "fill −1e9: row 0 leaks", "masking_big")):
+        fill_table = {name: [views.number(x) for x in fills[key]] for name, key in FILLS.items()}
+        views.number_table(fill_table, columns=[])
+        prose.show("masking", "float16", row=numbers_text(fm["big_negative_f16"][0]))
+
+
+def peek_section(tokens: list[str], asked: int, word: str, D: int, d_k: int, seed: int) -> None:
+    st.subheader("Proof of no peeking")
+    replacement, position = word_tokens(word), min(asked, len(tokens) - 1)
+    if len(tokens) < 2:
+        st.info("With a single token there is no later token to change: add some words to the text.")
+        return
+    if not replacement:
+        st.warning("The replacement word has no letters, digits or punctuation: type a word in the sidebar.")
+        return
+    new, old = code_span(replacement[0]), code_span(tokens[position])
+    if len(replacement) > 1:
+        st.caption(f"The replacement splits into several tokens; only the first, {new}, is used.")
+    if position < asked:
+        st.caption(f"Position {asked} is past the last token, so the last position, {position}, is changed.")
+    p = peek(tokens, position, replacement[0], D, d_k, seed)
+    prose.show("masking", "peek", position=position, old=old, new=new)
+    peek_changes(p, tokens)
+    outcome = masking.peek_outcome(p, position)
+    VERDICT[outcome["kind"]](prose.text("masking", "peek_" + outcome["kind"], new=new, old=old, **outcome))
+
+
+def peek_changes(p: dict, tokens: list[str]) -> None:
+    versions = ["with causal mask", "without a mask"]
+    with beside(Heatmap(p["diffs"], [f"{i} {t}" for i, t in enumerate(tokens)], versions,
+                        "max |change| of each output", "masking_peek", "changes",
+                        "(T, 2): one number per output row and version",
+                        dict(x_title="", y_title="position", cell_px=cell_size(len(tokens), max_width=420))), (2, 3)):
+        table = {"position": range(len(tokens)), "before": tokens, "after": p["changed_tokens"],
+                 versions[0]: p["diff_masked"], versions[1]: p["diff_unmasked"]}
+        views.number_table(table, "%.3g", versions)
+
+
+def controls_and_sections() -> None:
+    """The page's controls and the sections they drive: a move of a control reruns this alone."""
+    sentence, max_tokens, D, d_k, seed = views.sentence_settings(seq_len_hi=MAX_T)
+    st.sidebar.markdown("**No-peeking check**")
+    # One fixed range: a range that followed the text's length would reset the slider on every edit.
+    asked_position = controls.number_slider("masking_pos", "Position to change", 0, MAX_T - 1, 4,
+                                            help="The token at this position is replaced; only later outputs may "
+                                                 "change. Past the end of the text, the last token is changed.")
+    word = controls.text("masking_word", "Replacement word", "dog", max_chars=40,
+                         help="The word put in at that position (its first token is used).")
+    controls.show_url_notes()
+
+    tokens = views.tokens_line(sentence, max_tokens)
+    a = compute(tokens, D, d_k, seed)
+    mask_section(a, tokens)
+    walkthrough_views.conventions_section(a["scaled_scores"], tokens)
+    query = compare_section(a, tokens)
+    averaging_section(a, tokens, query)
+    after_softmax_section(a["after_softmax"], tokens)
+    fully_masked_section(a["fully_masked"], a["fills"], tokens)
+    peek_section(tokens, asked_position, word, D, d_k, seed)
+
+
+page.opening(COURSE, "masking")
+
+page.live(controls_and_sections)
+
+page.closing(COURSE, "masking", questions, code=(
+    masking.masking_view, attention.causal_mask, heads.single_head, attention.scaled_dot_product_attention,
+    attention.softmax, masking.fill_masked, masking.running_mean_weights, masking.running_mean,
+    masking.mask_after_softmax, masking.naive_softmax, masking.fully_masked_row, masking.fill_in_float16,
+    masking.no_peeking, context.boolean_masks, context.mask_conventions))

@@ -1,0 +1,42 @@
+"""Check-yourself questions of this lesson. Every answer is computed by the core, so it cannot drift
+from what the page shows; each explanation says why in a sentence or two. The frame builds them once
+per process, from the page's defaults (ui.frame.page.footer)."""
+
+from __future__ import annotations
+
+import numpy as np
+import streamlit as st
+
+from core.attention import causal_mask, scaled_dot_product_attention, softmax
+from ui.drawing import render
+from ui.frame.exercises import Exercise
+
+
+def _causal_pictures() -> None:
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((4, 4))
+    _, causal = scaled_dot_product_attention(x, x, x, mask=causal_mask(4))
+    labels = ["t0", "t1", "t2", "t3"]
+    left, right = st.columns(2)
+    with left:
+        render.show_heatmap(causal.T, labels, labels, title="Picture A", key="ex_pic_a", domain=(0.0, 1.0))
+    with right:
+        render.show_heatmap(causal, labels, labels, title="Picture B", key="ex_pic_b", domain=(0.0, 1.0))
+
+
+def questions() -> list[Exercise]:
+    _, w = scaled_dot_product_attention(np.ones((4, 2)), np.ones((4, 2)), np.ones((4, 2)), mask=causal_mask(4))
+    late = softmax(np.zeros((4, 4))) * causal_mask(4)  # masking after the softmax: the wrong order
+    return [
+        Exercise("row0", "Under a causal mask, what weight does the first token (row 0) give to itself?",
+                 answer=float(w[0, 0]),
+                 explanation="Row 0 may only look at key 0; a softmax over a single score is exactly 1."),
+        Exercise("late_mask", "Four tokens, all scores equal. Someone applies the softmax first and zeroes the "
+                 "future weights afterwards. What does row 1 sum to?", answer=float(late[1].sum()),
+                 explanation="The softmax gave 0.25 to each of the four keys; zeroing keys 2 and 3 leaves "
+                 "0.25 + 0.25 = 0.5. Mask the scores (with -inf) before the softmax and row 1 sums to 1."),
+        Exercise("which_causal", "Rows are queries, columns are keys. Which picture shows causal attention?",
+                 options=("Picture A", "Picture B"), correct=1, figure=_causal_pictures,
+                 explanation="Causal attention lets query i see keys 0..i only: all its weight sits on or "
+                 "below the diagonal (lower triangle), as in B. A is its transpose: every token looks ahead."),
+    ]

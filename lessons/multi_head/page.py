@@ -1,0 +1,146 @@
+"""Lesson: several heads side by side, their concatenation, W_O, and three equal implementations."""
+
+import numpy as np
+import streamlit as st
+
+from core import attention
+from core.costs import attention_params
+from core.demos.heads import head_entropies, mha_weights, multi_head
+from core.tokenize import word_embeddings
+from lessons import COURSE
+from lessons.multi_head.questions import questions
+from lessons.multi_head.views import Setup, compute, draw_heads, forms_table
+from ui.drawing import render
+from ui.frame import page, prose
+from ui.sections import views
+from ui.sections.views import PROBABILITY, Heatmap, dim_labels, heatmaps
+from ui.state import controls
+from ui.text import shape_caption, shape_str
+
+GRID_PANELS = 32  # the grid at the top draws at most this many heads; any head can be looked at closely below
+COMPARE_PANELS = 16  # the side-by-side comparison draws at most this many heads
+VECTORS = dict(diverging=True, x_title="dimension", y_title="token")  # rows of tokens, columns of dimensions
+
+
+def heads_section(a: dict, s: Setup) -> None:
+    d_k = s.D // s.H
+    st.subheader(f"{s.H} head{'s' if s.H > 1 else ''}, each with d_k = {s.D} / {s.H} = {d_k}")
+    for column, label, value in zip(views.in_a_row(3), ["d_model (D)", "heads (H)", "d_k = D / H"], [s.D, s.H, d_k]):
+        column.metric(label, value)
+    # 128 maps of 32 x 32 would be 131,072 cells: 3.8 MB sent per slider move, too small to read.
+    draw_heads(s, "Attention weights, one map per head", width_px=1000, first=GRID_PANELS)
+    causal = ", nothing above the diagonal (causal)" if s.causal else ""
+    st.caption(f"weights · shape {shape_str(a['weights'].shape)} = (H, T, T): one (T, T) map per head, every row "
+               f"sums to 1{causal}. Hover a cell for its value.")
+    if s.H > GRID_PANELS:
+        st.caption(f"The first {GRID_PANELS} of the {s.H} heads; pick any head in the sidebar's "
+                   "“Head to look at closely” to see its map and its numbers below.")
+
+
+def inside_head_section(a: dict, tokens: list[str], focus: int) -> None:
+    h, d_k = focus - 1, a["Q"].shape[-1]
+    st.subheader(f"Inside head {focus}")
+    small = dict(VECTORS, cell_px=26)
+    heatmaps(*[Heatmap(a[name][h], tokens, dim_labels(d_k), f"{name} of head {focus}", f"mh_{name}",
+                       f"{name}[{h}]", "(T, d_k)", small) for name in "QKV"])
+    st.caption(prose.text("multi_head", "slices", head=focus, first=h * d_k, last=(h + 1) * d_k - 1))
+    query = views.query_picker(tokens)
+    heatmaps(
+        Heatmap(a["weights"][h], tokens, tokens, f"Head {focus} weights: click a row", f"mh_weights_{h}",
+                f"weights[{h}]", "(T, T), rows sum to 1", dict(picked=query, domain=PROBABILITY)),
+        Heatmap(a["heads"][h], tokens, dim_labels(d_k), f"Output of head {focus}", "mh_head_out",
+                f"head {focus} output", "(T, d_k)", small),
+        widths=[3, 2])
+    views.explain_row(a["weights"][h], a["V"][h], tokens, query)
+
+
+def concat_section(a: dict, tokens: list[str]) -> None:
+    (H, _, d_k), D = a["heads"].shape, a["X"].shape[1]
+    st.subheader("Concat, then W_O")
+    concat_cols = [f"h{c // d_k + 1}·{c % d_k}" for c in range(D)]
+    wide = dict(VECTORS, cell_px=22)
+    heatmaps(Heatmap(a["concat"], tokens, concat_cols, "Concat of the head outputs", "mh_concat", "concat",
+                     f"(T, H·d_k) = (T, {H}·{d_k}) = (T, D)", dict(wide, x_title="head · dimension")))
+    heatmaps(Heatmap(a["w_o"], concat_cols, dim_labels(D), "W_O", "mh_w_o", "W_O", "(D, D)",
+                     dict(wide, x_title="output dim", y_title="head · dimension")),
+             Heatmap(a["out"], tokens, dim_labels(D), "Output = concat · W_O", "mh_out", "output",
+                     "(T, D), the same shape as the input X", wide))
+    st.caption(prose.text("multi_head", "w_o"))
+
+
+def forms_section(a: dict) -> None:
+    st.subheader("Three ways to write it, one answer")
+    table = forms_table(a)
+    views.number_table(table, "%.1e", columns=list(table)[3:])
+    worst = max(max(d) for d in a["max_diff"].values())
+    box = st.success if worst < 1e-10 else st.error
+    box(prose.text("multi_head", "forms_agree", worst=worst))
+    st.caption(prose.text("multi_head", "forms"))
+
+
+def compare_section(a: dict, s: Setup) -> None:
+    st.subheader(f"Compare: 1 head vs {s.H} heads")
+    if s.H == 1:
+        st.info("Pick more than one head in the sidebar to compare the split with a single head.")
+        return
+    one = compute(s._replace(H=1))
+    prose.show("multi_head", "compare", D=s.D, H=s.H, d_k=s.D // s.H)
+    left, right = st.columns([2, 3])
+    with left:
+        render.show_heatmap(one["weights"][0], list(s.tokens), list(s.tokens), title=f"1 head, d_k = {s.D}",
+                            domain=PROBABILITY, annotate=False)
+        shape_caption("weights", one["weights"], "(1, T, T)")
+    with right:
+        draw_heads(s, f"{s.H} heads, d_k = {s.D // s.H}", width_px=600, panel_px=170, first=COMPARE_PANELS)
+        shape_caption("weights", a["weights"], "(H, T, T)")
+        if s.H > COMPARE_PANELS:
+            st.caption(f"The first {COMPARE_PANELS} of the {s.H} heads.")
+    spread_section(one["weights"], a["weights"], s.D)
+
+
+def spread_section(one: np.ndarray, heads: np.ndarray, D: int) -> None:
+    single, split = head_entropies(one), head_entropies(heads)
+    cols = views.in_a_row(3)
+    cols[0].metric("Mean row entropy, 1 head", f"{single['mean']:.2f} bits")
+    cols[1].metric(f"Mean row entropy, {len(heads)} heads", f"{split['mean']:.2f} bits",
+                   help="Averaged over heads; 0 bits = all weight on one key, log2(T) bits = uniform.")
+    cols[2].metric("Parameters in W_qkv and W_O", f"{attention_params(D):,}", help="The same for any H: 4D² + 4D.")
+    per_head = ", ".join(f"{e:.2f}" for e in split["per_head"])
+    st.caption(prose.text("multi_head", "entropy", per_head=per_head, T=heads.shape[-1], uniform=split["uniform"]))
+
+
+def controls_and_sections() -> None:
+    """The page's controls and the sections they drive: a move of a control reruns this alone."""
+    sentence = controls.input_text()
+    max_tokens = controls.seq_len()
+    D = controls.d_model()
+    H = controls.heads(D)
+    seed = controls.seed()
+    causal = controls.toggle("mh_causal", "Causal mask",
+                             help="Each token may look only at itself and earlier tokens (as in a language model).")
+    focus = controls.choice("mh_head", "Head to look at closely", list(range(1, H + 1)), 1) if H > 1 else 1
+    controls.show_url_notes()
+
+    tokens = views.tokens_line(sentence, max_tokens)
+    setup = Setup(tuple(tokens), D, H, seed, causal)
+    try:
+        a = compute(setup)
+    except ValueError as err:  # a setting core cannot use: say why, never a traceback
+        st.error(str(err))
+        st.stop()
+    heads_section(a, setup)
+    inside_head_section(a, tokens, focus)
+    concat_section(a, tokens)
+    forms_section(a)
+    compare_section(a, setup)
+    prose.show("multi_head", "notice", D=D, D3=3 * D)  # its numbers follow d_model
+
+
+page.opening(COURSE, "multi_head", formula="formula")
+
+page.live(controls_and_sections)
+
+page.closing(COURSE, "multi_head", questions, code=(
+    multi_head, mha_weights, attention.multi_head_attention, attention.qkv_heads, attention.split_heads,
+    attention.merge_heads, attention.multi_head_attention_loop, attention.multi_head_attention_einsum,
+    word_embeddings))

@@ -1,0 +1,1 @@
+"""The QKV projection lesson: page.py draws it, prose.md teaches it, questions.py checks it."""

@@ -1,0 +1,78 @@
+"""Lesson: from token embeddings to queries, keys, values and raw scores."""
+
+import streamlit as st
+
+from core.attention import scaled_dot_product_attention, softmax
+from core.demos.context import walk_through
+from core.demos.heads import projections, single_head
+from core.tokenize import word_embeddings
+from lessons import COURSE
+from lessons.qkv.questions import questions
+from ui.compute import cached
+from ui.frame import page, prose
+from ui.sections import views, walkthrough_views
+from ui.sections.views import Heatmap, dim_labels, heatmaps, square, token_rows, weights_map
+from ui.state import controls
+
+ROLES = {"Q": "what each token asks", "K": "what each token offers", "V": "what each token hands over"}
+
+compute = cached.single_head
+
+
+def embeddings_section(a: dict, tokens: list[str]) -> None:
+    st.subheader("Embeddings X")
+    heatmaps(token_rows(a["X"], tokens, "X", "qkv_x", shape="(T, d_model)", max_width=700))
+
+
+def projections_section(a: dict) -> None:
+    st.subheader("Three projections")
+    D, d_k = a["W_Q"].shape
+    settings = dict(diverging=True, x_title="output dim", y_title="input dim", cell_px=22)
+    heatmaps(*[Heatmap(a[name], dim_labels(D), dim_labels(d_k), name, f"qkv_{name}", shape="(d_model, d_k)",
+                       settings=settings) for name in ("W_Q", "W_K", "W_V")])
+
+
+def qkv_section(a: dict, tokens: list[str]) -> None:
+    st.subheader("Queries, keys, values")
+    heatmaps(*[token_rows(a[name], tokens, f"{name}: {role}", f"qkv_{name}", name, cell_px=26)
+               for name, role in ROLES.items()])
+
+
+def scores_section(a: dict, tokens: list[str]) -> int:
+    """The scores and their softmax, with the query row picked by the box or a click; returns that row."""
+    st.subheader("Raw scores Q Kᵀ")
+    query = views.query_picker(tokens)
+    heatmaps(square(a["scores"], tokens, "scores = Q Kᵀ", "qkv_scores", "Q Kᵀ", diverging=True),
+             weights_map(a["weights"], tokens, "softmax(Q Kᵀ / √d_k): click a row", "qkv_weights",
+                         shape="(T, T), rows sum to 1", picked=query))
+    return query
+
+
+def walk_section(a: dict, tokens: list[str], query: int, D: int, d_k: int, seed: int) -> None:
+    """The picked query worked by hand: its dot products, its softmax, then its weighted sum of values."""
+    st.subheader("One query worked by hand")
+    walkthrough_views.walk_through(tokens, D, d_k, seed, query)
+    prose.show("qkv", "walk_sum")
+    views.explain_row(a["weights"], a["V"], tokens, query)
+
+
+def controls_and_sections() -> None:
+    """The page's controls and the sections they drive: a move of a control reruns this alone."""
+    sentence, max_tokens, D, d_k, seed = views.sentence_settings()
+    controls.show_url_notes()
+
+    tokens = views.tokens_line(sentence, max_tokens)
+    a = compute(tokens, D, d_k, seed)
+    embeddings_section(a, tokens)
+    projections_section(a)
+    qkv_section(a, tokens)
+    query = scores_section(a, tokens)
+    walk_section(a, tokens, query, D, d_k, seed)
+
+
+page.opening(COURSE, "qkv")
+
+page.live(controls_and_sections)
+
+page.closing(COURSE, "qkv", questions, code=(
+    single_head, projections, word_embeddings, scaled_dot_product_attention, softmax, walk_through))

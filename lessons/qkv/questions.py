@@ -1,0 +1,36 @@
+"""Check-yourself questions of this lesson. Every answer is computed by the core, so it cannot drift
+from what the page shows; each explanation says why in a sentence or two. The frame builds them once
+per process, from the page's defaults (ui.frame.page.footer)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from core.attention import scaled_dot_product_attention
+from core.tokenize import word_tokens
+from ui.frame.exercises import Exercise
+from ui.state.controls import DEFAULT_TEXT
+
+
+def questions() -> list[Exercise]:
+    T = len(word_tokens(DEFAULT_TEXT))
+    q = np.array([[1.0, 0.0]])
+    k = np.array([[1.0, 0.0], [0.0, 1.0], [0.5, 0.5]])
+    _, w = scaled_dot_product_attention(q, k, k)
+    return [
+        Exercise("score_count", f"The default sentence has {T} tokens and d_k = 8. How many numbers are in "
+                 "the score matrix Q Kᵀ?", answer=T * T, tolerance=0,
+                 explanation=f"Q is (T, d_k) and Kᵀ is (d_k, T), so Q Kᵀ is (T, T) = {T} × {T} = {T * T}: "
+                 "one score for every (query, key) pair, whatever d_k is."),
+        Exercise("first_weight", "A query q = [1, 0] meets three keys k₁ = [1, 0], k₂ = [0, 1], "
+                 "k₃ = [0.5, 0.5]. After dividing by √2 and a softmax, what weight goes to k₁? (3 decimals)",
+                 answer=float(w[0, 0]), tolerance=0.002,
+                 explanation="The dot products are 1, 0 and 0.5; divided by √2 they are 0.707, 0 and 0.354; "
+                 f"their softmax is {w[0, 0]:.3f}, {w[0, 1]:.3f}, {w[0, 2]:.3f}."),
+        Exercise("why_same_rows", "The sentence “the cat saw the dog” has “the” twice. Why are both "
+                 "“the” rows of Q identical?", options=(
+                     "Because attention averages them", "Because they have the same embedding and Q = X W_Q "
+                     "works on each row alone", "Because the softmax makes them equal"), correct=1,
+                 explanation="Before attention mixes anything, each row of Q depends only on that token's own "
+                 "embedding. Position is what tells them apart, once positional encodings are added."),
+    ]

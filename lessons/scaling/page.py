@@ -1,0 +1,144 @@
+"""Lesson: why the scores are divided by √d_k before the softmax."""
+
+import numpy as np
+import streamlit as st
+
+from core import attention, sampling
+from core.demos import heads, measures, scaling
+from lessons import COURSE
+from lessons.scaling.questions import questions
+from ui.compute import cached
+from ui.drawing import plots, render
+from ui.drawing.chart_data import ChartData
+from ui.frame import page, prose
+from ui.sections.views import (
+    explain_row,
+    heatmaps,
+    number_table,
+    query_picker,
+    sentence_settings,
+    square,
+    tokens_line,
+    weights_map,
+)
+from ui.state import controls
+
+compute = cached.scaling_view
+
+
+def line_chart(frame: ChartData, title: str, y_title: str, **settings) -> None:
+    render.show(plots.line_chart, frame, width="stretch", x_title="d_k (log scale)", y_title=y_title,
+                title=title, log_x=True, **settings)
+
+
+def weights_section(a: dict, tokens: list[str], d_k: int, temperature: float, scaled: bool) -> None:
+    st.subheader("Scores → weights")
+    root, tau = np.sqrt(d_k), f"τ = {temperature:.2f}"
+    formula = "softmax(Q Kᵀ / (√d_k · τ))" if scaled else "softmax(Q Kᵀ / τ), scaling switched off"
+    st.markdown(f"weights = **{formula}**, with d_k = {d_k} and temperature {tau}.")
+    if temperature == 0:
+        st.info("Temperature 0: each row puts all of its weight on its largest score (argmax), a one-hot row.")
+    logits_title = "logits Q Kᵀ / √d_k" if scaled else "logits Q Kᵀ (not scaled)"
+    query = query_picker(tokens)
+    heatmaps(square(a["logits"], tokens, logits_title, "scaling_logits", "logits", diverging=True),
+             weights_map(a["weights"], tokens, "weights: click a row", "scaling_weights",
+                         shape="(T, T), rows sum to 1", picked=query))
+    divisor = f"√d_k · τ = {root:.2f} · {temperature:.2f}" if scaled else tau
+    st.caption(prose.text("scaling", "weights_summary", divisor=divisor, T=len(tokens), **a["summary"]))
+    explain_row(a["weights"], a["V"], tokens, query)
+
+
+def compare_section(a: dict, tokens: list[str], d_k: int) -> None:
+    st.subheader("Compare: unscaled vs scaled")
+    root = np.sqrt(d_k)
+    prose.show("scaling", "compare", d_k=d_k, root=root)
+    heatmaps(square(a["scores"], tokens, "unscaled scores Q Kᵀ", "scaling_raw", "Q Kᵀ", diverging=True,
+                    note=prose.text("scaling", "spread_raw", spread=a["spread_raw"], root=root)),
+             square(a["scaled_scores"], tokens, "scaled scores Q Kᵀ / √d_k", "scaling_scaled", "Q Kᵀ / √d_k",
+                    diverging=True, note=prose.text("scaling", "spread_scaled", spread=a["spread_scaled"])))
+    notes = [prose.text("scaling", "summary", **a[name]) for name in ("summary_unscaled", "summary_scaled")]
+    heatmaps(weights_map(a["weights_unscaled"], tokens, "unscaled weights softmax(Q Kᵀ)", "scaling_w_raw",
+                         "softmax(Q Kᵀ)", note=notes[0]),
+             weights_map(a["weights_scaled"], tokens, "scaled weights softmax(Q Kᵀ / √d_k)", "scaling_w_scaled",
+                         "softmax(Q Kᵀ / √d_k)", note=notes[1]))
+
+
+def saturation_section(T: int, trials: int) -> None:
+    st.subheader("The saturation experiment")
+    s, top, spread = cached.saturation(T, trials)
+    prose.show("scaling", "experiment", T=T, trials=trials, draws="draws" if trials > 1 else "draw")
+    left, right = st.columns(2)
+    with left:
+        line_chart(top, "max weight vs d_k", "max weight (mean)")
+    with right:
+        line_chart(spread, "row entropy vs d_k", "entropy, bits (mean)")
+    at_512 = {name: s[name][-1] for name in ("max_unscaled", "max_scaled", "entropy_unscaled", "entropy_scaled")}
+    st.caption(prose.text("scaling", "experiment_result", T=T, uniform=s["uniform_entropy"], **at_512))
+
+
+def why_section() -> None:
+    """The variance of q·k against d_k, measured on random vectors of its own: no control reaches it."""
+    prose.section("Why √d_k?", "scaling", "why")
+    st.latex(prose.text("scaling", "variance_formula"))
+    prose.show("scaling", "why_measured", pairs=scaling.VARIANCE_PAIRS)
+    v, frame = cached.variance()
+    left, right = st.columns([4, 3])
+    with left:
+        line_chart(frame, "variance of q·k vs d_k", "variance (log scale)", log_y=True)
+    with right:
+        number_table({"d_k": v["d_k"], "formula": v["formula"], "Var(q·k)": v["raw"],
+                      "Var(q·k / √d_k)": v["scaled"]})
+    st.caption(prose.text("scaling", "why_sentence"))
+
+
+def d_v_section(mistake: dict, tokens: list[str], d_k: int, d_v: int) -> None:
+    st.subheader("A mistake: dividing by d_v")
+    kind, factor = scaling.divisor_error(d_k, d_v)
+    effect = prose.text("scaling", kind, d_v=d_v, root=np.sqrt(d_k), factor=factor)
+    prose.show("scaling", "d_v", d_k=d_k, d_v=d_v, effect=effect)
+    summary = {side: f"mean row entropy {mistake[side + '_entropy']:.2f} bits, mean largest weight "
+                     f"{mistake[side + '_max']:.3f}." for side in ("wrong", "right")}
+    heatmaps(weights_map(mistake["wrong"], tokens, "wrong: softmax(Q Kᵀ / d_v)", "scaling_wrong",
+                         note=f"Divided by d_v = {d_v}: {summary['wrong']}"),
+             weights_map(mistake["right"], tokens, "right: softmax(Q Kᵀ / √d_k)", "scaling_right",
+                         note=f"Divided by √d_k = {np.sqrt(d_k):.2f}: {summary['right']}"))
+    st.caption(prose.text("scaling", "d_k_mistake"))
+
+
+def controls_and_sections() -> None:
+    """The sentence's controls and the sections they drive: a move of one reruns this alone."""
+    sentence, max_tokens, D, d_k, seed = sentence_settings(d_k_hi=512, d_k_default=64)
+    temperature = controls.temperature()
+    st.sidebar.markdown("**On this page**")
+    scaled = controls.toggle("scaling_on", "Divide the scores by √d_k", default=True,
+                             help="Switch off to feed the raw scores Q Kᵀ to the softmax.")
+    d_v = controls.number_slider("scaling_d_v", "d_v (value size, for the d_v mistake)", 1, 512, 64,
+                                 help="The width of the value vectors. It has nothing to do with the scores' spread.")
+    controls.show_url_notes()
+
+    tokens = tokens_line(sentence, max_tokens)
+    a = compute(tokens, D, d_k, seed, scaled, temperature, d_v)
+    weights_section(a, tokens, d_k, temperature, scaled)
+    compare_section(a, tokens, d_k)
+    d_v_section(a["mistake"], tokens, d_k, d_v)
+
+
+def experiment() -> None:
+    """The saturation experiment's controls and its charts: they rerun alone."""
+    exp_T = controls.number_slider("scaling_T", "Experiment: tokens T", 2, 32, 16,
+                                   help="How many keys each random query chooses among in the saturation experiment.")
+    trials = controls.choice("scaling_trials", "Experiment: trials", (1, 10, 50, 100), 50,
+                             help="How many random (T, d_k) query and key sets are averaged for each d_k.")
+    controls.show_url_notes()
+    saturation_section(exp_T, trials)
+
+
+page.opening(COURSE, "scaling")
+
+page.live(controls_and_sections)
+why_section()  # its own random vectors: the same on every link, drawn outside the live parts
+page.live(experiment)
+
+page.closing(COURSE, "scaling", questions, code=(
+    scaling.scaling_view, heads.single_head, scaling.scaled_weights, sampling.probs_from_logits, attention.softmax,
+    scaling.saturation_experiment, measures.entropy, scaling.dot_product_variance, scaling.scale_mistake))

@@ -1,0 +1,200 @@
+"""What the Training page shows of a run: status and figures, the loss curve, the layers x heads attention
+grid, the answer-key weights of a synthetic task, and the notes around them (errors, a pause, a saved model).
+
+live_panel is the part that reruns on its own while training (an st.fragment with a timer): it trains one
+tick, then draws. Shapes: L layers, H heads, T sequence length.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import time
+
+import numpy as np
+import streamlit as st
+
+from lessons import COURSE
+from lessons.training import session as ts
+from lessons.training.run import MASS_SEQUENCES, Run, uniform_guess_among, untrained
+from lessons.training.setup import LIMITS, Settings
+from ui.drawing import charts, export, plots, render
+from ui.frame import page
+from ui.sections import views
+from ui.state import presenter
+from ui.text import escape_md, shape_str, shape_text
+
+TICK_EVERY_S = ts.TICK_EVERY_S  # the live panel reruns this often while training (a fragment timer)
+STATE_WORDS = {"running": "Training", "paused": "Stopped", "finished": "Finished", "diverged": "Diverged"}
+# The attention panels share a row of about GRID_WIDTH_PX; each is at most GRID_PANEL_PX wide.
+GRID_WIDTH_PX, GRID_PANEL_PX, GRID_CELL_PX, GRID_GAP_PX = 880, 200, 18, 80
+ANSWER_CELL_PX = 46  # the answer-key map's cells: a row of up to LIMITS["n_heads"] of them, numbers printed
+
+
+def shown(c: str) -> str:
+    """A character as an axis label: whitespace as a symbol, one that draws nothing alone as its code."""
+    return charts.visible(c)
+
+
+def model_summary(settings: Settings) -> None:
+    st.markdown(f"Each update trains for up to {ts.TICK_BUDGET_S} s, then redraws. The model is "
+                f"{settings.n_layers} layer(s), d_model {settings.d_model}, {settings.n_heads} head(s) of "
+                f"d_k = {settings.d_model // settings.n_heads}.")
+
+
+def messages(session: ts.TrainingSession) -> None:
+    """The last problem (a bad input, a divergence), and why a run waits when the student left the page."""
+    run = session.run
+    if session.error:
+        st.error(session.error, icon=":material/warning:")
+    if run is not None and run.state == "paused" and run.reason == "left":
+        st.info(f"Training paused at step {run.steps} while you were on another page. Press Resume to go on.")
+
+
+def attention_maps(run: Run, before: bool = False) -> None:
+    """Every layer x head map on the run's fixed example; for a synthetic task, each head's answer-key weight."""
+    view = run.attention()
+    w = view["weights"]  # (L, H, T, T)
+    L, H, T = w.shape[0], w.shape[1], w.shape[-1]
+    labels = [shown(c) for c in view["chars"]]
+    maps, names = w.reshape(L * H, T, T), views.layer_head_names(L, H)
+    views.attention_grid(charts.grid_frame(maps, names, labels, labels), T, panels=H,
+                         title="Attention on a fixed example, layer × head", width_px=GRID_WIDTH_PX,
+                         panel_px=GRID_PANEL_PX, cell_px=GRID_CELL_PX, gap_px=GRID_GAP_PX)
+    record_maps(maps, labels, names)
+    when = "Before training: the random initial weights." if before else f"Drawn at step {run.steps}."
+    st.caption(f"weights · shape {shape_str(w.shape)} = (layers, H, T, T); row = query, column = key. {when}")
+    if "mass" in view:
+        answer_key_weights(view["mass"])
+
+
+def record_maps(maps: np.ndarray, labels: list[str], names: list[str]) -> None:
+    """Each (T, T) map of the grid for the export panel, as a matrix of its own. Its chart, a heatmap of that
+    map alone, is built only if a PNG or SVG of it is asked for: the live panel records them on every tick."""
+    scale = presenter.chart_scale()
+    for name, weights in zip(names, maps):
+        title = f"Attention, {name}"
+        export.record(title, weights, labels, labels, functools.partial(map_spec, weights, labels, title, scale))
+
+
+def map_spec(weights: np.ndarray, labels: list[str], title: str, scale: float) -> dict:
+    """One attention map as a heatmap for a file, on the grid's scale (0 to 1), its numbers printed up to 16 x 16.
+    Any thread may ask (a download is made outside the page's run): so the type scale comes as an argument."""
+    T = len(labels)
+    annotate = T <= charts.ANNOTATE_MAX_CELLS
+    cell = charts.cell_size(T, charts.px(charts.CELL_PX, scale), max_width=charts.px(GRID_WIDTH_PX, scale))
+    design = render.spec_for(charts.heatmap_chart, title=title, subtitle=shape_text("weights", weights, "(T, T)"),
+                             domain=views.PROBABILITY, annotate=annotate, cell_px=cell, font_scale=scale)
+    return charts.heatmap_frame(weights, labels, labels, with_text=annotate).inline(design)
+
+
+def answer_key_weights(mass) -> None:
+    """(L, H) weight each head puts on the key that holds the answer, as a small annotated heatmap."""
+    L, H = mass.shape
+    render.show_heatmap(mass, [f"layer {i + 1}" for i in range(L)], [f"head {h + 1}" for h in range(H)],
+                        title="Weight on the key that holds the answer", x_title="head", y_title="layer",
+                        domain=views.PROBABILITY, annotate=True, cell_px=ANSWER_CELL_PX,
+                        max_width=ANSWER_CELL_PX * LIMITS["n_heads"])
+    st.caption(f"mass · shape {shape_str(mass.shape)} = (layers, H): at each query of the second half, the "
+               f"attention weight on the key the answer sits at, averaged over {MASS_SEQUENCES} sequences. Near 1: "
+               "that head has found the pattern.")
+
+
+def status(run: Run, f: dict) -> None:
+    """The progress bar and four figures: training and validation loss, the bigram baseline, the speed."""
+    words = STATE_WORDS[run.state] + (" (you left the page)" if run.reason == "left" else "")
+    st.progress(min(1.0, run.steps / run.settings.steps), text=f"{words} · step {run.steps} of {run.settings.steps}")
+    cols = views.in_a_row(4)
+    cols[0].metric("Training loss (last 20 steps)", "—" if f["train_loss"] is None else f"{f['train_loss']:.3f}")
+    cols[1].metric(f"Validation loss (step {f['val_step']})", f"{f['val_loss']:.3f}")
+    cols[2].metric("Bigram baseline", f"{f['bigram_val_loss']:.3f}")
+    cols[3].metric("Speed", f"{f['steps_per_s']:.0f} steps/s" if f["steps_per_s"] else "—",
+                   help="Optimiser steps per second of wall time, while the page is training.")
+
+
+def loss_curve(run: Run) -> None:
+    render.show(plots.line_chart, run.loss_frame(), width="stretch", x_title="step",
+                y_title="cross-entropy (nats)", title="Loss while training")
+    st.caption("Training loss: the batches the model learns from (averaged over a few steps). Validation: text it "
+               "never trains on. Below the bigram line, the model uses more than the previous character.")
+    k = uniform_guess_among(run)
+    if k is not None:
+        st.caption(baseline_note(run, k))
+
+
+def baseline_note(run: Run, k: int) -> str:
+    """Why the bigram baseline is a uniform guess (ln k) on this data, and what that means for the lines."""
+    V = run.trainer.cfg.vocab_size
+    same = (f"so it is the same line as the uniform guess over all V = {V} tokens" if k == V else
+            f"a little below the uniform guess over all V = {V} tokens (ln {V} = {math.log(V):.3f}), which "
+            f"also spends probability on the separator and the unknown token")
+    return (f"The bigram baseline is ln {k} = {math.log(k):.3f}, a uniform guess among {k} symbols, {same}: "
+            f"the {run.settings.label}'s symbols are drawn uniformly and independently, so the previous symbol "
+            "says nothing about the next. Only attention, looking further back than one symbol, can take the "
+            "loss below this line.")
+
+
+def preview(settings: Settings) -> None:
+    """Before the first run: the baselines and the untrained model's attention maps for these settings."""
+    run = untrained(settings)
+    if run is None:
+        return
+    cols = views.in_a_row(2)
+    cols[0].metric("Bigram baseline", f"{run.bigram:.3f}",
+                   help="The validation loss of a model that predicts each symbol from the one before it.")
+    V = run.trainer.cfg.vocab_size
+    cols[1].metric(f"Uniform guess (ln {V})", f"{math.log(V):.3f}", help="The loss of giving every symbol 1/V.")
+    loss_curve(run)
+    attention_maps(run, before=True)
+
+
+def time_left(run: Run) -> None:
+    left = run.seconds_left()
+    eta = f"About {left / 60:.0f} minutes" if left > 90 else f"About {left:.0f} s"
+    st.caption(f"{eta} of training left at this speed. The model so far is kept as “{escape_md(run.name)}”; "
+               "Stop keeps it, and so does leaving the page.")
+
+
+def draw_run(run: Run) -> None:
+    status(run, run.figures())
+    loss_curve(run)
+    attention_maps(run)
+    if run.state == "running":
+        time_left(run)
+
+
+def live_panel(settings: Settings | None = None, before: list[dict] | None = None) -> None:
+    """The part of the page that reruns on its own while training: a chunk of steps, then the charts.
+    Before the first run, what the settings would start from (see preview).
+
+    before: export.drawn() as the page's run reached this panel. A rerun of the panel alone records its maps
+    again, so what it recorded the time before is forgotten first: the export panel lists each map once."""
+    if before is not None:
+        export.keep_only(before)
+    start = time.perf_counter()
+    session = ts.get(st.session_state)
+    was_running = session.running
+    done = session.tick()
+    trained_s = time.perf_counter() - start
+    if was_running and not session.running:
+        st.rerun(scope="app")  # finished or diverged: redraw the buttons and stop the timer
+    if session.run is None:
+        st.info("Press **Train** to start. Below: the model before its first step; the loss curve and the "
+                "attention maps change here as it learns.")
+        if settings is not None:
+            preview(settings)
+        return
+    draw_run(session.run)
+    if done:
+        st.caption(f"This update: {done} steps in {trained_s * 1000:.0f} ms of training, "
+                   f"{(time.perf_counter() - start) * 1000:.0f} ms in all on the server.")
+
+
+def saved_model(session: ts.TrainingSession) -> None:
+    """Once a run stops, where its model went, with a link to the page that uses it."""
+    kept = session.kept
+    if kept is None:
+        return
+    st.success(f"Saved in this session as “{escape_md(kept.name)}” (step {kept.source[2]}): the Full model page "
+               "can read it, generate text with it and draw its attention.", icon=":material/save:")
+    page.link(COURSE.lesson("full_model"), "Open the Full model page")

@@ -1,0 +1,252 @@
+"""The bigram page through AppTest: its counts match the text, its rows sum to 1, its samples use only the
+vocabulary (and only seen pairs without smoothing), and its loss sits above the transformer's."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from itertools import pairwise
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from core.data import CorpusUnavailable, pydoc_corpus, pydoc_text
+from core.model import load
+from core.tokenize import CharTokenizer
+from lessons.bigram import views as bigram_views
+from tests.apptest_helpers import ROOT, SENT_RTOL, chart_by_title, chart_data, matrix, ok, run_page, texts
+
+PAGE = "lessons/bigram/page.py"
+OWN = "Your own text"
+VISIBLE = {" ": "␣", "\n": "⏎"}
+_, CFG, META = load(ROOT / "core" / "weights" / "pydoc_char")
+TOK = CharTokenizer.from_dict(META["tokenizer"])
+V = TOK.vocab_size  # 95
+
+
+
+def label(c: str) -> str:
+    return VISIBLE.get(c, c)
+
+
+def pydoc_fit_text() -> str:
+    """The first 90% of the documentation text: what the bigram model is fit on."""
+    text = pydoc_text()
+    return text[: len(text) - int(len(text) * 0.1)]
+
+
+def metrics(at) -> dict:
+    return {m.label: m.value for m in at.metric}
+
+
+def loss_value(text: str) -> float:
+    return math.inf if text == "∞" else float(text.split()[0])
+
+
+def sampled(at) -> str:
+    return at.code[0].value
+
+
+def assert_counts_match(at, text: str, n: int):
+    """The drawn counts are the n most frequent characters' pair counts, counted here with a Counter."""
+    pairs, singles = Counter(pairwise(text)), Counter(text)
+    top = sorted(singles, key=lambda c: (-singles[c], c))[:n]  # ties: the earlier character in the vocabulary
+    df = chart_data(chart_by_title(at, "counts[a, b]"))
+    rows = df.drop_duplicates("row_i").sort_values("row_i")["row"].tolist()
+    assert rows == [label(c) for c in top]
+    expected = np.array([[pairs[(a, b)] for b in top] for a in top])
+    np.testing.assert_array_equal(matrix(chart_by_title(at, "counts[a, b]")).to_numpy(), expected)
+    assert f"has {len(text) - 1:,} pairs" in texts(at) and f"sums to exactly that: {len(text) - 1:,}" in texts(at)
+    return pairs, singles, top
+
+
+def assert_rows_sum_to_one(at):
+    probs = matrix(chart_by_title(at, "P(next = b | a)")).to_numpy()
+    assert (probs >= 0).all()
+    np.testing.assert_allclose(probs.sum(axis=1), 1.0, atol=SENT_RTOL)  # each sent to 6 significant digits
+    table = next(df.value for df in at.dataframe if "all V" in df.value.columns)
+    np.testing.assert_allclose(table["drawn row"].to_numpy(float), 1.0, atol=1e-12)
+    np.testing.assert_allclose(table["all V"].to_numpy(float), 1.0, atol=1e-12)
+    return probs
+
+
+
+# ---- defaults: the Python documentation --------------------------------------------------------------
+
+
+def test_defaults_counts_match_the_text(default_page):
+    at = default_page
+    assert [t.value for t in at.title] == ["7 · Bigram model"]
+    _, _, top = assert_counts_match(at, pydoc_fit_text(), 12)
+    assert top[0] == " "  # the space is the most frequent character
+    assert "counts · shape (12, 12) = (n, n) of the full (V, V) = (95, 95)" in texts(at)
+
+
+def test_defaults_rows_are_smoothed_probabilities(default_page):
+    probs = assert_rows_sum_to_one(default_page)
+    pairs, singles, top = assert_counts_match(default_page, pydoc_fit_text(), 12)
+    text = pydoc_fit_text()
+    for i, a in enumerate(top[:3]):  # P(b | a) = (count + 1) / (pairs starting with a + V)
+        starts = singles[a] - (text[-1] == a)
+        for j, b in enumerate(top[:3]):
+            assert probs[i, j] == pytest.approx((pairs[(a, b)] + 1) / (starts + V), rel=SENT_RTOL)
+    assert "probs · shape (12, 13)" in texts(default_page)
+
+
+def test_defaults_loss_bigram_above_transformer(default_page):
+    shown = metrics(default_page)
+    bigram, transformer = loss_value(shown["Bigram model"]), loss_value(shown["Transformer"])
+    baseline = pydoc_corpus(tokenizer=TOK).bigram_baseline()  # core.data's own add-one baseline
+    assert bigram == pytest.approx(baseline, abs=5e-4)
+    assert transformer == pytest.approx(META["val_loss"], abs=0.01)  # what the model scored when it was saved
+    assert transformer < bigram < math.log(V)
+    assert shown[f"Uniform guess ln {V}"] == f"{math.log(V):.3f} nats"
+    assert any("lower" in str(s.value) for s in default_page.success)
+
+
+def test_defaults_sample_uses_the_vocabulary(default_page):
+    text = sampled(default_page)
+    assert len(text) == 201 and text[0] == pydoc_fit_text()[0]
+    assert set(text) <= set(TOK.itos)
+    assert "What to notice" in texts(default_page) and "bigram_sample" in texts(default_page)
+
+
+# ---- moving each control --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("n", [2, 5, 40])
+def test_characters_drawn(n):
+    at = ok(run_page(PAGE, {"bg_top": str(n)}))
+    assert_counts_match(at, pydoc_fit_text(), n)
+    assert assert_rows_sum_to_one(at).shape == (n, n + 1)
+
+
+def test_without_smoothing_only_seen_pairs_are_sampled():
+    at = ok(run_page(PAGE))
+    at.sidebar.slider(key="bg_alpha").set_value(0.0).run()
+    ok(at)
+    text, fit = sampled(at), pydoc_fit_text()
+    seen = set(pairwise(fit))
+    assert all(pair in seen for pair in pairwise(text))
+    assert_rows_sum_to_one(at)
+    assert metrics(at)["Bigram model"] == "∞"  # some held-out pair never occurred in the fitted text
+    assert any("−log 0 = ∞" in str(w.value) for w in at.warning)
+    assert not at.success  # no finite gap to the transformer to speak of
+
+
+def test_more_smoothing_flattens_rows():
+    at = ok(run_page(PAGE, {"bg_alpha": "2"}))
+    two = matrix(chart_by_title(at, "P(next = b | a)")).to_numpy()
+    at.sidebar.slider(key="bg_alpha").set_value(0.05).run()
+    small = matrix(chart_by_title(ok(at), "P(next = b | a)")).to_numpy()
+    assert two[:, :-1].max() < small[:, :-1].max()  # the most likely pair loses probability to the rest
+    assert loss_value(metrics(at)["Bigram model"]) < 2.4  # a little smoothing fits held-out text best
+
+
+def test_seed_and_length():
+    at = ok(run_page(PAGE, {"bg_length": "10"}))
+    first = sampled(at)
+    assert len(first) == 11
+    at.sidebar.slider(key="bg_length").set_value(500).run()
+    assert len(sampled(ok(at))) == 501 and sampled(at).startswith(first)  # the same draws, continued
+    seed_0 = sampled(at)
+    at.sidebar.slider(key="seed").set_value(7).run()
+    seed_7 = sampled(ok(at))
+    assert seed_7 != seed_0 and seed_7[0] == seed_0[0]  # same start, other draws
+    at.sidebar.slider(key="seed").set_value(0).run()
+    assert sampled(ok(at)) == seed_0  # the same seed writes the same text
+
+
+# ---- the user's own text --------------------------------------------------------------------------------
+
+TEXT = "abracadabra, abracadabra! the cat sat on the mat and the rat ate the hat."
+
+
+def test_own_text_counts_and_losses():
+    at = ok(run_page(PAGE))
+    at.sidebar.radio(key="bg_source").set_value(OWN).run()
+    at.sidebar.text_input(key="bg_text").set_value(TEXT).run()
+    ok(at)
+    held = max(2, int(len(TEXT) * 0.1))
+    assert_counts_match(at, TEXT[:-held], 12)
+    assert_rows_sum_to_one(at)
+    assert set(sampled(at)) <= set(TOK.itos)
+    assert f"each of the {held - 1:,} next characters" in texts(at)
+    bigram, transformer = (loss_value(metrics(at)[k]) for k in ("Bigram model", "Transformer"))
+    assert math.isfinite(bigram) and math.isfinite(transformer)
+    if transformer < bigram:  # the sentence under the numbers says which way round they are
+        assert any("lower" in str(x.value) for x in at.success)
+    else:
+        assert any("higher" in str(x.value) for x in at.info)
+
+
+def test_deep_link_equals_setting_widgets_by_hand():
+    query = {"bg_source": OWN, "bg_text": TEXT, "bg_top": "6", "bg_alpha": "0.5", "bg_length": "50", "seed": "3"}
+    linked = ok(run_page(PAGE, query))
+    by_hand = ok(run_page(PAGE))
+    by_hand.sidebar.radio(key="bg_source").set_value(OWN).run()
+    by_hand.sidebar.text_input(key="bg_text").set_value(TEXT).run()
+    by_hand.sidebar.slider(key="bg_top").set_value(6).run()
+    by_hand.sidebar.slider(key="bg_alpha").set_value(0.5).run()
+    by_hand.sidebar.slider(key="bg_length").set_value(50).run()
+    by_hand.sidebar.slider(key="seed").set_value(3).run()
+    ok(by_hand)
+    for title in ("counts[a, b]", "P(next = b | a)"):
+        pd.testing.assert_frame_equal(chart_data(chart_by_title(linked, title)),
+                                      chart_data(chart_by_title(by_hand, title)))
+    assert sampled(linked) == sampled(by_hand) and len(sampled(linked)) == 51
+    assert metrics(linked) == metrics(by_hand)
+    assert not linked.info
+
+
+# ---- bad input ---------------------------------------------------------------------------------------------
+
+
+def test_hostile_link_values():
+    at = ok(run_page(PAGE, {"bg_top": "1000", "bg_alpha": "-1", "bg_length": "nan", "bg_source": "<b>evil</b>",
+                            "bg_text": "x" * 5000}))
+    notes = "\n".join(str(i.value) for i in at.info)
+    for key in ("bg_top", "bg_alpha", "bg_length", "bg_source", "bg_text"):
+        assert key in notes, key
+    assert "<b>" not in notes
+    assert at.sidebar.slider(key="bg_top").value == 40 and at.sidebar.slider(key="bg_alpha").value == 0.0
+    assert len(at.sidebar.text_input(key="bg_text").value) == 3000
+    assert_counts_match(at, pydoc_fit_text(), 40)  # the unknown source fell back to the documentation
+
+
+@pytest.mark.parametrize("text", ["", "ab", "   "])
+def test_too_short_text_says_so(text):
+    at = ok(run_page(PAGE, {"bg_source": OWN}))
+    at.sidebar.text_input(key="bg_text").set_value(text).run()
+    ok(at)
+    assert any("at least 4 characters" in str(w.value) for w in at.warning)
+    assert not at.metric  # nothing is scored
+
+
+def test_unknown_characters_and_markup_are_shown_as_text():
+    text = "héllo wörld <script>alert(1)</script> **bold** :red[x] $x$ 🐱 " * 3
+    at = ok(run_page(PAGE, {"bg_source": OWN, "bg_text": text}))
+    warning = next(str(w.value) for w in at.warning if "not in the vocabulary" in str(w.value))
+    assert "`é`" in warning and "`ö`" in warning and "`🐱`" in warning
+    for md in at.markdown:
+        if md.allow_html:
+            assert "<script" not in str(md.value)
+    assert set(sampled(at)) <= set(TOK.itos)  # é, ö, 🐱 read as the unknown character
+    assert_rows_sum_to_one(at)
+
+
+def test_documentation_missing_falls_back_to_own_text(monkeypatch):
+    def missing(*args, **kwargs):
+        raise CorpusUnavailable("This Python was built without pydoc_data.")
+
+    monkeypatch.setattr(bigram_views, "pydoc_corpus", missing)
+    bigram_views.split_text.clear()
+    try:
+        at = ok(run_page(PAGE))
+        assert any("not available on this server" in str(w.value) for w in at.warning)
+        held = max(2, int(len(bigram_views.OWN_TEXT) * 0.1))
+        assert_counts_match(at, bigram_views.OWN_TEXT[:-held], 12)
+    finally:
+        bigram_views.split_text.clear()
+

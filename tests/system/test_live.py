@@ -1,0 +1,158 @@
+"""A control moved on a lesson page reruns only the lesson's live part (ui.frame.page.live), on the real server.
+
+AppTest reruns the whole script for every widget change, so these checks speak Streamlit's websocket
+protocol as the browser does (bench/streamlit_client.py): a move of a control drawn inside a fragment
+is sent with that fragment's id, and the server reruns only the fragment. What a user would check:
+the page redraws without an error, the address bar follows the move, that address reopens the same view,
+and the share link and the export panel hold what is on screen now, not what was there before the move.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from bench.streamlit_client import Server, Session
+from lessons import COURSE
+from tests.apptest_helpers import ROOT
+from ui.frame import page
+
+pytestmark = pytest.mark.timeout(240)
+
+LIVE = [lesson for lesson in COURSE if "page.live(" in (ROOT / lesson.path).read_text()]
+EXPORT = "Export the matrices on this page (CSV, PNG, SVG)"
+SHARE = "Share this view"
+
+
+def run(coro):
+    return asyncio.run(coro)
+
+
+@pytest.fixture(scope="module")
+def server():
+    with Server.start() as srv:
+        yield srv
+
+
+def matrices_counted(captions: list[str]) -> int:
+    """The export panel's count line, "16 matrices on this page."."""
+    counts = [int(m.group(1)) for c in captions if (m := re.match(r"(\d+) matri(?:x|ces) on this page", c))]
+    assert len(counts) == 1, captions
+    return counts[0]
+
+
+def test_every_lesson_has_a_live_part():
+    assert [lesson.url_path for lesson in LIVE] == [lesson.url_path for lesson in COURSE]
+
+
+@pytest.mark.parametrize("lesson", LIVE, ids=lambda lesson: lesson.url_path)
+def test_a_seed_move_reruns_the_live_part_and_the_link_reopens_it(server, lesson):
+    async def go():
+        s, first = await Session.open(server.url, lesson.url_path)
+        assert not first.exceptions and not first.fragment_ids
+        seed = first.sliders["seed"]
+        moved = await s.move(seed, 5)
+        assert moved.status == "FINISHED_FRAGMENT_RUN_SUCCESSFULLY", moved.status
+        assert moved.fragment_ids and not moved.exceptions, moved.exceptions
+        # the controls are drawn again by the live part, and the address bar follows the move
+        assert "seed" in moved.sliders and set(moved.sliders) <= set(first.sliders)
+        assert "seed=5" in s.query.split("&")
+        # ...but not the page's title or footer: they stay on screen from the full run
+        assert first.title and first.title not in moved.headings
+        await s.close()
+        # the address bar's link opens the same view: same sections, same numbers in the captions
+        other, reopened = await Session.open(server.url, lesson.url_path, s.query)
+        assert not reopened.exceptions
+        assert set(moved.headings) <= set(reopened.headings)
+        assert moved.captions == [c for c in reopened.captions if c in moved.captions]
+        assert set(moved.captions) <= set(reopened.captions)
+        await other.close()
+
+    run(go())
+
+
+def live_part_run_three_times():
+    import numpy as np
+    import streamlit as st
+
+    from ui.drawing import export
+    from ui.frame import page
+    from ui.state import controls
+
+    controls.start_run()
+    export.start_run()
+    export.record("drawn before", np.eye(2), ["a", "b"], ["a", "b"], {})
+
+    def body():
+        export.record("drawn inside", np.ones((2, 2)), ["a", "b"], ["a", "b"], {})
+
+    page.live(body)
+    st.markdown(" | ".join(item["title"] for item in export.drawn()))
+
+
+def test_a_rerun_alone_records_its_matrices_again_instead_of_adding_them(monkeypatch):
+    # As the server does: the fragment runs in the full run, then alone on each move (here twice). A page
+    # moved 500 times would otherwise keep 500 copies of its matrices in the session.
+    monkeypatch.setattr(page.st, "fragment", lambda run: lambda: [run() for _ in range(3)])
+    at = AppTest.from_function(live_part_run_three_times).run()
+    assert not at.exception
+    assert at.markdown[-1].value == "drawn before | drawn inside"
+
+
+def test_the_export_panel_counts_each_matrix_once_after_moves_and_follows_a_move_while_open(server):
+    async def go():
+        s, first = await Session.open(server.url, "masking")
+        seed = first.sliders["seed"]
+        opened = await s.set_panel(first, EXPORT, True)
+        n = matrices_counted(opened.captions)
+        assert n >= 10
+        await s.set_panel(opened, EXPORT, False)
+        for value in (3, 4, 5):  # closed: moves rerun the live part alone
+            assert (await s.move(seed, value)).fragment_ids
+        reopened = await s.set_panel(first, EXPORT, True)
+        assert matrices_counted(reopened.captions) == n  # recorded once, not once per move
+        # open: a move runs the whole page, so the panel's downloads are the matrices now on screen
+        moved = await s.move(seed, 6)
+        assert not moved.fragment_ids and moved.status == "FINISHED_SUCCESSFULLY"
+        assert matrices_counted(moved.captions) == n and not moved.exceptions
+        await s.close()
+
+    run(go())
+
+
+def test_the_share_link_after_moves_carries_every_setting_of_the_page(server):
+    async def go():
+        s, first = await Session.open(server.url, "masking", "d_k=4")
+        seed = first.sliders["seed"]
+        await s.move(seed, 7)
+        await s.move(seed, 8)
+        shared = await s.set_panel(first, SHARE, True)
+        assert not shared.fragment_ids and not shared.exceptions
+        link = next(code for code in shared.code if "masking" in code)
+        settings = dict(part.split("=", 1) for part in link.split("?", 1)[1].split("&"))
+        assert settings["seed"] == "8" and settings["d_k"] == "4"
+        await s.close()
+
+    run(go())
+
+
+@pytest.mark.parametrize("page, control, part", [("model", "fm_bytes", {"fm_bytes"}),
+                                                   ("scaling", "scaling_T", {"scaling_T", "scaling_trials"})])
+def test_a_second_live_part_reruns_alone_and_a_seed_move_leaves_it_on_screen(server, page, control, part):
+    # The full model's costs and the scaling experiment do not follow the seed: a live part of their own.
+    async def go():
+        s, first = await Session.open(server.url, page)
+        by_seed = await s.move(first.sliders["seed"], 3)
+        assert not part & set(by_seed.sliders) and not by_seed.exceptions
+        slider = first.sliders[control]
+        value = slider.values()[-1]
+        by_control = await s.move(slider, value)
+        assert by_control.fragment_ids and by_control.fragment_ids != by_seed.fragment_ids
+        assert set(by_control.sliders) == part and not by_control.exceptions
+        assert f"{control}={slider.url_text(value)}" in s.query.split("&") and "seed=3" in s.query.split("&")
+        await s.close()
+
+    run(go())

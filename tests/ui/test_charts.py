@@ -1,0 +1,516 @@
+"""ui/drawing/charts.py without a server: the data frames match the arrays, the specs are the designed ones."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import altair as alt
+import numpy as np
+import pandas as pd
+import pytest
+
+from ui.drawing import charts, colours, plots
+from ui.drawing.chart_data import ChartData, numbers
+
+# Colour-blind-safe schemes that Vega ships: the perceptually uniform sequential maps and ColorBrewer's
+# colour-blind-safe diverging maps (plus Vega's blue-orange).
+CB_SAFE_SEQUENTIAL = {"viridis", "cividis", "magma", "inferno", "plasma"}
+CB_SAFE_DIVERGING = {"purpleorange", "blueorange", "brownbluegreen", "purplegreen", "pinkyellowgreen",
+                     "redblue", "redyellowblue"}
+
+
+def heatmap(matrix, row_labels, col_labels, **settings):
+    """A heatmap design with its data, in one call."""
+    m = np.asarray(matrix)
+    data = charts.heatmap_frame(m, row_labels, col_labels).frame()
+    return charts.heatmap_chart(m.shape[0], m.shape[1], data=data, **settings)
+
+
+def labels(n: int, prefix: str = "t") -> list[str]:
+    return [f"{prefix}{i}" for i in range(n)]
+
+
+def without_data(spec: dict) -> dict:
+    """A spec minus its numbers: what ui.drawing.render caches.
+
+    Altair names a view that carries a selection after a hash of the chart, data included; the name is
+    only a label that the selection param points to, so it is replaced by a placeholder here (and
+    test_select_rows_adds_pick_param checks that the param and the view agree).
+    """
+    text = json.dumps({k: v for k, v in spec.items() if k not in ("data", "datasets")}, sort_keys=True)
+    return json.loads(re.sub(r"view_[0-9a-f]+_(\d+)", r"view_\1", text))
+
+
+def walk(node):
+    """Every dict inside a spec (depth first)."""
+    if isinstance(node, dict):
+        yield node
+        for v in node.values():
+            yield from walk(v)
+    elif isinstance(node, list):
+        for v in node:
+            yield from walk(v)
+
+
+def layer_marks(spec: dict) -> list[str]:
+    marks = []
+    for layer in spec.get("layer", []):
+        mark = layer["mark"]
+        marks.append(mark if isinstance(mark, str) else mark["type"])
+    return marks
+
+
+def colour_scales(spec: dict) -> list[dict]:
+    return [d["color"]["scale"] for d in walk(spec)
+            if isinstance(d.get("color"), dict) and "scale" in d["color"]]
+
+
+# ---- heatmap_frame ----------------------------------------------------------------------------------
+
+
+def test_heatmap_frame_matches_matrix():
+    m = np.arange(12, dtype=float).reshape(3, 4) / 7 - 0.5
+    rows, cols = ["a", "b", "c"], ["w", "x", "y", "z"]
+    df = charts.heatmap_frame(m, rows, cols).frame()
+    assert len(df) == 12
+    for rec in df.itertuples():
+        assert rec.value == pytest.approx(m[rec.row_i, rec.col_i], rel=1e-5)  # sent to 6 digits
+        assert rec.row == rows[rec.row_i]
+        assert rec.col == cols[rec.col_i]
+        assert rec.text == f"{m[rec.row_i, rec.col_i]:.2f}"
+    # pivoting back gives the matrix in display order
+    back = df.pivot(index="row_i", columns="col_i", values="value").to_numpy()
+    np.testing.assert_allclose(back, m, rtol=1e-5)
+
+
+def test_heatmap_frame_decimals():
+    df = charts.heatmap_frame([[1 / 3]], ["a"], ["b"], decimals=4).frame()
+    assert df["text"].tolist() == ["0.3333"]
+
+
+def test_unique_labels_for_repeated_tokens():
+    assert charts.unique_labels(["the", "cat", "the", "mat"]) == ["the (0)", "cat", "the (2)", "mat"]
+    assert charts.unique_labels(["a", "b"]) == ["a", "b"]
+    assert charts.unique_labels([]) == []
+    df = charts.heatmap_frame(np.eye(3), ["x", "x", "y"], ["x", "x", "y"]).frame()
+    assert df["row"].nunique() == 3 and df["col"].nunique() == 3
+    assert set(df["row"]) == {"x (0)", "x (1)", "y"}
+
+
+def test_characters_that_draw_nothing_get_a_visible_label():
+    """A character-level model reads 👩‍💻 as 👩, U+200D, 💻 and ❤️ as ❤, U+FE0F: the joiner and the variation
+    selector draw nothing alone, so their labels name them; a skin tone and whole emoji draw as themselves."""
+    assert charts.unique_labels(list("👩\u200d💻 ❤\ufe0f")) == ["👩", "U+200D", "💻", "␣", "❤", "U+FE0F"]
+    for label, shown in [("\u200d", "U+200D"), ("\ufe0e", "U+FE0E"), ("\u0301", "U+0301"), ("\x00", "U+0000"),
+                         ("\u00a0", "U+00A0"), ("\u200b\u200d", "U+200B U+200D"), ("\t\r", "⇥␍"), ("", "∅"),
+                         ("🏽", "🏽"), ("❤\ufe0f", "❤\ufe0f"), ("👩\u200d💻", "👩\u200d💻"), ("e\u0301", "e\u0301")]:
+        assert charts.visible(label) == shown, (label, charts.visible(label))
+    df = charts.heatmap_frame(np.eye(3), list("❤\ufe0f!"), list("❤\ufe0f!")).frame()
+    assert list(df["row"].unique()) == ["❤", "U+FE0F", "!"]
+
+
+def test_character_labels_of_the_model_pages_are_visible():
+    """ui.sections.model_views.shown labels the Full model page's maps and bars and the Bigram page's characters."""
+    from ui.sections.model_views import shown
+
+    assert [shown(c) for c in "👩\u200d💻 ❤\ufe0f\n"] == ["👩", "U+200D", "💻", "␣", "❤", "U+FE0F", "⏎"]
+
+
+def test_nan_and_inf_cells_are_formatted():
+    m = np.array([[np.nan, np.inf], [-np.inf, 0.5]])
+    df = charts.heatmap_frame(m, ["a", "b"], ["c", "d"]).frame()
+    assert df["text"].tolist() == ["NaN", "inf", "-inf", "0.50"]
+    # non-finite cells carry no number (the colour scale skips them); they sit on a light grey cell
+    # of their own (tests/ui/test_contrast.py checks their text reads on it)
+    assert df["value"].isna().tolist() == [True, True, True, False]
+
+
+def test_all_non_finite_matrix_does_not_raise():
+    df = charts.heatmap_frame(np.full((2, 2), -np.inf), ["a", "b"], ["a", "b"]).frame()
+    assert df["text"].tolist() == ["-inf"] * 4
+
+
+@pytest.mark.parametrize(("rows", "cols"), [(["a"], ["c", "d"]), (["a", "b", "c"], ["c", "d"]),
+                                            (["a", "b"], ["c"]), (["a", "b"], [])])
+def test_wrong_label_counts_raise(rows, cols):
+    with pytest.raises(ValueError, match="labels"):
+        charts.heatmap_frame(np.zeros((2, 2)), rows, cols)
+
+
+@pytest.mark.parametrize("matrix", [np.zeros(3), np.zeros((2, 2, 2))])
+def test_non_2d_matrix_raises(matrix):
+    with pytest.raises(ValueError, match="2-D"):
+        charts.heatmap_frame(matrix, ["a", "b"], ["a", "b"])
+
+
+# ---- heatmap_chart ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("n_rows", "n_cols", "text_layer"), [
+    (1, 1, True), (7, 7, True), (16, 16, True), (16, 8, True), (17, 16, False), (16, 17, False), (32, 32, False),
+])
+def test_annotated_only_up_to_16(n_rows, n_cols, text_layer):
+    spec = heatmap(np.zeros((n_rows, n_cols)), labels(n_rows), labels(n_cols, "k")).to_dict()
+    marks = layer_marks(spec)
+    assert marks[0] == "rect"
+    assert ("text" in marks) is text_layer
+
+
+def test_annotate_can_be_forced():
+    assert "text" not in layer_marks(charts.heatmap_chart(4, 4, annotate=False).to_dict())
+    assert "text" in layer_marks(charts.heatmap_chart(20, 20, annotate=True).to_dict())
+
+
+@pytest.mark.parametrize("domain", [None, (-2.0, 2.0)])
+def test_diverging_scale_is_centred_on_zero(domain):
+    spec = charts.heatmap_chart(5, 5, diverging=True, domain=domain).to_dict()
+    scales = colour_scales(spec)
+    assert scales, "no colour scale in the spec"
+    for scale in scales:
+        assert scale["domainMid"] == 0
+        assert scale["scheme"] in CB_SAFE_DIVERGING
+        if domain:
+            assert scale["domain"] == list(domain)
+
+
+def test_sequential_scale():
+    scales = colour_scales(charts.heatmap_chart(5, 5, domain=(0.0, 1.0)).to_dict())
+    assert scales
+    for scale in scales:
+        assert scale["scheme"] in CB_SAFE_SEQUENTIAL
+        assert "domainMid" not in scale
+        assert scale["domain"] == [0.0, 1.0]
+
+
+def test_colour_schemes_are_colour_blind_safe():
+    assert charts.SEQUENTIAL in CB_SAFE_SEQUENTIAL
+    assert charts.DIVERGING in CB_SAFE_DIVERGING
+
+
+def test_select_rows_adds_pick_param():
+    spec = charts.heatmap_chart(4, 4, select_rows=True).to_dict()
+    params = [p for d in walk(spec) for p in d.get("params", []) if isinstance(p, dict)]
+    pick = [p for p in params if p.get("name") == "pick"]
+    assert len(pick) == 1
+    assert pick[0]["select"]["type"] == "point"
+    assert pick[0]["select"]["fields"] == ["row_i"]
+    # the selection is bound to the rect layer by name: the spec is self-consistent without its data
+    named = [layer for layer in spec["layer"] if "name" in layer]
+    assert len(named) == 1 and named[0]["mark"]["type"] == "rect"
+    assert pick[0]["views"] == [named[0]["name"]]
+    plain = charts.heatmap_chart(4, 4).to_dict()
+    assert not any(p.get("name") == "pick" for d in walk(plain) for p in d.get("params", []))
+
+
+def cell_edges(spec: dict, n_rows: int, n_cols: int) -> tuple[float, float]:
+    """A heatmap cell's width and height in pixels, whether the spec sizes the chart by a step per cell
+    ({"step": px}) or by its total width and height."""
+    def edge(size, n):
+        return size["step"] if isinstance(size, dict) else size / n
+    return edge(spec["width"], n_cols), edge(spec["height"], n_rows)
+
+
+def expected_cell(n_cols: int, cell_px: int) -> int:
+    """The builder's own rule for a cell edge: cell_px, shrunk so wide matrices fit, at least 8 px."""
+    if hasattr(charts, "cell_size"):
+        return charts.cell_size(n_cols, cell_px)
+    return max(8, min(cell_px, 520 // n_cols))
+
+
+@pytest.mark.parametrize(("n_rows", "n_cols", "cell_px"), [(3, 3, 34), (7, 5, 22), (12, 40, 34), (128, 128, 34)])
+def test_cells_are_square(n_rows, n_cols, cell_px):
+    spec = charts.heatmap_chart(n_rows, n_cols, cell_px=cell_px).to_dict()
+    width, height = cell_edges(spec, n_rows, n_cols)
+    assert width == height  # square cells, whatever the shape
+    cell = expected_cell(n_cols, cell_px)
+    assert width == cell
+    # wide matrices shrink their cells to fit the page, never below 8 px and never above what was asked
+    assert 8 <= cell <= cell_px
+    assert cell * n_cols <= max(520, 8 * n_cols)
+
+
+def test_cell_px_is_used_when_it_fits():
+    spec = charts.heatmap_chart(4, 6, cell_px=22).to_dict()
+    assert cell_edges(spec, 4, 6) == (22, 22)
+
+
+@pytest.mark.parametrize("settings", [
+    {}, {"diverging": True}, {"select_rows": True, "domain": (0.0, 1.0)}, {"diverging": True, "title": "Q"},
+])
+@pytest.mark.parametrize("shape", [(3, 3), (7, 16), (20, 20)])
+def test_spec_does_not_depend_on_the_data(shape, settings):
+    """Two matrices of one shape give the same spec once the data is removed: caching the spec is valid."""
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal(shape)
+    b = rng.standard_normal(shape) * 100 + 5
+    b[0, 0] = np.nan
+    rows, cols = labels(shape[0]), labels(shape[1], "k")
+    spec_a = heatmap(a, rows, cols, **settings).to_dict()
+    spec_b = heatmap(b, rows, cols, **settings).to_dict()
+    assert spec_a["datasets"] != spec_b["datasets"]  # the numbers did reach the charts
+    assert without_data(spec_a) == without_data(spec_b)
+    # the numbers live only at the top level, where ui.drawing.render strips them; no layer carries its own data
+    assert not any("data" in layer for layer in spec_a.get("layer", []))
+    # and the data-free design is exactly what the builder makes with no data at all
+    empty = charts.heatmap_chart(shape[0], shape[1], **settings).to_dict()
+    assert without_data(empty) == without_data(spec_a)
+
+
+def test_tooltips_have_row_col_and_value():
+    spec = heatmap(np.ones((3, 3)), labels(3), labels(3)).to_dict()
+    for layer in spec["layer"]:
+        fields = {t["field"] for t in layer["encoding"]["tooltip"]}
+        assert {"row", "col", "value"} <= fields
+
+
+def test_axes_keep_matrix_order():
+    spec = charts.heatmap_chart(3, 3).to_dict()
+    for layer in spec["layer"]:
+        assert layer["encoding"]["x"]["sort"]["field"] == "col_i"
+        assert layer["encoding"]["y"]["sort"]["field"] == "row_i"
+
+
+def test_title_is_set():
+    assert charts.heatmap_chart(2, 2, title="scores").to_dict()["title"] == "scores"
+    assert "title" not in charts.heatmap_chart(2, 2).to_dict()
+
+
+# ---- the other builders -----------------------------------------------------------------------------
+
+
+def test_grid_chart_builds_and_validates():
+    rng = np.random.default_rng(1)
+    weights = rng.dirichlet(np.ones(5), size=(4, 5))  # (H, T, T), rows sum to 1
+    df = charts.grid_frame(weights, [f"head {h}" for h in range(4)], labels(5), labels(5)).frame()
+    assert len(df) == 4 * 5 * 5
+    np.testing.assert_allclose(df.groupby("panel_i")["value"].sum(), 5.0, rtol=1e-5)
+    spec = charts.grid_chart(5, 5, columns=2, title="heads", data=df).to_dict()  # validates
+    assert spec["facet"]["field"] == "panel"
+    assert spec["columns"] == 2
+    assert spec["title"] == "heads"
+    assert without_data(charts.grid_chart(5, 5, columns=2, title="heads").to_dict()) == without_data(spec)
+    for scale in colour_scales(spec):
+        assert scale["domain"] == [0.0, 1.0]
+        assert scale["scheme"] in CB_SAFE_SEQUENTIAL
+
+
+def test_bar_chart_builds_and_validates():
+    df = plots.bar_frame(["a", "b", "a"], [0.5, 0.3, 0.2]).frame()
+    assert df["label"].tolist() == ["a (0)", "b", "a (2)"]
+    assert df["order"].tolist() == [0, 1, 2]
+    spec = plots.bar_chart(title="next", data=df).to_dict()
+    assert layer_marks(spec)[-1] == "text" and "bar" in layer_marks(spec)
+    assert spec["width"] == "container"
+    assert isinstance(plots.bar_chart(domain=(0.0, 1.0)).to_dict(), dict)
+
+
+def test_bar_axis_reaches_just_past_the_longest_bar():
+    """At temperature 1 the top bar may be 0.27: the axis must not run to 1 (three quarters empty)."""
+    import vl_convert
+
+    df = plots.bar_frame(list("abc"), [0.27, 0.2, 0.1]).frame()
+    sg = vl_convert.vegalite_to_scenegraph({**plots.bar_chart(data=df).to_dict(), "width": 400})
+    bars = [item for mark in walk(sg) if mark.get("marktype") == "rect" and mark.get("role") == "mark"
+            for item in mark["items"] if item.get("fill") == plots.BAR_FILL]
+    longest = max(b["width"] for b in bars)
+    assert 400 / 1.4 <= longest <= 400 / 1.1  # a little headroom, no more
+    # the numbers are printed inside the plot, on the light track, in black: they read in both themes
+    texts = [item for mark in walk(sg) if mark.get("marktype") == "text" and mark.get("role") == "mark"
+             for item in mark["items"]]
+    assert sorted(t["text"] for t in texts) == ["0.100", "0.200", "0.270"]
+    assert all(t["x"] <= 400 and t["fill"] == colours.DARK_TEXT for t in texts)
+    assert colours.contrast(colours.DARK_TEXT, plots.BAR_TRACK) >= 4.5
+    # the bars keep the frame's order (most likely first), not the alphabet's
+    labels = [item for mark in walk(sg) if mark.get("marktype") == "text" and mark.get("role") == "axis-label"
+              for item in mark["items"] if item["text"] in "abc"]
+    assert [t["text"] for t in sorted(labels, key=lambda t: t["y"])] == ["a", "b", "c"]
+    df = plots.bar_frame(list("zam"), [0.3, 0.2, 0.1]).frame()
+    sg = vl_convert.vegalite_to_scenegraph({**plots.bar_chart(data=df).to_dict(), "width": 400})
+    labels = [item for mark in walk(sg) if mark.get("marktype") == "text" and mark.get("role") == "axis-label"
+              for item in mark["items"] if item["text"] in "zam"]
+    assert [t["text"] for t in sorted(labels, key=lambda t: t["y"])] == ["z", "a", "m"]
+
+
+def test_log_axes_use_one_notation():
+    spec = plots.line_chart("T", "bytes", log_x=True, log_y=True).to_dict()
+    assert spec["encoding"]["x"]["axis"]["format"] == ",d"
+    assert spec["encoding"]["y"]["axis"]["format"] == "~s"
+    # and Vega writes every tick of a wide log range that way: no "1e+13" beside "100,000,000,000"
+    import vl_convert
+
+    df = plots.line_frame([2 ** k for k in range(21)], {"bytes": [4.0 ** k for k in range(21)]}).frame()
+    sg = vl_convert.vegalite_to_scenegraph({**plots.line_chart("T", "bytes", log_x=True, log_y=True,
+                                                                data=df).to_dict(), "width": 600})
+    ticks = [i["text"] for m in walk(sg) if m.get("role") == "axis-label" for i in m["items"]]
+    assert ticks and not any("e+" in t or "e-" in t for t in ticks), ticks
+    assert "1,048,576" in ticks and "1T" in ticks
+
+
+@pytest.mark.parametrize("builder", [charts.heatmap_chart, charts.grid_chart, plots.bar_chart,
+                                     lambda **k: plots.line_chart("x", "y", **k)])
+def test_font_scale_reaches_every_text(builder):
+    """Presenter mode (font_scale 1.5) prints every axis label and title at 18 px or more."""
+    spec = builder(font_scale=1.5).to_dict()
+    sizes = [v for d in walk(spec) for k, v in d.items() if k.endswith("FontSize") or k == "fontSize"]
+    assert sizes and min(sizes) >= 18, sizes
+    normal = builder().to_dict()
+    assert min(v for d in walk(normal) for k, v in d.items() if k.endswith("FontSize") or k == "fontSize") >= 12
+
+
+def axes_of(spec: dict) -> list[dict]:
+    return [d["axis"] for d in walk(spec) if isinstance(d.get("axis"), dict)]
+
+
+def test_token_axes_drop_labels_only_on_cells_smaller_than_the_type():
+    spec = charts.heatmap_chart(cell_px=12).to_dict()
+    axes = axes_of(spec)
+    assert axes and all(a["labelOverlap"] is False for a in axes)
+    # down to the smallest type, every label is drawn at its cell's size
+    assert all(a["labelOverlap"] is False and a["labelFontSize"] == 8 for a in axes_of(charts.heatmap_chart(
+        cell_px=charts.MIN_LABEL_PX).to_dict()))
+    # on a projector, type never shrinks below 18 px: a dense map (64 positions on 8 px cells) keeps its labels
+    # at 18 px and Vega leaves out every other label that would overlap
+    dense = charts.heatmap_chart(cell_px=8, font_scale=1.5).to_dict()
+    axes = [d["axis"] for d in walk(dense) if isinstance(d.get("axis"), dict)]
+    assert axes and all(a["labelFontSize"] >= 18 and a["labelOverlap"] == "parity" for a in axes)
+    roomy = charts.heatmap_chart(cell_px=51, font_scale=1.5).to_dict()
+    assert all(d["axis"]["labelOverlap"] is False for d in walk(roomy) if isinstance(d.get("axis"), dict))
+    assert charts.unique_labels(["a", " ", "b", " "]) == ["a", "␣ (1)", "b", "␣ (3)"]
+    assert charts.unique_labels(["\n", ""]) == ["⏎", "∅"]
+
+
+@pytest.mark.parametrize("builder", [charts.heatmap_chart, charts.grid_chart])
+@pytest.mark.parametrize("cell_px", [1, 2, 4, 6, 7, 8, 9, 12, 26, 34])
+def test_labels_never_shrink_below_the_smallest_type(builder, cell_px):
+    """Small cells (a 26-character prompt gives the Full model grid 6 px cells, 64 give 4 px) keep their
+    labels at MIN_LABEL_PX: 6 px type drew letters 4 px high. Labels that would overlap are left out."""
+    axes = axes_of(builder(cell_px=cell_px).to_dict())
+    assert axes
+    for axis in axes:
+        assert axis["labelFontSize"] >= charts.MIN_LABEL_PX >= 8
+        assert axis["labelOverlap"] == ("parity" if cell_px < axis["labelFontSize"] else False)
+
+
+@pytest.mark.parametrize(("T", "cell_px"), [(26, 6), (64, 4)])
+def test_vega_draws_every_other_label_of_a_long_prompt(T, cell_px):
+    """Rendered by Vega: the labels it keeps on each axis of a grid of small cells are at least MIN_LABEL_PX,
+    the first label among them, and at least one in four of them is drawn."""
+    import vl_convert
+
+    tokens = [chr(ord("a") + i % 26) for i in range(T)]
+    weights = np.tril(np.ones((T, T))) / np.arange(1, T + 1)[:, None]  # (T, T), causal rows summing to 1
+    frame = charts.grid_frame(np.stack([weights] * 2), ["head 1", "head 2"], tokens, tokens)
+    sg = vl_convert.vegalite_to_scenegraph(frame.inline(charts.grid_chart(cell_px=cell_px, columns=2).to_dict()))
+    axes = [m["items"] for m in walk(sg) if m.get("role") == "axis-label"]
+    assert len(axes) >= 2
+    for items in axes:
+        drawn = [i for i in items if i.get("opacity", 1) != 0]
+        assert len(items) == T and T // 4 <= len(drawn) < T
+        assert drawn[0]["text"] == charts.unique_labels(tokens)[0]
+        assert min(i["fontSize"] for i in drawn) >= charts.MIN_LABEL_PX
+
+
+def test_vendored_schemes_match_vega():
+    """The stops in ui/drawing/charts.py are Vega's own: a chart rendered by Vega colours its cells the same."""
+    import vl_convert
+
+    values = np.linspace(0, 1, 21)
+    for scheme in colours.SCHEME_STOPS:
+        df = pd.DataFrame({"x": [str(i) for i in range(len(values))], "i": range(len(values)), "v": values})
+        chart = alt.Chart(df).mark_rect().encode(x=alt.X("x:N", sort=alt.EncodingSortField("i")),
+                                                 color=alt.Color("v:Q", scale=alt.Scale(scheme=scheme, domain=[0, 1])))
+        sg = vl_convert.vegalite_to_scenegraph(chart.to_dict())
+        fills = sorted((item["x"], item["fill"]) for mark in walk(sg) if mark.get("marktype") == "rect"
+                       and mark.get("role") == "mark" for item in mark["items"])
+        for (_, fill), t in zip(fills, values):
+            got = [int(c) for c in re.findall(r"\d+", fill)][:3]
+            assert np.allclose(got, colours.scheme_rgb(scheme, t), atol=1.0), (scheme, t, fill)
+
+
+def test_line_chart_builds_and_validates():
+    df = plots.line_frame([1, 2, 4, 8], {"scaled": [0.5, 0.4, 0.3, 0.3], "unscaled": [0.5, 0.6, 0.8, 0.9]}).frame()
+    assert len(df) == 8
+    assert set(df["series"]) == {"scaled", "unscaled"}
+    spec = plots.line_chart("d_k", "max weight", title="saturation", log_x=True, data=df).to_dict()
+    enc = spec["encoding"]
+    assert enc["x"]["scale"]["type"] == "log"
+    # the series is told apart by line style as well as colour, so it reads without colour vision
+    assert enc["strokeDash"]["field"] == "series"
+    assert {t["field"] for t in enc["tooltip"]} == {"series", "x", "y"}
+    assert isinstance(plots.line_chart("x", "y", log_y=True).to_dict(), dict)
+
+
+def test_builders_accept_empty_frames():
+    """ui.drawing.render builds every spec with no data; each builder must validate like that."""
+    for chart in (charts.heatmap_chart(3, 4), charts.grid_chart(3, 3, columns=2), plots.bar_chart(),
+                  plots.line_chart("x", "y")):
+        assert isinstance(chart, alt.TopLevelMixin)
+        assert "$schema" in chart.to_dict()
+
+
+def test_frame_serialises_as_json():
+    """The tables go to the browser inside the spec as JSON: plain strings, ints and floats, null for
+    what JSON cannot write (NaN, ±inf), so the browser's strict JSON parser takes every one."""
+    data = charts.heatmap_frame([[1.0, np.nan], [-np.inf, np.float32(0.5)]], ["猫", "<b>"], ["🐱", "a"])
+    spec = data.inline(charts.heatmap_chart().to_dict())
+    text = json.dumps(spec, allow_nan=False)  # raises on NaN or inf
+    assert json.loads(text) == spec
+    assert data.columns["value"] == [1.0, None, None, 0.5]
+    assert ChartData.from_spec(spec).column("row") == ["猫", "猫", "<b>", "<b>"]
+
+
+# ---- chart data sent inside the spec ----------------------------------------------------------------
+
+
+def test_numbers_keep_six_digits_each():
+    """Each number keeps six significant digits of its own, so a -1e9 mask fill beside scores near 0.1
+    does not flatten them; the rounding error is far below what a tooltip (4 decimals) or a colour shows."""
+    x = np.array([0.123456789, -1e9, 3.14159265e-8, 0.0, 123456789.123, 1 / 3])
+    got = np.array(numbers(x))
+    assert got.tolist() == [0.123457, -1e9, 3.14159e-08, 0.0, 123457000.0, 0.333333]
+    wide = np.random.default_rng(0).standard_normal(10_000) * 10.0 ** np.arange(-5, 5).repeat(1000)
+    np.testing.assert_allclose(numbers(wide), wide, rtol=5e-6)
+
+
+def test_inline_round_trips_through_every_builder():
+    """What inline() puts into a spec, from_spec() reads back, for a layered chart, a unit chart and a
+    faceted grid; Streamlit finds no top-level data to move out (it converts that to Arrow)."""
+    heat = charts.heatmap_frame(np.arange(6.0).reshape(2, 3), ["a", "b"], ["x", "y", "z"])
+    grid = charts.grid_frame(np.ones((2, 2, 2)) / 2, ["h1", "h2"], ["a", "b"], ["a", "b"])
+    line = plots.line_frame([1, 2], {"s": [0.5, 0.25], "t": [1.0, 2.0]})
+    for data, chart in ((heat, charts.heatmap_chart(title="t")), (grid, charts.grid_chart(columns=2)),
+                        (line, plots.line_chart("x", "y"))):
+        spec = data.inline(chart.to_dict())
+        assert "data" not in spec and "datasets" not in spec
+        assert spec.get("$schema") and "config" in spec
+        pd.testing.assert_frame_equal(ChartData.from_spec(spec).frame(), data.frame())
+    assert "vconcat" in grid.inline(charts.grid_chart(columns=2).to_dict())  # a facet cannot sit in a layer
+
+
+def test_inline_charts_draw_their_cells():
+    """The browser's own compiler (vl-convert) draws one rect per cell from an inlined spec: the flatten
+    and label transforms unpack the columns, labels and all."""
+    import vl_convert
+
+    m = np.arange(12.0).reshape(3, 4)
+    data = charts.heatmap_frame(m, ["a", "b", "c"], ["w", "x", "y", "z"])
+    svg = vl_convert.vegalite_to_svg(data.inline(charts.heatmap_chart(title="m").to_dict()))
+    for r, row in enumerate("abc"):
+        for c, col in enumerate("wxyz"):
+            assert f'aria-label="key: {col}; query: {row}; value: {m[r, c]:g}' in svg
+
+
+def test_inline_grid_numbers_its_cells_in_the_browser():
+    """A grid sends only its values; the browser works out each cell's panel, row and column from its row
+    number (a window transform), so cell (h, r, c) must show value m[h, r, c] in panel h."""
+    import vl_convert
+
+    m = np.arange(12.0).reshape(2, 2, 3)
+    data = charts.grid_frame(m, ["h1", "h2"], ["a", "b"], ["x", "y", "z"])
+    assert set(data.columns) == {"value"}  # no index columns travel
+    svg = vl_convert.vegalite_to_svg(data.inline(charts.grid_chart(columns=2).to_dict()))
+    cells = re.findall(r'aria-label="key: (\w); query: (\w); value: (\d+)', svg)
+    expected = [(col, row, f"{m[h, r, c]:g}") for h in range(2) for r, row in enumerate("ab")
+                for c, col in enumerate("xyz")]
+    assert cells == expected

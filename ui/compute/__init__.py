@@ -1,0 +1,10 @@
+"""Shared computations: the lessons' core calls cached once per process (cached, memo) and the models a page
+can read (model_store).
+
+How results are kept, one way per need:
+- a computation whose result holds arrays (a lesson's matrices, a model, a corpus), asked for by every session
+  with small arguments: `memo.shared`, one LRU dictionary per function, its arrays read-only;
+- a pure function of constants (a prose file, a function's source, a chart design, a font, a colour sample, a
+  lesson's questions built from its defaults): `functools.cache` or `functools.lru_cache` where it lives.
+Nothing uses st.cache_data (it copies every result on every call) or st.cache_resource.
+"""

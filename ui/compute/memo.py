@@ -1,0 +1,88 @@
+"""Results shared by every session of the process, read-only: a plain LRU dictionary per function.
+
+st.cache_data hashes a call's arguments with its own hasher, inspects the function's signature and unpickles
+a copy of the result on every call, hit or miss: 0.25-0.35 ms a call, where the lessons' computations take
+about as long themselves, and a page makes several per slider move. `shared` keeps a function's results in
+a dictionary keyed by its arguments (lists as tuples) instead, makes every array in them read-only, and hands
+each caller its own dictionary (or tuple of them) around the shared values. Use it for pure functions of
+small arguments; a result must not be changed in place (its arrays cannot be).
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+from collections import OrderedDict
+
+import numpy as np
+import streamlit as st
+
+
+def _hashable(value):
+    """Lists (of tokens) as tuples, so they can be part of a dictionary key."""
+    if isinstance(value, list | tuple):
+        return tuple(_hashable(v) for v in value)
+    return value
+
+
+def _read_only(value):
+    """Every array in a result (in its dictionaries, lists and tuples, however deep) made read-only."""
+    if isinstance(value, np.ndarray):
+        value.flags.writeable = False
+    elif isinstance(value, dict):
+        for item in value.values():
+            _read_only(item)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            _read_only(item)
+    return value
+
+
+def _own(result):
+    """What a caller gets: its own dictionary around the shared values (in a tuple too), so that adding to
+    it leaves the shared one alone."""
+    if isinstance(result, dict):
+        return dict(result)
+    if isinstance(result, tuple):
+        return tuple(_own(item) for item in result)
+    return result
+
+
+class Shared:
+    """fn's results for its last `entries` argument lists, for every session."""
+
+    def __init__(self, fn, entries: int, spinner: str = ""):
+        self.fn, self.entries, self.spinner = fn, entries, spinner
+        self.results: OrderedDict = OrderedDict()
+        self.lock = threading.Lock()  # sessions run in threads of their own
+        functools.update_wrapper(self, fn)
+
+    def __call__(self, *args, **kwargs):
+        key = (_hashable(args), tuple(sorted((k, _hashable(v)) for k, v in kwargs.items())))
+        with self.lock:
+            found = key in self.results
+            if found:
+                result = self.results[key]
+                self.results.move_to_end(key)
+        if not found:  # computed outside the lock: a slow one must not hold up the others
+            if self.spinner:  # a miss that takes seconds says so on the page
+                with st.spinner(self.spinner):
+                    result = _read_only(self.fn(*args, **kwargs))
+            else:
+                result = _read_only(self.fn(*args, **kwargs))
+            with self.lock:
+                self.results[key] = result
+                while len(self.results) > self.entries:
+                    self.results.popitem(last=False)
+        return _own(result)
+
+    def clear(self) -> None:
+        """Forget every result (tests; a server never needs to)."""
+        with self.lock:
+            self.results.clear()
+
+
+def shared(entries: int = 128, spinner: str = ""):
+    """Decorator: keep fn's results for its last `entries` argument lists, shared read-only (see above).
+    spinner: what the page says while a result is computed (for one that takes a second or more)."""
+    return lambda fn: Shared(fn, entries, spinner)

@@ -1,0 +1,193 @@
+"""Models for the pages: the shipped trained ones in core/weights, and seeded random ones to compare with.
+
+Weights are loaded once per process and shared by every session (ui.compute.memo.shared), so no page may
+change them: that would change them for everybody. Cached functions of a model take its small `source`
+tuple, never its arrays, and get the model back with from_source().
+"""
+
+from __future__ import annotations
+
+import json
+import string
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import streamlit as st
+
+from core.model import ModelConfig, init_params, load
+from core.tokenize import CharTokenizer
+from ui.compute.memo import shared
+
+WEIGHTS_DIR = Path(__file__).resolve().parents[2] / "core" / "weights"
+# The random model's vocabulary: printable ASCII (letters, digits, punctuation, space) and the newline.
+RANDOM_CHARS = string.ascii_letters + string.digits + string.punctuation + " \n"
+RANDOM_SHAPE = dict(d_model=64, n_heads=4, n_layers=2, max_len=64)
+
+
+@dataclass(frozen=True)
+class Model:
+    name: str
+    params: dict  # read-only arrays, shared by every session
+    cfg: ModelConfig
+    tokenizer: CharTokenizer
+    meta: dict
+    trained: bool
+    source: tuple  # small and hashable: ("file", name, mtime_ns) or ("random", seed, like)
+
+
+def _files(name: str) -> tuple[Path, Path]:
+    return WEIGHTS_DIR / f"{name}.json", WEIGHTS_DIR / f"{name}.npz"
+
+
+def shipped_models() -> list[str]:
+    """Names of the saved models in core/weights (a NAME.json with its NAME.npz), sorted."""
+    if not WEIGHTS_DIR.is_dir():
+        return []
+    return sorted(p.stem for p in WEIGHTS_DIR.glob("*.json") if p.with_suffix(".npz").is_file())
+
+
+def char_models() -> list[str]:
+    """The shipped character language models (trained on text), names starting with "char" first.
+
+    Models trained on a synthetic task (copy, reverse, induction: meta holds "task") read characters
+    too, but only their task's symbols; they are not offered as language models.
+    """
+    names = [n for n in shipped_models() if _describe(n) == ("char", False)]
+    return sorted(names, key=lambda n: (not n.startswith("char"), n))
+
+
+def default_model() -> str | None:
+    """The trained character model a page should start with, or None while there is none."""
+    names = char_models()
+    return names[0] if names else None
+
+
+def _describe(name: str) -> tuple[str | None, bool]:
+    try:
+        return _peek(str(_files(name)[0]), _files(name)[0].stat().st_mtime_ns)
+    except OSError:
+        return None, False
+
+
+@shared(64)
+def _peek(json_path: str, mtime_ns: int) -> tuple[str | None, bool]:
+    """(tokenizer kind, trained on a synthetic task?) from a saved model's JSON; the arrays are not read."""
+    try:
+        meta = json.loads(Path(json_path).read_text()).get("meta", {})
+        return meta.get("tokenizer", {}).get("kind"), "task" in meta
+    except (OSError, ValueError, AttributeError):
+        return None, False
+
+
+def load_model(name: str) -> Model:
+    """A shipped model by name. Raises ValueError if there is no such model or it cannot be read."""
+    if name not in shipped_models():
+        raise ValueError(f"There is no saved model called {name!r}; available: {shipped_models() or 'none'}.")
+    json_path, npz_path = _files(name)
+    # The modification time is part of the key: a retrained file is read again, not served stale.
+    return _load(str(json_path), max(json_path.stat().st_mtime_ns, npz_path.stat().st_mtime_ns))
+
+
+@shared(8, spinner="Loading the model…")
+def _load(json_path: str, mtime_ns: int) -> Model:
+    path = Path(json_path)
+    try:
+        params, cfg, meta = load(path)
+    except (OSError, KeyError, TypeError, ValueError) as err:
+        raise ValueError(f"The saved model {path.stem!r} could not be read: {err}") from None
+    tok = meta.get("tokenizer", {})
+    if tok.get("kind") != "char":
+        raise ValueError(f"The saved model {path.stem!r} does not read characters (tokenizer: {tok.get('kind')!r}).")
+    tokenizer = CharTokenizer.from_dict(tok)
+    if tokenizer.vocab_size != cfg.vocab_size:
+        raise ValueError(f"The saved model {path.stem!r} has {cfg.vocab_size} token ids but its tokenizer "
+                         f"knows {tokenizer.vocab_size} characters.")
+    return Model(path.stem, params, cfg, tokenizer, meta, True, ("file", path.stem, mtime_ns))
+
+
+# ---- models trained in this browser session (this module is their one owner) ----------------------------
+
+SESSION_KEY = "session_models"  # name -> Model in st.session_state, oldest first; this session only
+MAX_SESSION_MODELS = 5  # trained models kept per session; the oldest go first
+
+
+def session_shelf(state=None) -> dict:
+    """The live dict of this session's trained models (name -> Model) in `state` (st.session_state by
+    default), made on first use. The Training page adds to it only through add_session_model()."""
+    state = st.session_state if state is None else state
+    models = state.get(SESSION_KEY)
+    if not isinstance(models, dict):
+        models = state[SESSION_KEY] = {}
+    return models
+
+
+def add_session_model(shelf: dict, model: Model) -> None:
+    """Keep `model` under its name (replacing an older snapshot of it) as the newest; at most
+    MAX_SESSION_MODELS are kept, the oldest dropped first."""
+    shelf.pop(model.name, None)  # re-inserted last: the dict stays in order of recency
+    shelf[model.name] = model
+    for name in list(shelf)[: max(0, len(shelf) - MAX_SESSION_MODELS)]:
+        del shelf[name]
+
+
+def session_models() -> dict:
+    """The models this session trained on the Training page (name -> Model), oldest first: a copy."""
+    models = st.session_state.get(SESSION_KEY, {})
+    return dict(models) if isinstance(models, dict) else {}
+
+
+def get_model(name: str) -> Model:
+    """A model by name: one trained in this session, else a shipped one (ValueError if neither)."""
+    trained_here = session_models()
+    if name in trained_here:
+        return trained_here[name]
+    return load_model(name)
+
+
+def random_model(seed: int = 0, like: str | None = None) -> Model:
+    """Seeded random weights (GPT-2's initialisation): what a model knows before any training.
+
+    Without `like`: printable-ASCII characters, d_model 64, 4 heads, 2 layers, max_len 64.
+    With like=NAME: the same configuration and tokenizer as that model (shipped, or trained in this
+    session), for a fair comparison.
+    """
+    # The model's source (with its file time or training step) is in the key: a retrained model gets a new twin.
+    return _random(int(seed), like, get_model(like).source if like is not None else None)
+
+
+@shared(16)
+def _random(seed: int, like: str | None, like_source: tuple | None) -> Model:
+    if like is None:
+        tokenizer = CharTokenizer(RANDOM_CHARS)
+        cfg = ModelConfig(vocab_size=tokenizer.vocab_size, **RANDOM_SHAPE)
+    else:
+        base = from_source(like_source)
+        tokenizer, cfg = base.tokenizer, base.cfg
+    params = init_params(cfg, np.random.default_rng(seed))
+    _freeze(params)
+    meta = {"tokenizer": tokenizer.to_dict(), "note": "random initialisation, never trained"}
+    return Model(f"random (seed {seed})", params, cfg, tokenizer, meta, False, ("random", seed, like))
+
+
+def from_source(source: tuple) -> Model:
+    """The model a `source` tuple names (for cached functions, which take small arguments)."""
+    kind, *rest = source
+    if kind == "random":
+        return random_model(*rest)
+    if kind == "file":
+        return load_model(rest[0])
+    if kind == "session":
+        model = session_models().get(rest[0])
+        if model is None:
+            raise ValueError(f"The model {rest[0]!r} was trained in another session, or has been replaced.")
+        return model
+    raise ValueError(f"Unknown model source {source!r}.")
+
+
+def _freeze(tree) -> None:
+    for value in tree.values() if isinstance(tree, dict) else tree:
+        if isinstance(value, (dict, list)):
+            _freeze(value)
+        else:
+            value.setflags(write=False)

@@ -1,0 +1,249 @@
+"""Chart builders: arrays and labels in, alt.Chart out. No Streamlit here, so every builder is unit-tested.
+
+Every builder has two halves: a `*_frame` function that turns arrays into a ChartData (the numbers as plain
+columns, ui.drawing.chart_data), and a `*_chart` function that designs the chart from a few small settings
+(the spec). The spec does not depend on the numbers, only on the settings, so ui.drawing.render builds it
+once and puts the numbers inside it on every slider move.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import altair as alt
+import numpy as np
+import pandas as pd
+
+from core.tokenize import draws_nothing
+from ui.drawing import colours
+from ui.drawing.chart_data import ChartData, numbers
+
+# Colour-blind-safe, and monotone in lightness so they also read in greyscale and on a washed-out projector.
+SEQUENTIAL = "viridis"  # weights, probabilities: 0..1
+DIVERGING = "purpleorange"  # signed values (Q, K, V, scores): centred on 0
+ANNOTATE_MAX_CELLS = 16  # print values in cells up to 16 x 16; beyond that the text is unreadable
+CELL_PX = 34
+FONT = "sans-serif"
+# Type sizes in pixels at a font_scale of 1 (presenter mode passes 1.5: 18 px labels on a projector).
+LABEL_PX, TITLE_PX, CHART_TITLE_PX, CELL_TEXT_PX = 12, 13, 15, 12
+MIN_LABEL_PX = 8  # an axis label is never smaller: 6 px type drew characters 4 px high
+CHAR_EM = 0.52  # the width of one character of a number, in ems: "-0.12" is 2.3 em in Arial, 2.6 in DejaVu Sans
+SHOWN_ROW = "shown"  # the parameter of a clickable heatmap that names the outlined row
+SHOWN = {" ": "␣", "\n": "⏎", "\t": "⇥", "\r": "␍"}  # invisible characters, drawn visibly in labels
+
+def visible(label: str) -> str:
+    """A label drawn as text: an empty token becomes '∅', and one of characters that draw nothing on their
+    own becomes symbols and codes: a space '␣', a new line '⏎', a no-break space 'U+00A0', a zero-width
+    joiner 'U+200D', the variation selector of ❤️ 'U+FE0F' (a character-level model reads each as a token)."""
+    if label == "":
+        return "∅"
+    if not all(map(draws_nothing, label)):
+        return label
+    if all(c in SHOWN for c in label):
+        return "".join(SHOWN[c] for c in label)
+    return " ".join(SHOWN.get(c, f"U+{ord(c):04X}") for c in label)
+
+
+def unique_labels(tokens: Sequence[str]) -> list[str]:
+    """Axis labels must be unique and visible: a repeated token gets its position, 'the' -> 'the (4)';
+    a space is drawn as '␣'."""
+    shown = [visible(str(t)) for t in tokens]
+    counts: dict[str, int] = {}
+    for t in shown:
+        counts[t] = counts.get(t, 0) + 1
+    return [f"{t} ({i})" if counts[t] > 1 else t for i, t in enumerate(shown)]
+
+
+def heatmap_frame(matrix, row_labels: Sequence[str], col_labels: Sequence[str], decimals: int = 2,
+                  with_text: bool = True) -> ChartData:
+    """(R, C) matrix -> one row per cell: row, col (labels, sent once each), their indices, value and the
+    printed text.
+
+    with_text=False leaves out the text, for a chart that prints no numbers: every column is sent to
+    the browser on every rerun. The text's colour is the spec's business (it follows the colour scale).
+    """
+    m = np.asarray(matrix, dtype=np.float64)
+    if m.ndim != 2:
+        raise ValueError(f"A heatmap needs a 2-D matrix, got shape {m.shape}.")
+    R, C = m.shape
+    rows, cols = unique_labels(list(row_labels)), unique_labels(list(col_labels))
+    if len(rows) != R or len(cols) != C:
+        raise ValueError(f"{R} x {C} matrix but {len(rows)} row labels and {len(cols)} column labels.")
+    columns = {"value": numbers(m)}
+    if with_text:
+        # Cell text is only printed up to 16 x 16; formatting 16,000 unprinted strings cost a third of a
+        # large page's rerun.
+        printed = max(R, C) <= ANNOTATE_MAX_CELLS
+        columns["text"] = [_fmt(v, decimals) for v in m.ravel().tolist()] if printed else [""] * (R * C)
+    return ChartData(columns, {"row": rows, "col": cols}, grid=(("row_i", R), ("col_i", C)))
+
+
+def _fmt(v: float, decimals: int) -> str:
+    if v != v:
+        return "NaN"
+    if v in (math.inf, -math.inf):
+        return "-inf" if v < 0 else "inf"
+    return f"{v:.{decimals}f}"
+
+
+def symmetric_domain(*matrices) -> tuple[float, float]:
+    """A colour domain centred on 0 that holds every value of the matrices: ±(1, 2 or 5 times a power of
+    ten). The domain is part of a chart's design; rounded so, a slider move rarely needs a new one (a
+    design costs ~30 ms to build, the numbers alone under 1 ms)."""
+    finite = [np.abs(m[np.isfinite(m)]) for m in map(np.asarray, matrices)]
+    top = max((float(f.max()) for f in finite if f.size), default=0.0)
+    if top == 0:
+        return -1.0, 1.0
+    power = 10.0 ** math.floor(math.log10(top))
+    nice = next(step * power for step in (1, 2, 5, 10) if step * power >= top * (1 - 1e-12))
+    return -nice, nice
+
+
+# The normal sizes and, for presenter mode, each of them times 1.5.
+_CELL_SIZES = (8, 10, 12, 14, 15, 16, 18, 21, 22, 24, 26, 27, 30, 33, 34, 39, 40, 45, 46, 51, 52, 60, 69, 78)
+
+
+def cell_size(n_cols: int, cell_px: int = CELL_PX, max_width: int = 520) -> int:
+    """Cell edge in pixels: cell_px, shrunk so n_cols fit in max_width, snapped to a few sizes.
+
+    Snapping keeps the number of distinct chart designs small, so their cached specs are reused
+    across slider moves instead of being rebuilt for every new shape.
+    """
+    fit = min(cell_px, max_width // max(n_cols, 1))
+    return max([c for c in _CELL_SIZES if c <= fit], default=_CELL_SIZES[0])
+
+
+def px(size: int, font_scale: float) -> int:
+    """A type size scaled for presenter mode, in whole pixels."""
+    return round(size * font_scale)
+
+
+def number_width(chars: int, font_scale: float = 1.0) -> int:
+    """Pixels a printed number of `chars` characters needs inside a cell (with a little margin)."""
+    # rounded up: the chart's own test (bandwidth >= chars * em + 4) must hold wherever this says it fits
+    return math.ceil(chars * CHAR_EM * px(CELL_TEXT_PX, font_scale)) + 4
+
+
+def heatmap_chart(
+    n_rows: int | None = None,
+    n_cols: int | None = None,
+    title: str = "",
+    x_title: str = "key",
+    y_title: str = "query",
+    diverging: bool = False,
+    domain: tuple[float, float] | None = None,
+    annotate: bool | None = None,
+    cell_px: int = CELL_PX,
+    select_rows: bool = False,
+    font_scale: float = 1.0,
+    data: pd.DataFrame | None = None,
+) -> alt.Chart:
+    """An annotated heatmap: square cells, token labels on both axes, exact values on hover.
+
+    The size comes from the data: each cell is a `cell_px` step, so one design fits every shape.
+    n_rows and n_cols, when given, only choose the defaults (annotate up to 16 x 16, shrink wide
+    matrices); ui.drawing.render passes neither, so its cached spec does not depend on the shape.
+    Pass `data` (a heatmap_frame) to embed the numbers, or leave it out and let ui.drawing.render attach them.
+    select_rows adds a click selection on the query row. font_scale scales every text it prints.
+
+    Every label is drawn on cells at least as large as its type, MIN_LABEL_PX (in presenter mode 18 px);
+    a crowded axis turns its labels upright, and on smaller cells leaves out those that would overlap. A
+    number is printed only where its cell is wide enough for it, in black or white, whichever reads on
+    that cell's colour.
+    """
+    if annotate is None:
+        annotate = n_rows is None or max(n_rows, n_cols or 0) <= ANNOTATE_MAX_CELLS
+    if n_cols is not None:
+        cell_px = cell_size(n_cols, cell_px)
+    scheme = DIVERGING if diverging else SEQUENTIAL
+    scale = alt.Scale(scheme=scheme, **({"domainMid": 0} if diverging else {}),
+                      **({"domain": list(domain)} if domain is not None else {}))
+    # Type shrinks with its cells down to MIN_LABEL_PX (on a projector, font_scale > 1, it never shrinks);
+    # on cells smaller than the type, Vega leaves out every other label that would overlap. No gap is asked
+    # between labels: the app's theme asks 2 px, which on 6 px cells left only every fourth label.
+    smallest = px(LABEL_PX, font_scale) if font_scale > 1 else MIN_LABEL_PX
+    label_px = min(px(LABEL_PX, font_scale), max(cell_px, smallest))
+    fonts = dict(labelFontSize=label_px, titleFontSize=px(TITLE_PX, font_scale),
+                 labelOverlap="parity" if cell_px < label_px else False, labelSeparation=0,
+                 labelLimit=px(90, font_scale))
+    upright = cell_px < 1.5 * label_px  # -45 degree labels need about 1.4 label heights of room each
+    x = alt.X("col:N", sort=alt.EncodingSortField("col_i"), title=x_title,
+              axis=alt.Axis(labelAngle=-90 if upright else -45, orient="top", **fonts))
+    y = alt.Y("row:N", sort=alt.EncodingSortField("row_i"), title=y_title, axis=alt.Axis(**fonts))
+    base = alt.Chart(data if data is not None else pd.DataFrame()).encode(x=x, y=y)
+    tooltip = [alt.Tooltip("row:N", title=y_title), alt.Tooltip("col:N", title=x_title),
+               alt.Tooltip("value:Q", title="value", format=".4f")]
+    rect = base.mark_rect(stroke="white", strokeWidth=0.5).encode(
+        color=alt.Color("value:Q", scale=scale, title=None,
+                        legend=alt.Legend(gradientLength=px(160, font_scale), labelFontSize=px(LABEL_PX, font_scale),
+                                          gradientThickness=px(12, font_scale))),
+        tooltip=tooltip,
+    )
+    if select_rows:
+        # A click selects a row (`pick`, which the app reads back); the row the page works out is the
+        # parameter `shown`, set by ui.drawing.render on every rerun, so the outline follows the page's "Query row"
+        # control whichever way it was set. The row is outlined, not the others faded: a faded cell would
+        # change the colour its number was chosen to contrast with.
+        pick = alt.selection_point(name="pick", fields=["row_i"], on="click", clear=False)
+        shown = alt.param(name=SHOWN_ROW, value=-1)
+        outlined = alt.datum.row_i == shown
+        rect = rect.add_params(pick, shown).encode(
+            stroke=alt.condition(outlined, alt.value("#ff4b4b"), alt.value("white")),
+            strokeWidth=alt.condition(outlined, alt.value(3.0), alt.value(0.5)),
+        )
+    # Cells with no finite value (NaN, or -inf where a mask struck a score) are drawn light grey,
+    # not left as holes, so "-inf" and "NaN" read as values in both themes.
+    missing = base.transform_filter("!isValid(datum.value) || !isFinite(datum.value)").mark_rect(
+        fill=colours.MISSING_FILL, stroke="white", strokeWidth=0.5).encode(tooltip=tooltip)
+    layers = [missing, rect]
+    if annotate:
+        text_px = px(CELL_TEXT_PX, font_scale)
+        char_px = CHAR_EM * text_px
+        # all of a matrix's numbers or none: the widest decides, so no cell is left blank among numbers
+        fits = f"bandwidth('x') >= datum._widest * {char_px:g} + 4 && bandwidth('y') >= {text_px + 2}"
+        text = base.mark_text(fontSize=text_px, font=FONT).transform_calculate(
+            _chars="length(datum.text)").transform_joinaggregate(_widest="max(_chars)")
+        if domain is None:
+            text = text.transform_joinaggregate(_lo="min(value)", _hi="max(value)")
+        for step in colours.scale_position(diverging, domain):
+            text = text.transform_calculate(**{step["as"]: step["calculate"]})
+        layers.append(text.encode(
+            text=alt.condition(fits, alt.Text("text:N"), alt.value("")),
+            color=colours.text_colour(scheme),
+            tooltip=tooltip,
+        ))
+    chart = alt.layer(*layers).properties(width=alt.Step(cell_px), height=alt.Step(cell_px))
+    return chart.properties(title=title) if title else chart
+
+
+def grid_frame(matrices, panel_labels: Sequence[str], row_labels, col_labels) -> ChartData:
+    """Small multiples: (P, R, C) matrices -> one heatmap_frame per panel (without cell text), one after
+    another, with the panel's index in `panel_i` and its name in the label column `panel`."""
+    m = np.asarray(matrices, dtype=np.float64)
+    P, R, C = m.shape
+    rows, cols = unique_labels(list(row_labels)), unique_labels(list(col_labels))
+    if (len(rows), len(cols), len(panel_labels)) != (R, C, P):
+        raise ValueError(f"{P} panels of {R} x {C} but {len(panel_labels)} panel names, {len(rows)} row labels "
+                         f"and {len(cols)} column labels.")
+    return ChartData({"value": numbers(m)}, {"row": rows, "col": cols, "panel": list(panel_labels)},
+                     grid=(("panel_i", P), ("row_i", R), ("col_i", C)))
+
+
+def grid_chart(n_rows: int | None = None, n_cols: int | None = None, columns: int = 4, title: str = "",
+               cell_px: int = 18, x_title: str = "key", y_title: str = "query", font_scale: float = 1.0,
+               data: pd.DataFrame | None = None) -> alt.Chart:
+    """Small multiples of attention maps (one per head, or per layer x head), shared 0..1 colour scale.
+
+    Sized by steps like heatmap_chart: n_cols, when given, only shrinks the cells of wide maps.
+    """
+    if n_cols is not None:
+        cell_px = cell_size(n_cols, cell_px, max_width=260)
+    inner = heatmap_chart(x_title=x_title, y_title=y_title, domain=(0.0, 1.0), annotate=False, cell_px=cell_px,
+                          font_scale=font_scale)
+    header = alt.Header(labelFontSize=px(TITLE_PX, font_scale), title=None)
+    chart = alt.layer(*inner.layer, data=data if data is not None else pd.DataFrame()).properties(
+        width=alt.Step(cell_px), height=alt.Step(cell_px)
+    ).facet(facet=alt.Facet("panel:N", sort=alt.EncodingSortField("panel_i"), title=None, header=header),
+            columns=columns)
+    return chart.properties(title=title) if title else chart

@@ -1,0 +1,92 @@
+"""Bar and line chart builders: arrays in, alt.Chart out, designed once per setting like the heatmaps
+in ui.drawing.charts (the spec never depends on the numbers, so ui.drawing.render caches it and sends only the data).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import altair as alt
+import pandas as pd
+
+from ui.drawing import colours
+from ui.drawing.chart_data import ChartData, numbers
+from ui.drawing.charts import FONT, LABEL_PX, TITLE_PX, px, unique_labels
+
+BAR_FILL, BAR_TRACK = "#3b528b", "#e8e8e8"
+HEADROOM = 1.2  # the value axis reaches a little past the longest bar, to leave room for its number
+
+
+def bar_chart(title: str = "", x_title: str = "probability", y_title: str = "token",
+              domain: tuple[float, float] | None = None, font_scale: float = 1.0,
+              data: pd.DataFrame | None = None) -> alt.Chart:
+    """Horizontal bars from a frame with columns label, value (and order, to keep the given order).
+
+    Without a domain the value axis ends a little past the longest bar. Each bar lies on a light track
+    as wide as the plot, and its number is printed in black at the track's right end: it reads the
+    same in the light and the dark theme and is never cut off.
+    """
+    fonts = dict(labelFontSize=px(LABEL_PX, font_scale), titleFontSize=px(TITLE_PX, font_scale))
+    x_scale = alt.Scale(domain=list(domain)) if domain else alt.Scale(zero=True, nice=False)
+    base = alt.Chart(data if data is not None else pd.DataFrame()).encode(
+        y=alt.Y("label:N", sort=alt.EncodingSortField("order"), title=y_title,
+                axis=alt.Axis(labelOverlap=False, **fonts)),
+        tooltip=[alt.Tooltip("label:N", title=y_title), alt.Tooltip("value:Q", format=".4f", title=x_title)],
+    )
+    x = alt.X("value:Q", title=x_title, scale=x_scale, axis=alt.Axis(tickCount=5, **fonts))
+    track = base.mark_bar(color=BAR_TRACK).encode(x=alt.value(0), x2=alt.value("width"))
+    bars = base.mark_bar(color=BAR_FILL).encode(x=x)
+    layers = [track, bars]
+    if not domain:  # an invisible mark past the longest bar stretches the axis to it
+        layers.append(base.mark_point(opacity=0).encode(x=alt.X("room:Q", scale=x_scale)))
+    text = base.mark_text(align="right", dx=-4, font=FONT, color=colours.DARK_TEXT, fontSize=px(LABEL_PX, font_scale)
+                          ).encode(x=alt.value("width"), text=alt.Text("value:Q", format=".3f"))
+    layers.append(text)
+    step = px(20, font_scale)
+    # one transform for all layers, so they share one data source and the bars keep the frame's order
+    chart = alt.layer(*layers).transform_calculate(room=alt.datum.value * HEADROOM).properties(
+        width="container", height=alt.Step(step))
+    return chart.properties(title=title) if title else chart
+
+
+def bar_frame(labels: Sequence[str], values) -> ChartData:
+    """One bar per label, in the given order."""
+    values = numbers(values)
+    return ChartData({"label": unique_labels(list(labels)), "value": values, "order": list(range(len(values)))})
+
+
+def line_chart(x_title: str, y_title: str, title: str = "", log_x: bool = False, log_y: bool = False,
+               whole_x: bool = False, font_scale: float = 1.0, data: pd.DataFrame | None = None) -> alt.Chart:
+    """Lines from a tidy frame with columns x, y, series (one line per series, colour-blind-safe palette).
+
+    whole_x marks an x axis of positions: whole-number ticks only.
+    A log axis writes its numbers in one notation, never "1e+13" beside "100,000,000,000": SI prefixes on
+    a log y axis (1k, 1M, 1G), whole numbers on a log x axis (1, 2, ..., 1,024, ..., 1,048,576).
+    """
+    fonts = dict(labelFontSize=px(LABEL_PX, font_scale), titleFontSize=px(TITLE_PX, font_scale))
+    x_scale = alt.Scale(type="log", base=2) if log_x else alt.Scale(zero=False)
+    y_scale = alt.Scale(type="log") if log_y else alt.Scale(zero=False)
+    # a log x axis counts things (d_k, tokens) at powers of 2: whole numbers with separators, 1,024 not 1.024k
+    # whole_x: x counts positions, so a short axis gets ticks 0, 1, 2 rather than 0.00, 0.05, ...
+    x_axis = alt.Axis(format=",d", **fonts) if log_x else alt.Axis(
+        **fonts, **({"format": "d", "tickMinStep": 1} if whole_x else {}))
+    y_axis = alt.Axis(format="~s", **fonts) if log_y else alt.Axis(**fonts)
+    legend = alt.Legend(labelFontSize=px(LABEL_PX, font_scale), labelLimit=px(240, font_scale),
+                        symbolSize=px(100, font_scale ** 2))
+    chart = alt.Chart(data if data is not None else pd.DataFrame()).mark_line(point=True).encode(
+        x=alt.X("x:Q", title=x_title, scale=x_scale, axis=x_axis),
+        y=alt.Y("y:Q", title=y_title, scale=y_scale, axis=y_axis),
+        color=alt.Color("series:N", title=None, scale=alt.Scale(scheme="tableau10"), legend=legend),
+        # line style too, for greyscale readers; legend=None here would hide the merged colour legend as well
+        strokeDash=alt.StrokeDash("series:N", title=None, legend=legend),
+        tooltip=[alt.Tooltip("series:N"), alt.Tooltip("x:Q", title=x_title),
+                 alt.Tooltip("y:Q", title=y_title, format=".4f")],
+    ).properties(width="container", height=px(280, font_scale))
+    return chart.properties(title=title) if title else chart
+
+
+def line_frame(x, series: dict[str, Sequence[float]]) -> ChartData:
+    """{name: ys} over a shared x -> tidy table (x, y, series), one line after another."""
+    xs = numbers(x)
+    return ChartData({"x": xs * len(series), "y": [y for ys in series.values() for y in numbers(ys)],
+                      "series": [name for name in series for _ in xs]})

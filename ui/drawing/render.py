@@ -1,0 +1,178 @@
+"""Drawing charts fast: design each chart once, cache its Vega-Lite spec, send only the data per rerun.
+
+Building an Altair chart and validating it costs ~30 ms per heatmap; a page with eight of them would
+spend a quarter of a second on that alone. The spec depends only on a chart's shape and settings, so
+it is built once per process (an LRU cache keyed by the builder function and its settings) and every
+rerun puts just the numbers into it, as plain lists (ui.drawing.chart_data: no DataFrame, no Arrow).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import streamlit as st
+
+from ui.drawing import charts, colours, export
+from ui.drawing.chart_data import ChartData
+from ui.state import presenter
+
+
+@functools.lru_cache(maxsize=512)
+def _spec(builder: Callable, settings: tuple) -> dict:
+    """The chart's spec without its data. Keyed by the builder itself (a function is hashable) and its
+    (small, hashable) settings; a module reloaded by the dev server brings new functions, so new keys."""
+    # Validation against the Vega-Lite schema is most of the build cost; the same design is validated
+    # in the unit tests (tests/ui/test_charts.py), so skip it here.
+    spec = builder(**dict(settings)).to_dict(validate=False)
+    spec.pop("data", None)
+    spec.pop("datasets", None)
+    return spec
+
+
+def spec_for(builder: Callable, **settings) -> dict:
+    """The cached spec of builder(**settings); settings must be hashable (numbers, strings, tuples).
+
+    A plain per-process LRU cache, not st.cache_resource: the key is a short tuple, and Streamlit's
+    cache hashed it at ~4 ms a call, more than the chart itself costs to send. The title and its
+    subtitle (a grey line under it: a matrix's shape) are left out of the key and set on a shallow copy:
+    titles that carry a live number (a temperature, a head) would otherwise make every slider position
+    a new design to build. Presenter mode's type scale goes to the builder as font_scale, so it is part
+    of the key.
+    """
+    title, subtitle = settings.pop("title", ""), settings.pop("subtitle", "")
+    if "font_scale" not in settings:
+        settings["font_scale"] = presenter.chart_scale()
+    spec = _spec(builder, tuple(sorted(settings.items())))
+    if not title and not subtitle:
+        return spec
+    scale = settings["font_scale"]
+    heading = {"text": title, "fontSize": charts.px(charts.CHART_TITLE_PX, scale), "anchor": "start"}
+    if subtitle:
+        heading.update(subtitle=subtitle, subtitleFontSize=charts.px(charts.LABEL_PX, scale),
+                       subtitleColor=colours.subtitle_colour())
+    return {**spec, "title": heading}
+
+
+def show(builder: Callable, data: ChartData, key: str | None = None, on_select: str = "ignore",
+         width: str | None = None, **settings):
+    """Render builder(**settings) (a chart builder that takes `data=None`) with `data`, a table from
+    ui.drawing.charts or ui.drawing.plots (or a ChartData built by hand).
+
+    Returns the selection state when on_select is set. Pass width="stretch" for charts whose spec
+    says width="container" (bars, lines).
+    """
+    return _draw(data.inline(spec_for(builder, **settings)), key=key, on_select=on_select, width=width)
+
+
+def describe(matrix, row_labels, col_labels, title: str) -> str:
+    """A text alternative for a heatmap: its size, range and largest cell, for screen readers."""
+    m = np.asarray(matrix, dtype=np.float64)
+    finite = np.isfinite(m)
+    if not finite.any():
+        return f"Heatmap {title}: {m.shape[0]} by {m.shape[1]}, no finite values."
+    r, c = np.unravel_index(np.argmax(np.where(finite, m, -np.inf)), m.shape)
+    return (f"Heatmap {title}: {m.shape[0]} rows by {m.shape[1]} columns, values from {m[finite].min():.3g} "
+            f"to {m[finite].max():.3g}; the largest is row {row_labels[r]}, column {col_labels[c]}.")
+
+
+def _draw(spec: dict, key: str | None, on_select: str | Callable, width: str | None, alt: str | None = None):
+    """Send a whole spec, its data inside it (Streamlit then has no data of its own to convert)."""
+    kwargs = {"key": key} if key else {}
+    if alt:
+        kwargs["alt"] = alt[:500]
+    if width:
+        kwargs["width"] = width
+    if on_select != "ignore":
+        kwargs.update(on_select=on_select, selection_mode="pick")
+    return st.vega_lite_chart(spec, **kwargs)
+
+
+@dataclass(frozen=True)
+class HeatmapDrawing:
+    """A heatmap ready to send: its spec with the numbers inside, and what the export panel keeps of it.
+    fits: it is drawn at its own size (its cells and numbers fit); otherwise it takes its column's width.
+    picked: on a clickable heatmap, the row outlined (the query the page works out); None when not clickable."""
+
+    spec: dict
+    fits: bool
+    picked: int | None
+    title: str
+    matrix: np.ndarray
+    row_labels: list
+    col_labels: list
+
+
+def heatmap_drawing(matrix, row_labels, col_labels, title: str = "", picked: int | None = None,
+                    max_width: int = 300, subtitle: str = "", **settings) -> HeatmapDrawing:
+    """Heatmap of a matrix with token labels, ready for draw_heatmap. subtitle is a grey line under the
+    title (ui.sections.views puts the matrix's shape there). picked, when given, makes the rows clickable and
+    outlines that row.
+
+    Cells are square while the plot fits in max_width pixels (about a half-width column; pass more for a
+    chart that has the page to itself) and its numbers fit in them. A matrix too wide for that, or whose
+    numbers would not fit its cells, takes its column's whole width instead: its cells grow wider, never
+    narrower than the numbers at the type size in use (presenter mode scales both).
+    """
+    n_rows, n_cols = np.shape(matrix)
+    settings.setdefault("annotate", max(n_rows, n_cols) <= charts.ANNOTATE_MAX_CELLS)
+    df = charts.heatmap_frame(matrix, row_labels, col_labels, with_text=settings["annotate"])
+    scale = presenter.chart_scale()
+    room = int(max_width * scale)
+    cell = charts.cell_size(n_cols, int(settings.pop("cell_px", charts.CELL_PX) * scale), room)
+    longest = max(map(len, df.columns["text"]), default=0) if settings["annotate"] else 0
+    numbers_fit = cell >= charts.number_width(longest, scale)  # the widest number printed, e.g. "-0.12"
+    fits = cell * n_cols <= room and (numbers_fit or not settings["annotate"])
+    if settings["annotate"] and not fits:  # rows tall enough for a line of numbers
+        cell = max(cell, round(charts.px(charts.CELL_TEXT_PX, scale) * 1.6))
+    # The spec must not depend on the shape (or every slider move would rebuild it): pass the
+    # snapped cell size and the annotate flag instead of n_rows / n_cols.
+    settings = dict(cell_px=cell, title=title, subtitle=subtitle, select_rows=picked is not None, **settings)
+    spec = df.inline(spec_for(charts.heatmap_chart, **settings))
+    if picked is not None:
+        spec = with_param(spec, charts.SHOWN_ROW, int(picked))
+    return HeatmapDrawing(spec, fits, picked, title, np.asarray(matrix), list(row_labels), list(col_labels))
+
+
+def with_param(spec: dict, name: str, value) -> dict:
+    """A shallow copy of spec whose top-level parameter `name` has this value (the cached design is shared)."""
+    params = [{**p, "value": value} if p.get("name") == name else p for p in spec.get("params", [])]
+    return {**spec, "params": params}
+
+
+def draw_heatmap(drawing: HeatmapDrawing, key: str | None = None, on_pick: Callable[[int], None] | None = None):
+    """Send a heatmap_drawing where the page is. On a clickable one, a click on row i calls on_pick(i)
+    before the rerun it starts (a widget callback), so the page draws with that row already picked."""
+    d = drawing
+    clickable = d.picked is not None and key is not None
+    if clickable:
+        # A key of its own for each picked row: the chart comes back with no selection of its own, so a
+        # click on the row picked before the "Query row" control moved away still counts as a new click.
+        key = f"{key}_{d.picked}"
+    _draw(d.spec, key=key, on_select=functools.partial(_clicked, key, on_pick) if clickable else "ignore",
+          width="content" if d.fits else "stretch", alt=describe(d.matrix, d.row_labels, d.col_labels, d.title))
+    export.record(d.title, d.matrix, d.row_labels, d.col_labels, d.spec)
+
+
+def _clicked(key: str, on_pick: Callable[[int], None] | None) -> None:
+    row = picked_row(st.session_state.get(key))
+    if row is not None and on_pick is not None:
+        on_pick(row)
+
+
+def show_heatmap(matrix, row_labels, col_labels, title: str = "", key: str | None = None, **settings) -> None:
+    """heatmap_drawing(...) drawn at once (see there for the settings)."""
+    draw_heatmap(heatmap_drawing(matrix, row_labels, col_labels, title, **settings), key)
+
+
+def picked_row(state) -> int | None:
+    """The row index a click selected on a heatmap drawn with select_rows, or None."""
+    try:
+        points = state["selection"]["pick"]
+    except (KeyError, TypeError):
+        return None
+    if isinstance(points, list) and points and "row_i" in points[0]:
+        return int(points[0]["row_i"])
+    return None

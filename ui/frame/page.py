@@ -1,0 +1,122 @@
+"""What every lesson page shares around its content: presenter mode, sharing, the lesson path, exports.
+
+A lesson page calls `opening(COURSE, name)` first and `closing(COURSE, name, questions, code)` last; everything
+between is its own. Its controls and the sections they drive go in one function handed to `live()`, so that
+moving a control reruns that function alone.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+
+import streamlit as st
+from streamlit.errors import StreamlitAPIException
+
+from ui.drawing import export
+from ui.frame import exercises, nav, prose, share
+from ui.state import controls, presenter
+from ui.text import show_code
+
+_SEEN = "_settings_seen"  # every URL-bound setting a lesson has drawn in this session
+
+
+def _keep_settings() -> None:
+    """Carry the settings over a move to another lesson (sidebar, or the previous / next links).
+
+    A widget that stops being drawn loses its value, and a page switch stops every widget of the old
+    page: the next lesson would open with an empty text and every slider at its minimum ("no tokens").
+    Assigning a value through st.session_state before its widget is drawn makes it the program's value,
+    which Streamlit keeps; the controls then check it against this page's range, as for a link.
+    """
+    for key in st.session_state.get(_SEEN, ()):
+        if key in st.session_state:
+            st.session_state[key] = st.session_state[key]
+
+
+def opening(course: nav.Course, name: str, formula: str = "") -> None:
+    """The sidebar's presenter switch and share panel, then the page's numbered title and the idea it opens
+    with (the lesson's prose part "idea"; `formula`, a prose part in LaTeX shown beneath it)."""
+    _keep_settings()
+    controls.toggle(presenter.KEY, "Presenter mode", help="Large type and cells for a projector; the sidebar "
+                    "starts collapsed when a link with present=true is opened.")
+    presenter.apply_style()
+    share.share_panel()
+    lesson = course.lesson(name)
+    st.title(f"{course.number(lesson)} · {lesson.title}")
+    prose.show(name, "idea")
+    if formula:
+        st.latex(prose.text(name, formula))
+
+
+def live(body: Callable[[], None]) -> None:
+    """Run body, a lesson's controls and the sections they drive, as one st.fragment.
+
+    A move of one of its controls then reruns body alone, not the whole script: the navigation, the
+    header and footer, the exercises and the code listing stay on screen as they are, since none of them
+    depends on a lesson's controls (bench/bench_pages.py measures a move; docs/LOAD.md has the figures).
+    The controls stay bound to the URL, so a link still reproduces the view. A page may have several live
+    parts, each with its own controls (the full-model lesson's costs, the scaling lesson's experiment).
+
+    What the page records as it draws (the settings for the share link, the matrices for the export
+    panel) is reset, on such a rerun, to what was recorded before body in the last full run, and body
+    records its own again. The export panel lies outside body: while it is open, a rerun of body asks for
+    a full run, so that its downloads hold the matrices now on screen. (The share popover closes when a
+    control is touched; opening it runs the whole page.)
+    """
+    view, drawn = controls.current_view(), export.drawn()
+    ran = [False]  # set by the full run's own call: every later call is a rerun of body alone
+
+    def run_body() -> None:
+        alone, ran[0] = ran[0], True
+        if alone:
+            controls.keep_only(view)
+            export.keep_only(drawn)
+        body()
+        if alone and export.panel_open():
+            st.rerun(scope="app")
+
+    st.fragment(run_body)()
+
+
+def link(lesson: nav.Lesson, label: str, container=st) -> None:
+    """A link to another lesson; a plain link when the page runs outside the app's navigation (tests)."""
+    try:
+        container.page_link(lesson.path, label=label, icon=lesson.icon)
+    except StreamlitAPIException:
+        container.markdown(f"[{label}](/{lesson.url_path})")
+
+
+@functools.cache
+def built_questions(questions: Callable[[], list[exercises.Exercise]]) -> tuple[exercises.Exercise, ...]:
+    """A lesson's questions, built once per process: their answers come from the page's defaults, never from a
+    session's settings, and some run a model to find them."""
+    return tuple(questions())
+
+
+def closing(course: nav.Course, name: str, questions: Callable[[], list[exercises.Exercise]],
+            code: Sequence[Callable] = ()) -> None:
+    """What to notice (the prose part "notice", if the lesson has one) and the code behind the page (not in
+    presenter mode); then its check-yourself questions, its guided path (the part "try_this"), the previous
+    and next lessons, and the export panel."""
+    lesson = course.lesson(name)
+    parts = prose.parts(name)
+    if "notice" in parts:
+        st.markdown(parts["notice"])
+    if code and not presenter.presenting():
+        show_code(*code)
+    st.divider()
+    exercises.render(lesson.url_path, built_questions(questions))
+    if "try_this" in parts:
+        st.markdown("#### Try this\n\n" + parts["try_this"])
+    # previous at the left edge, next at the right: one horizontal container, not a block per column
+    previous, following = course.neighbours(lesson)
+    links = st.container(horizontal=True, horizontal_alignment="distribute")
+    if previous:
+        link(previous, f"← Previous: {previous.title}", links)
+    if following:
+        link(following, f"Next: {following.title} →", links)
+    st.session_state.setdefault(_SEEN, set()).update(controls.current_view())
+    share.fill_share_panel()
+    if not presenter.presenting():
+        export.export_panel()

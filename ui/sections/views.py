@@ -1,0 +1,254 @@
+"""Pieces of screen that several lessons draw: the sidebar settings and tokens line, heatmaps side by side
+(or one beside a table), one picked row written out as a weighted sum, tables of numbers, and the layers x
+heads grid of attention maps.
+
+A lesson section calls these with arrays from core; the layout maths (cell sizes, columns) lives here.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from core.tokenize import word_tokens
+from ui.drawing import charts, render, tables
+from ui.drawing.chart_data import ChartData
+from ui.sections import explain
+from ui.state import controls, presenter
+from ui.text import code_span, shape_text
+
+NO_TOKENS = "There are no tokens to show: type a sentence in the sidebar (letters, digits or punctuation)."
+
+
+def sentence_settings(d_k_hi: int = 64, d_k_default: int = 8, seq_len_hi: int = 32) -> tuple[str, int, int, int, int]:
+    """The sidebar settings of the one-head lessons, drawn in this order and returned so: the input text,
+    seq_len, d_model, d_k and the seed."""
+    sentence = controls.input_text()
+    max_tokens = controls.seq_len(hi=seq_len_hi)
+    return sentence, max_tokens, controls.d_model(), controls.d_k(hi=d_k_hi, default=d_k_default), controls.seed()
+
+
+def tokens_line(sentence: str, max_tokens: int) -> list[str]:
+    """The sentence's first max_tokens word tokens, listed; stops the page with a warning if there are none."""
+    tokens = word_tokens(sentence, max_tokens)
+    if not tokens:
+        st.warning(NO_TOKENS)
+        st.stop()
+    st.markdown("**Tokens:** " + " · ".join(code_span(t) for t in tokens))
+    total = len(word_tokens(sentence))
+    if total > len(tokens):
+        st.caption(f"Showing the first {len(tokens)} of {total} tokens (seq_len).")
+    return tokens
+
+
+@dataclass
+class Heatmap:
+    """One matrix to draw: its labels, title and widget key, and the caption of its shape beneath it.
+
+    name and shape make the subtitle "name · shape (7, 8) = shape"; settings go to render.heatmap_drawing.
+    """
+
+    matrix: np.ndarray
+    rows: list[str]
+    cols: list[str]
+    title: str
+    key: str
+    name: str = ""
+    shape: str = ""
+    settings: dict = field(default_factory=dict)
+    note: str = ""  # a caption under the shape caption (a measured number, what to look for)
+
+
+def heatmaps(*maps: Heatmap, widths: list[float] | None = None) -> None:
+    """Heatmaps side by side, each with its shape line.
+
+    Maps drawn at their own size go in one horizontal container, which wraps them onto another line
+    where the screen is too narrow: one block to send instead of a column per map and the row that holds
+    them. Maps that take their column's width, or carry a note beneath them, or given widths, get columns.
+    """
+    if len(maps) == 1 and widths is None:  # the page's own width: no columns block to send
+        draw(maps[0], drawing(maps[0]))
+        return
+    drawings = [drawing(m) for m in maps]
+    if widths is None and all(d.fits for d in drawings) and not any(m.note for m in maps):
+        places = [st.container(horizontal=True, gap="medium")] * len(maps)
+    else:
+        places = st.columns(widths or len(maps))
+    for place, m, d in zip(places, maps, drawings):
+        with place:
+            draw(m, d)
+
+
+def drawing(m: Heatmap) -> render.HeatmapDrawing:
+    # The shape line is the chart's subtitle, not a caption under it: one element fewer to send per map.
+    return render.heatmap_drawing(m.matrix, m.rows, m.cols, title=m.title,
+                                  subtitle=shape_text(m.name or m.title, m.matrix, m.shape), **m.settings)
+
+
+def draw(m: Heatmap, d: render.HeatmapDrawing) -> None:
+    # A click on a row of a clickable map sets the Query row box to that row's token.
+    on_pick = functools.partial(_pick, charts.unique_labels(m.rows)) if d.picked is not None else None
+    render.draw_heatmap(d, m.key, on_pick=on_pick)
+    if m.note:
+        st.caption(m.note)
+
+
+# ---- the query a lesson works out ----------------------------------------------------------------------
+
+QUERY_KEY = "query"  # in the link: ?query=mat (a repeated token is named with its position: "the (4)")
+_QUERY_DEFAULT = "_query_default"  # the last token when the box was last drawn
+
+
+def query_picker(tokens: list[str]) -> int:
+    """The query row the page works out, as a select box of the tokens bound to the URL (the last token
+    unless a link, a click on a row of the weights, or the box says otherwise); returns its index.
+
+    One key for every lesson that offers it, so the row picked on one page is the row picked on the next.
+    A click on a map can only set the box's value: the box is what the link and the keyboard reach.
+    """
+    labels = charts.unique_labels(tokens)
+    # A row nobody picked follows the last token when the tokens change (seq_len, the text): it was the
+    # default, not a choice. A picked row stays as long as its token is there.
+    if QUERY_KEY in st.session_state and st.session_state[QUERY_KEY] == st.session_state.get(_QUERY_DEFAULT):
+        st.session_state[QUERY_KEY] = labels[-1]
+    st.session_state[_QUERY_DEFAULT] = labels[-1]
+    label = controls.option(QUERY_KEY, "Query row", labels, labels[-1], kind="selectbox", container=st,
+                            width=260, help="The token whose row of the weights is worked out below. "
+                                            "Clicking a row of the weights map picks it too.")
+    controls.show_url_notes()  # a link's unknown query is noted here, beside the box
+    return labels.index(label)
+
+
+def _pick(labels: list[str], row: int) -> None:
+    """A click on row `row` of a map: the Query row box takes that token (before the rerun draws it)."""
+    if 0 <= row < len(labels):
+        st.session_state[QUERY_KEY] = labels[row]
+
+
+def explain_row(weights: np.ndarray, V: np.ndarray, tokens: list[str], query: int,
+                where: str = "the weights") -> int:
+    """Row `query` of the weights (T, T) written out as that token's output, sum_j a_ij v_j; returns it."""
+    label = charts.unique_labels(tokens)[query]
+    st.caption(f"The output of the query {code_span(label)}, built up from the values. Pick another "
+               f"query by clicking its row in {where}, or in the Query row box above.")
+    explain.weighted_sum(weights[query], V, tokens, query)
+    return query
+
+
+def in_a_row(n: int) -> list:
+    """n places side by side, one element each (metrics, links), filled left to right.
+
+    One horizontal container that shares its width among them: st.columns(n) would send a block per
+    column and one for the row, n + 1 messages where this sends one. The places are that one container,
+    so what is written to them lands in the order it is written.
+    """
+    return [st.container(horizontal=True, gap="medium")] * n
+
+
+def grid_layout(T: int, panels: int, width_px: int, panel_px: int, cell_px: int = charts.CELL_PX,
+                gap_px: int = 70, halve_above: int | None = None, min_cell_px: int | None = None
+                ) -> tuple[int, int]:
+    """(cell_px, columns) for small multiples of (T, T) maps: panels at most panel_px wide, as many per
+    row as fit width_px. Presenter mode scales every size by the same factor.
+
+    halve_above: with more panels than this, each gets half of panel_px. min_cell_px: a map too long for
+    the smallest snapped cell shrinks its cells further, down to min_cell_px, to stay panel_px wide.
+    """
+    scale = presenter.chart_scale()
+    if halve_above is not None and panels > halve_above:
+        panel_px //= 2
+    room = int(panel_px * scale)
+    cell = charts.cell_size(T, int(cell_px * scale), max_width=room)
+    if min_cell_px is not None and cell * T > room:
+        cell = max(min_cell_px, room // T)
+    columns = max(1, min(panels, int(width_px * scale) // (cell * T + gap_px)))
+    return cell, columns
+
+
+def layer_head_names(n_layers: int, n_heads: int) -> list[str]:
+    """Panel titles of a layers x heads grid, row by row: 'layer 1 · head 1', 'layer 1 · head 2', ..."""
+    return [f"layer {layer + 1} · head {head + 1}" for layer in range(n_layers) for head in range(n_heads)]
+
+
+def attention_grid(frame: ChartData, T: int, panels: int, title: str, width_px: int, panel_px: int,
+                   cell_px: int = charts.CELL_PX, gap_px: int = 70, halve_above: int | None = None) -> None:
+    """Draw a grid chart of attention maps (a frame from charts.grid_frame) laid out to fit width_px."""
+    cell, columns = grid_layout(T, panels, width_px, panel_px, cell_px, gap_px, halve_above)
+    render.show(charts.grid_chart, frame, columns=columns, cell_px=cell, title=title)
+
+
+def layers_heads_grid(frame: ChartData, n_layers: int, n_heads: int, T: int, width_px: int, panel_px: int,
+                      cell_px: int = charts.CELL_PX, min_cell_px: int | None = None) -> None:
+    """Every layer x head map (a frame from charts.grid_frame with layer_head_names), one row per layer when a
+    layer's heads fit side by side in width_px; the title says so."""
+    cell, columns = grid_layout(T, n_heads, width_px, panel_px, cell_px, min_cell_px=min_cell_px)
+    title = f"{n_layers} layers x {n_heads} heads" + (" (one row per layer)" if columns == n_heads else "")
+    render.show(charts.grid_chart, frame, columns=columns, cell_px=cell, title=title)
+
+
+# ---- small pieces of the single-head lessons (QKV, scaling, masking) ----------------------------------
+
+PROBABILITY = (0.0, 1.0)  # the colour domain of attention weights
+PAIR_PX = 360  # the room one of two side-by-side heatmaps has
+
+
+def square(matrix: np.ndarray, tokens: list[str], title: str, key: str, name: str = "", shape: str = "(T, T)",
+           note: str = "", **settings) -> Heatmap:
+    """A (T, T) map with the tokens on both axes (scores, weights, a mask), sized to sit beside another."""
+    settings.setdefault("cell_px", charts.cell_size(len(tokens), max_width=PAIR_PX))
+    return Heatmap(matrix, tokens, tokens, title, key, name, shape, settings, note)
+
+
+def weights_map(matrix: np.ndarray, tokens: list[str], title: str, key: str, name: str = "weights",
+                shape: str = "(T, T)", **settings) -> Heatmap:
+    """square() for attention weights: coloured on the fixed scale 0 to 1."""
+    return square(matrix, tokens, title, key, name, shape, domain=PROBABILITY, **settings)
+
+
+def row_table(names: list[str], matrix: np.ndarray, first: str = "row", columns: list[str] | None = None) -> dict:
+    """A (N, d) matrix as a table: its row names in the first column, then d0, d1, ... (or `columns`)."""
+    return {first: list(names), **{name: matrix[:, j] for j, name in enumerate(columns or dim_labels(matrix.shape[1]))}}
+
+
+def token_rows(matrix: np.ndarray, tokens: list[str], title: str, key: str, name: str = "", shape: str = "(T, d_k)",
+               **settings) -> Heatmap:
+    """A (T, d) map of one vector per token (embeddings, queries, outputs): tokens down, dimensions across."""
+    settings = {"diverging": True, "x_title": "dimension", "y_title": "token", **settings}
+    return Heatmap(matrix, tokens, dim_labels(matrix.shape[1]), title, key, name, shape, settings)
+
+
+def beside(m: Heatmap, widths: tuple[float, float] = (1, 1)):
+    """Draw m in a left column and return the right one, for what goes beside it: `with beside(m): ...`."""
+    left, right = st.columns(widths)
+    with left:
+        heatmaps(m)
+    return right
+
+
+def dim_labels(n: int) -> list[str]:
+    """Column labels of n feature dimensions: d0, d1, ..."""
+    return [f"d{j}" for j in range(n)]
+
+
+def number(x: float, spec: str = "g") -> str:
+    """A number as people write it: -1e+09, -inf, 0.25, and NaN (which Python writes as 'nan')."""
+    return "NaN" if x != x else format(x, spec)
+
+
+def numbers_text(values, most: int = 6, spec: str = "g") -> str:
+    """The first `most` values as 'a, b, c, …' (the ellipsis only when some are left out)."""
+    shown = ", ".join(number(v, spec) for v in values[:most])
+    return shown + (", …" if len(values) > most else "")
+
+
+def number_table(table: dict | pd.DataFrame, number_format: str = "%.3f", columns: list[str] | None = None) -> None:
+    """A full-width table, {column name: values} (or a DataFrame); its number columns (every column but the
+    first, unless named) in number_format."""
+    names = list(table.keys() if isinstance(table, dict) else table.columns)
+    columns = names[1:] if columns is None else columns
+    st.dataframe(tables.arrow_table(table), hide_index=True, width="stretch",
+                 column_config={c: st.column_config.NumberColumn(format=number_format) for c in columns})

@@ -1,0 +1,1 @@
+"""What a view is: the sidebar's settings bound to the link (controls) and presenter mode (presenter)."""
