@@ -277,7 +277,6 @@ def test_deep_link_is_the_first_request(fresh_servers, page, lesson):
 # ---- (b) a slider moved with the keyboard redraws the charts ----------------------------------------
 
 
-@pytest.mark.skipif(not any(lesson.url_path == "qkv" for lesson in LESSONS), reason="no QKV page")
 def test_keyboard_slider_redraws_the_chart(server, page):
     page.goto(f"{server.url}/qkv")
     wait_until_drawn(page)

@@ -89,7 +89,6 @@ def no_exception(page) -> None:
     expect(page.locator(EXCEPTION)).to_have_count(0)
 
 
-@pytest.mark.skipif("scaling" not in URL_PATHS, reason="no scaling page")
 def test_shared_presenter_link(server, page):
     """What thirty laptops (or a projector) see when the teacher's link says present=true."""
     open_page(page, f"{server.url}/scaling?present=true&d_k=512&scaling_on=false")
@@ -122,7 +121,6 @@ def test_shared_presenter_link(server, page):
     expect(toggle).to_be_checked()
 
 
-@pytest.mark.skipif("qkv" not in URL_PATHS, reason="no QKV page")
 def test_export_csv_download(server, page):
     """Open the export panel, click CSV: the browser receives the first matrix (X, T x d_model) as a file.
     The panel is filled only while open: the click on its label reruns the page, which then draws the buttons."""
@@ -149,7 +147,6 @@ def test_export_csv_download(server, page):
     no_exception(page)  # the button does not rerun the page (on_click="ignore"): what is drawn is final
 
 
-@pytest.mark.skipif(not {"scaling", "masking"} <= URL_PATHS, reason="needs the scaling and masking pages")
 def test_next_link_keeps_the_settings(server, page):
     """Follow the lesson path from Scaling to Masking: the same sentence and d_k, and charts, not 'no tokens'."""
     open_page(page, f"{server.url}/scaling?text=red+green+blue&d_k=40")

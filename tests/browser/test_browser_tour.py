@@ -123,7 +123,6 @@ def overlap(a: list[float], b: list[float]) -> bool:
     return abs((a[1] + a[2]) - (b[1] + b[2])) / 2 < size and abs((a[3] + a[4]) - (b[3] + b[4])) / 2 < size
 
 
-@pytest.mark.skipif("model" not in URL_PATHS, reason="no Full model page")
 def test_long_prompt_keeps_the_grid_labels_readable(server, page):
     """26 characters on 6 px cells: the labels stay at MIN_LABEL_PX or more, every other one left out, and
     those drawn do not overlap; the grid stays within the page."""
@@ -140,7 +139,6 @@ def test_long_prompt_keeps_the_grid_labels_readable(server, page):
     assert page.locator(EXCEPTION).count() == 0
 
 
-@pytest.mark.skipif("model" not in URL_PATHS, reason="no Full model page")
 def test_characters_inside_an_emoji_are_named(server, page):
     """The joiner inside 👩‍💻 and the variation selector of ❤️ draw nothing: the page names them."""
     open_page(page, f"{server.url}/model?fm_prompt={quote('👩‍💻 ❤️ ok')}")

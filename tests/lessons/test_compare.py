@@ -173,7 +173,6 @@ def bars(at: AppTest, prefix: str) -> np.ndarray:
     return df["value"].to_numpy()
 
 
-@pytest.mark.skipif(not model_store.char_models(), reason="no trained character model is shipped")
 def test_full_model_trained_vs_random():
     at = ok(run_page(LESSONS["model"].path))
     assert not [c for c in charts(at) if chart_title(c).startswith(("Trained ·", "Random ·"))]
@@ -201,7 +200,6 @@ def test_full_model_trained_vs_random():
     assert not [c for c in charts(at) if chart_title(c).startswith("Random ·")]
 
 
-@pytest.mark.skipif(not model_store.char_models(), reason="no trained character model is shipped")
 def test_full_model_compare_at_temperature_zero():
     """Temperature 0 on both sides: one bar at 1, trained and random (argmax of random logits) alike."""
     at = ok(run_page(LESSONS["model"].path, {"fm_compare": "true", "temp": "0"}))

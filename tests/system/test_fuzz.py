@@ -1,6 +1,6 @@
 """Hostile links and hostile typing, generated: every page must survive any URL and any text.
 
-Hypothesis draws query strings for every page in ui.frame.nav.COURSE: the page's own URL parameters and
+Hypothesis draws query strings for every page in lessons.COURSE: the page's own URL parameters and
 unknown ones, with values that are any text (unicode, control characters, HTML, Markdown links),
 huge and negative numbers, NaN and infinity spelled every way float() accepts, and repeated keys (a
 list value: AppTest sends each item as its own key=value). Each example opens the page as a deep link
@@ -125,9 +125,7 @@ def test_any_numbers_in_the_pages_own_parameters(lesson, data):
 @pytest.mark.parametrize("raw", ["inf", "-inf", "1e309", "9" * 400])
 def test_an_infinite_sequence_length_in_the_link_is_clamped(raw):
     """Once a crash: Streamlit seeded an integer number box from the URL with int(inf)."""
-    lesson = next((lesson for lesson in LESSONS if lesson.url_path == "model"), None)
-    if lesson is None:
-        pytest.skip("no Full model page")
+    lesson = COURSE.lesson("full_model")
     assert_page_shown(open_page(lesson, {"fm_length": raw}), lesson, {"fm_length": raw})
 
 

@@ -173,7 +173,7 @@ def test_typed_text_is_shown_escaped(lesson, payload):
 
 def test_the_shown_tokens_carry_the_typed_text():
     """The escaping checks above look at text that is really on the page (not at a page that hid it)."""
-    qkv = next(lesson for lesson in LESSONS if lesson.url_path == "qkv")
+    qkv = COURSE.lesson("qkv")
     at = open_page(qkv, {"text": "alpha [zq1](javascript:alert(1)) omega"})
     shown = "\n".join(body for _, body in markdown_strings(at))
     assert "zq1" in shown and "javascript" in shown
@@ -181,7 +181,7 @@ def test_the_shown_tokens_carry_the_typed_text():
 
 def test_a_settings_file_cannot_inject_markdown():
     """A shared settings file is user content: its names are shown when they do not belong on the page."""
-    qkv = next(lesson for lesson in LESSONS if lesson.url_path == "qkv")
+    qkv = COURSE.lesson("qkv")
     at = open_page(qkv)
     doc = {"page": "/qkv", "settings": {"seed": "7", **{payload: "1" for payload in PAYLOADS.values()}}}
     at.file_uploader(key="share_upload").upload("view.json", json.dumps(doc).encode(), "application/json")
@@ -192,9 +192,7 @@ def test_a_settings_file_cannot_inject_markdown():
 
 def test_an_uploaded_file_name_cannot_inject_markdown():
     """The training page names an oversized upload in its error message."""
-    training = next((lesson for lesson in LESSONS if lesson.url_path == "training"), None)
-    if training is None:
-        pytest.skip("no training page")
+    training = COURSE.lesson("training")
     at = open_page(training, {"tr_data": "text"})
     name = "".join(PAYLOADS.values()).replace("/", "_") + ".txt"
     at.file_uploader(key="tr_upload").upload(name, b"hello world " * 30_000, "text/plain")  # over the 200 KB cap
@@ -297,7 +295,7 @@ def test_answers_are_parsed_as_numbers_not_evaluated(typed):
 
 
 def test_a_typed_expression_in_an_exercise_is_refused_at_once():
-    qkv = next(lesson for lesson in LESSONS if lesson.url_path == "qkv")
+    qkv = COURSE.lesson("qkv")
     at = open_page(qkv)
     answers = [box for box in at.text_input if str(box.key).startswith("ex_")]
     assert answers, "the QKV page should have a number exercise"
@@ -352,8 +350,8 @@ def test_the_app_never_writes_files():
 def test_uploads_under_a_hostile_name_leave_no_file_behind():
     marker = f"attention-lab-upload-{uuid.uuid4().hex[:8]}"
     names = [f"../../../../tmp/{marker}.txt", f"/tmp/{marker}-abs.txt", f"..\\..\\{marker}-win.txt"]
-    training = next((lesson for lesson in LESSONS if lesson.url_path == "training"), None)
-    qkv = next(lesson for lesson in LESSONS if lesson.url_path == "qkv")
+    training = COURSE.lesson("training")
+    qkv = COURSE.lesson("qkv")
     before = set(ROOT.rglob(f"*{marker}*")) | set((ROOT.parent).glob(f"*{marker}*"))
     for name in names:
         at = open_page(qkv)

@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import grimp
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -43,3 +44,15 @@ def test_files_stay_short(folder):
     long = {p.relative_to(ROOT).as_posix(): n for p in (ROOT / folder).rglob("*.py")
             if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_LINES}
     assert long == {}, f"over {MAX_LINES} lines: {long}"
+
+
+def test_ui_holds_only_what_lessons_share():
+    """A module that one lesson alone uses belongs in that lesson's folder, not in ui/."""
+    graph = grimp.build_graph("lessons", "ui", "core", "tools")
+    alone = {}
+    for module in sorted(m for m in graph.modules if m.startswith("ui.") and not graph.find_children(m)):
+        importers = graph.find_modules_that_directly_import(module)
+        lessons = {name.split(".")[1] for name in importers if name.startswith("lessons.")}
+        if len(lessons) == 1 and not any(name.startswith("ui.") for name in importers):
+            alone[module] = lessons.pop()
+    assert alone == {}, f"used by one lesson only: {alone}"
