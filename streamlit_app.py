@@ -17,6 +17,10 @@ PIPELINE_HTML = """<style>
 .pipeline .step { background: #eef1f7; color: #111111; border: 2px solid #3b528b; border-radius: .6rem;
                   padding: .45rem .8rem; font-size: 1.15rem; line-height: 1.3; text-align: center; }
 .pipeline .arrow { color: #5b7bd5; font-size: 1.6rem; font-weight: bold; }
+/* captions at 4.5:1 or more in both themes: the same rule as ui.state.presenter.BASE_CSS on the lessons */
+[data-testid="stCaptionContainer"] { color: inherit; opacity: 1; }
+[data-testid="stCaptionContainer"] p { color: color-mix(in srgb, currentColor 85%, transparent); }
+[data-testid="stCaptionContainer"] code { color: inherit; }
 </style>
 <div class="pipeline" role="img" aria-label="The attention pipeline">
 <div class="step">token<br>embeddings X</div><span class="arrow">→</span>

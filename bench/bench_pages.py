@@ -15,17 +15,17 @@ protocol as the browser does. For every lesson in lessons.COURSE, twice:
   page has a seq_len slider, so seq_len is filled.
 
 Each page is opened once before timing (the first visit imports modules and fills caches). A rerun is a move
-of the "seed" slider (else "temp", else the first slider that is not one of the largest settings) to a value
-not used before for that page, so no cached result hides the work; 2 warm-up moves, then --server-reruns
-timed ones. Server CPU per rerun is the server process's user + system CPU time (/proc/PID/stat) read before
-the move and --settle-ms after its script_finished message, so the work Streamlit does after the run lands in
-the same move. /proc counts CPU in 10 ms clock ticks, so one move's figure is a multiple of 10 ms: the mean
-(total CPU over the timed moves / their number) is the precise figure and the table's headline; median and
-p90 (nearest rank) of the single moves follow it. KB is the median size of the ForwardMsgs a move sends
-(websocket payloads, KiB); latency is the median time from sending the move to script_finished, as the
-client sees it. A page that shows an exception is reported in its row, and the run ends with the pages
-over the budget (server CPU mean <= 35 ms per rerun at the defaults, <= 150 ms at the largest settings);
-it exits 0 either way. The server's own idle CPU (over 2 s) is printed first: it is in every figure.
+of the "seed" slider (else a temperature, else the first slider that is not one of the largest settings) to a value
+not used before for that page, so no cached result hides the work; 2 warm-up moves, then --server-reruns timed
+ones. Server CPU per rerun is the server process's user + system CPU time (psutil) read before the move and
+--settle-ms after its script_finished message, so the work Streamlit does after the run lands in the same
+move. The kernel counts CPU in clock ticks (10 ms on Linux), so one move's figure is a multiple of a tick: the
+mean (total CPU over the timed moves / their number) is the precise figure and the table's headline; median
+and p90 (nearest rank) of the single moves follow it. KB is the median size of the ForwardMsgs a move sends
+(websocket payloads, KiB); latency is the median time from sending the move to script_finished, as the client
+sees it. A page that shows an exception is reported in its row, and the run ends with the pages over the
+budget (server CPU mean <= 35 ms per rerun at the defaults, <= 150 ms at the largest settings); it exits 0
+either way. The server's own idle CPU (over 2 s) is printed first: it is in every figure.
 
 --compare CHECKOUT measures instead this checkout against another one (`git worktree add /tmp/base HEAD~1`, say),
 both served at once with the same Python: each page at its defaults is moved 5 times on one server, then 5
@@ -56,6 +56,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+import psutil  # noqa: E402
 import streamlit  # noqa: E402
 
 from bench.machine import Watch, event_loop  # noqa: E402
@@ -66,7 +67,7 @@ from ui.frame.nav import Lesson  # noqa: E402
 # Settings taken to the top of their range for the "largest" column, in this order (heads after
 # d_model: its options are the divisors of d_model).
 LARGEST = ("d_model", "heads", "seq_len", "d_k")
-TRIGGERS = ("seed", "temp")  # moved to time a rerun; otherwise the first slider not in LARGEST
+TRIGGERS = ("seed", "attn_temp", "sample_temp")  # moved to time a rerun; otherwise the first slider not in LARGEST
 LONG_TEXT = " ".join(f"word{i}" for i in range(64))
 WARMUP_MOVES = 2
 BUDGET_MS = {"defaults": 35.0, "largest": 150.0}
@@ -518,7 +519,7 @@ def main() -> None:
     if not lessons:
         parser.error(f"no such page: {args.page}; pages: {[lesson.url_path for lesson in COURSE]}")
     print(f"# Attention Lab page benchmark: Python {platform.python_version()}, Streamlit {streamlit.__version__}, "
-          f"{os.cpu_count()} CPUs, {platform.machine()}, load average {os.getloadavg()[0]:.2f}, "
+          f"{os.cpu_count()} CPUs, {platform.machine()}, load average {psutil.getloadavg()[0]:.2f}, "
           f"event loop {event_loop()}\n")
     watch = Watch()
     if args.compare:

@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+import psutil
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -77,7 +78,7 @@ def main() -> None:
     threads = os.environ.get("OPENBLAS_NUM_THREADS", "default")
     print(f"model: D={cfg.d_model} H={cfg.n_heads} layers={cfg.n_layers} T={T} V={cfg.vocab_size}, "
           f"batch {B} ({B * T} tokens), float32, {os.cpu_count()} CPUs, OPENBLAS_NUM_THREADS={threads}")
-    print(f"load average {os.getloadavg()[0]:.1f} (above {os.cpu_count()} means other work shares the CPUs)")
+    print(f"load average {psutil.getloadavg()[0]:.1f} (above {os.cpu_count()} means other work shares the CPUs)")
     print(f"{'what':<24}{'wall ms/step':>14}{'tokens/s':>10}{'CPU ms/step':>14}")
     for name, (wall, cpu) in (("optimiser step (all)", step_ms), ("loss_and_grads only", grad_ms)):
         print(f"{name:<24}{wall:>14.1f}{B * T / wall * 1e3:>10,.0f}{cpu:>14.1f}")

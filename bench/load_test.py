@@ -35,7 +35,7 @@ For each configuration a fresh server is started (`streamlit run streamlit_app.p
   amount to. Each tick trains for up to 0.25 s of wall time and redraws the panel; the step the progress bar
   shows ("Training · step N of M") is read after every tick. A run that finishes (the fragment calls
   st.rerun(scope="app"), which ends the timer) is followed by another press of Train;
-- the server process's VmRSS is sampled every 0.25 s from /proc, and its CPU time is read before and after
+- the server process's RSS is sampled every 0.25 s (psutil), and its CPU time is read before and after
   (with --replicas K, K servers, each student kept on one of them as a sticky load balancer would: RSS and
   CPU are summed over them).
 
@@ -49,11 +49,13 @@ Memory with a proxy is the total of every process: the Streamlit processes and H
 
 Reported per configuration: reruns timed, p50 / p95 / max latency of slider moves (the movers only), p95 of
 the first page view (every student), reruns that showed an exception, server CPU (share of one core, and ms
-per rerun: moves, first views, presses and ticks), peak RSS (VmHWM), and memory per session = (RSS with all
-N connected - RSS after the warm-up) / N. With trainers, also: ticks done, tick latency p50 / p95 / max, the
-tick rate per trainer against the timer's (1 / interval: how much slower training ran than asked), steps
-trained per tick (the panel's "This update: S steps in X ms" caption), steps trained in all and by the
-slowest trainer, runs finished, and ticks after which the step had not grown (0 when training trains).
+per rerun: moves, first views, presses and ticks), peak RSS (the kernel's high-water mark: VmHWM on Linux,
+the peak working set on Windows; on macOS, which keeps none that another process can read, the largest RSS
+sampled), and memory per session = (RSS with all N connected - RSS after the warm-up) / N. With trainers,
+also: ticks done, tick latency p50 / p95 / max, the tick rate per trainer against the timer's (1 / interval:
+how much slower training ran than asked), steps trained per tick (the panel's "This update: S steps in X ms"
+caption), steps trained in all and by the slowest trainer, runs finished, and ticks after which the step had
+not grown (0 when training trains).
 
 The client runs on the same machine as the server and takes some of its CPU; its own CPU time is printed.
 Every figure moves with whatever else the machine is doing: note `uptime` next to it.
@@ -69,7 +71,6 @@ import math
 import os
 import random
 import re
-import resource
 import signal
 import statistics
 import subprocess
@@ -81,6 +82,8 @@ from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 
+import psutil
+
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
@@ -91,8 +94,8 @@ from bench.streamlit_client import (  # noqa: E402
     Session,
     cpu_seconds,
     free_port,
+    memory,
     port_is_free,
-    proc_status,
 )
 
 # A deep link per page, as a teacher would share it (non-default settings, so the link does something).
@@ -101,7 +104,7 @@ DEEP_LINKS = {
     "scaling": "d_k=64&seed=2",
     "masking": "text=the+quick+brown+fox+jumps+over+the+lazy+dog&seed=1",
     "multi-head": "d_model=32&heads=4&seed=5",
-    "model": "fm_prompt=def+main(&temp=0.8",
+    "model": "fm_prompt=def+main(&sample_temp=0.8",
     "training": "tr_data=copy&tr_steps=200",
 }
 DEFAULT_PAGES = ("qkv", "scaling", "masking", "multi-head", "model")
@@ -301,29 +304,30 @@ async def trainer(i: int, url: str, start_at: float, press_at: float, stop_at: f
             await session.close()
 
 
-def total_rss(pids: list[int], field: str = "VmRSS") -> int:
-    """Summed over the processes still alive (a process that exited counts 0)."""
+def total_rss(pids: list[int], field: str = "rss") -> int:
+    """Summed over the processes still alive (a process that exited counts 0); field "rss" or "peak" (a
+    process whose system keeps no peak counts 0: see memory())."""
     total = 0
     for pid in pids:
-        with contextlib.suppress(OSError, KeyError):
-            total += proc_status(pid)[field]
+        with contextlib.suppress(OSError, KeyError, psutil.Error):
+            total += memory(pid)[field]
     return total
 
 
 def total_cpu(pids: list[int]) -> float:
     total = 0.0
     for pid in pids:
-        with contextlib.suppress(OSError):
+        with contextlib.suppress(OSError, psutil.Error):
             total += cpu_seconds(pid)
     return total
 
 
 async def sample_rss(pids: list[int], result: Result, t0: float, stop: asyncio.Event, every: float = 0.25) -> None:
     while not stop.is_set():
-        rss, hwm = total_rss(pids), total_rss(pids, "VmHWM")
+        rss, peak = total_rss(pids), total_rss(pids, "peak")
         result.rss_curve.append((time.monotonic() - t0, rss))
         result.end_rss = rss
-        result.peak_rss = max(result.peak_rss, hwm)
+        result.peak_rss = max(result.peak_rss, peak, rss)  # rss: where no peak is kept, the largest sampled
         await asyncio.sleep(every)
 
 
@@ -354,7 +358,7 @@ async def drive(target: Target, n: int, pages: list[str], duration: float, ramp:
     await asyncio.gather(*(warm_up(url, warm_pages, cookies) for url, cookies in target.warm))
     await asyncio.sleep(1.0)
     result.baseline_rss = total_rss(pids)
-    cpu0, client0 = total_cpu(pids), resource.getrusage(resource.RUSAGE_SELF)
+    cpu0, client0 = total_cpu(pids), time.process_time()
     t0 = time.monotonic()
     stop = asyncio.Event()
     sampler = asyncio.create_task(sample_rss(pids, result, t0, stop))
@@ -378,10 +382,9 @@ async def drive(target: Target, n: int, pages: list[str], duration: float, ramp:
     await asyncio.gather(*tasks, last_sample())
     await sampler
     result.duration_s = time.monotonic() - t0
-    client1 = resource.getrusage(resource.RUSAGE_SELF)
     result.server_cpu_s = total_cpu(pids) - cpu0
-    result.client_cpu_s = (client1.ru_utime + client1.ru_stime) - (client0.ru_utime + client0.ru_stime)
-    result.peak_rss = max(result.peak_rss, total_rss(pids, "VmHWM"))
+    result.client_cpu_s = time.process_time() - client0  # this process's user + system CPU
+    result.peak_rss = max(result.peak_rss, total_rss(pids, "peak"))
     return result
 
 
@@ -458,7 +461,7 @@ def run_one(n: int, post_script_gc: bool | None, pages: list[str], duration: flo
                 result.failures.append("the proxy is unhealthy after the run")
             # a process that died during the run is not restarted (--max-restarts 0): count it
             result.failures += [f"streamlit {pid} exited" for pid in served["streamlit"].values()
-                                if not Path(f"/proc/{pid}").exists()]
+                                if not psutil.pid_exists(pid)]
         return result
     with contextlib.ExitStack() as stack:
         servers = []
@@ -589,7 +592,7 @@ def main() -> None:
         plan += [(args.gc_compare, gc) for gc in (True, False) if (args.gc_compare, gc) not in plan]
     if args.trainers and min(n for n, _ in plan) < args.trainers:
         parser.error(f"--trainers {args.trainers} needs every N (--sessions, --gc-compare) to be at least that")
-    print(f"load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}; {os.cpu_count()} CPUs; "
+    print(f"load average at start: {' '.join(f'{x:.2f}' for x in psutil.getloadavg())}; {os.cpu_count()} CPUs; "
           f"pages {pages}; a move every {lo:g}-{hi:g} s; {args.duration:.0f} s per run after a {args.ramp:.0f} s ramp; "
           f"server flags {args.server_arg or 'none'}; event loop {event_loop()}; " + (
               f"{args.trainers} of the N train ({TRAIN_PAGE}?{args.train_link}); " if args.trainers else "") + (
@@ -613,7 +616,7 @@ def main() -> None:
               f"exceptions={s['exceptions']} failures={s['failures']} server_cpu={100 * s['server_cpu_share']:.0f}% "
               f"({s['server_ms_per_rerun']:.0f} ms/rerun) client_cpu={100 * s['client_cpu_share']:.0f}% "
               f"peak_rss={s['peak_rss_mb']:.0f}MB per_session={s['per_session_mb']:.1f}MB "
-              f"load={os.getloadavg()[0]:.2f}", flush=True)
+              f"load={psutil.getloadavg()[0]:.2f}", flush=True)
         print("    per page (p50 / p95 s): " + ", ".join(
             f"{page} {statistics.median(lat):.2f} / {percentile(lat, 95):.2f}" for page, lat in res.by_page.items()),
             flush=True)
@@ -635,7 +638,7 @@ def main() -> None:
 
     print()
     print(table([r.summary() for r in results]))
-    print(f"\nload average at end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print(f"\nload average at end: {' '.join(f'{x:.2f}' for x in psutil.getloadavg())}")
     if args.json:
         args.json.write_text(json.dumps([{**r.summary(), "by_page": r.by_page, "exceptions_list": r.exceptions[:50],
                                           "failures_list": r.failures[:50], "tick_latencies": r.ticks,

@@ -12,7 +12,7 @@ run is switched off, and this is the check that memory stays bounded without it)
 (bench/streamlit_client.py, Streamlit's websocket protocol) visits the pages in blocks of --block reruns,
 cycling through them until each page has had --reruns-per-page reruns; each rerun moves one of the page's
 sliders (in turn) to the next value of a fixed stride through its range, so new values keep arriving and
-the pages' caches fill up to their max_entries. The server's VmRSS is read from /proc every --sample-every
+the pages' caches fill up to their max_entries. The server's RSS is read (psutil) every --sample-every
 reruns.
 
 The verdict: memory plateaus when the RSS grew by less than --plateau-pct percent over the last
@@ -30,12 +30,14 @@ import sys
 import time
 from pathlib import Path
 
+import psutil
+
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from bench.load_test import DEEP_LINKS  # noqa: E402
-from bench.streamlit_client import Server, Session, SliderInfo, proc_status  # noqa: E402
+from bench.streamlit_client import Server, Session, SliderInfo, memory  # noqa: E402
 
 MB = 1024 * 1024
 STRIDE = 37  # steps between successive values of a slider: walks its whole range in a scrambled order
@@ -78,7 +80,7 @@ def print_curve(title: str, curve: list[tuple[int, int]], window: int, plateau_p
     print(f"growth over the last {window} reruns: {growth:+.2f}% "
           f"({'plateau' if flat else 'STILL GROWING'}: threshold {plateau_pct}%); "
           f"slope of the second half {slope_kb_per_rerun(curve):+.1f} KB/rerun; {elapsed:.0f} s; "
-          f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+          f"load average {' '.join(f'{x:.2f}' for x in psutil.getloadavg())}")
     return flat
 
 
@@ -87,7 +89,7 @@ def print_curve(title: str, curve: list[tuple[int, int]], window: int, plateau_p
 
 async def soak_server(url: str, pid: int, pages: list[str], per_page: int, block: int, sample_every: int,
                       new_session_every: int) -> tuple[list[tuple[int, int]], list[str], list[float]]:
-    curve = [(0, proc_status(pid)["VmRSS"])]
+    curve = [(0, memory(pid)["rss"])]
     problems: list[str] = []
     latencies: list[float] = []
     session, render = await Session.open(url, pages[0], DEEP_LINKS.get(pages[0], ""))
@@ -117,7 +119,7 @@ async def soak_server(url: str, pid: int, pages: list[str], per_page: int, block
                     done[page] += 1
                     rerun += 1
                     if rerun % sample_every == 0:
-                        curve.append((rerun, proc_status(pid)["VmRSS"]))
+                        curve.append((rerun, memory(pid)["rss"]))
                         if rerun % (sample_every * 10) == 0:
                             print(f"  {rerun} reruns, RSS {curve[-1][1] / MB:.1f} MB, "
                                   f"median latency {statistics.median(latencies[-500:]):.3f} s", flush=True)
@@ -145,7 +147,7 @@ def soak_apptest(pages: list[str], per_page: int, block: int, sample_every: int)
 
     paths = {lesson.url_path: lesson.path for lesson in LESSONS}
     at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=120).run()
-    curve = [(0, proc_status(os.getpid())["VmRSS"])]
+    curve = [(0, memory(os.getpid())["rss"])]
     problems: list[str] = []
     done = dict.fromkeys(pages, 0)
     rerun = 0
@@ -165,7 +167,7 @@ def soak_apptest(pages: list[str], per_page: int, block: int, sample_every: int)
                 done[page] += 1
                 rerun += 1
                 if rerun % sample_every == 0:
-                    curve.append((rerun, proc_status(os.getpid())["VmRSS"]))
+                    curve.append((rerun, memory(os.getpid())["rss"]))
     return curve, problems
 
 
@@ -185,7 +187,7 @@ def main() -> None:
     pages = [p for p in args.pages.split(",") if p]
     total = args.reruns_per_page * len(pages)
     print(f"{total} reruns over {pages}, RSS every {args.sample_every}; load average "
-          f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}", flush=True)
+          f"{' '.join(f'{x:.2f}' for x in psutil.getloadavg())}", flush=True)
 
     start = time.monotonic()
     if args.apptest:
@@ -197,12 +199,13 @@ def main() -> None:
                 server.url, server.pid, pages, args.reruns_per_page, args.block, args.sample_every,
                 args.new_session_every))
             healthy = server.health() == "ok"
-            hwm = proc_status(server.pid)["VmHWM"]
+            peak = memory(server.pid).get("peak")
         title = (f"server, postScriptGC={args.gc}" + (f", a new session every {args.new_session_every} reruns"
                                                        if args.new_session_every else ", one session"))
         flat = print_curve(title, curve, args.window, args.plateau_pct, time.monotonic() - start)
         print(f"latency: median {statistics.median(latencies):.3f} s, max {max(latencies):.3f} s; "
-              f"peak RSS (VmHWM) {hwm / MB:.1f} MB; server healthy at the end: {healthy}")
+              f"peak RSS {'not kept on this system' if peak is None else f'{peak / MB:.1f} MB'} (the kernel's "
+              f"high-water mark); server healthy at the end: {healthy}")
     print(f"exceptions: {len(problems)}")
     for line in problems[:10]:
         print("   ", line[:300])

@@ -44,7 +44,6 @@ import http.client
 import os
 import random
 import re
-import signal
 import socket
 import subprocess
 import sys
@@ -56,14 +55,13 @@ from http.cookies import SimpleCookie
 from pathlib import Path
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
+import psutil
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.Button_pb2 import Button
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.proto.Slider_pb2 import Slider
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 from websockets.asyncio.client import connect
-
-from bench.machine import stat_fields
 
 ROOT = Path(__file__).resolve().parents[1]
 XSRF_COOKIE = "_streamlit_xsrf"
@@ -88,17 +86,19 @@ def port_is_free(port: int) -> bool:
 
 
 def owns_port(pid: int, port: int) -> bool:
-    """The socket listening on 127.0.0.1:port belongs to process `pid` (not to another that took the port)."""
-    target = f"0100007F:{port:04X}"
-    inodes = set()
-    with open("/proc/net/tcp") as f:
-        for line in f.readlines()[1:]:
-            fields = line.split()
-            if fields[1] == target and fields[3] == "0A":  # 0A: LISTEN
-                inodes.add(fields[9])
-    fds = Path(f"/proc/{pid}/fd")
-    with contextlib.suppress(OSError):
-        return any(os.readlink(fd).removeprefix("socket:[").rstrip("]") in inodes for fd in fds.iterdir())
+    """The socket listening on 127.0.0.1:port belongs to process `pid` or a process under it (not to another
+    that took the port). Under it counts: on Windows a virtualenv's python.exe runs the interpreter as its
+    child."""
+    try:
+        root = psutil.Process(pid)
+        processes = [root, *root.children(recursive=True)]
+    except psutil.Error:
+        return False
+    for process in processes:
+        with contextlib.suppress(psutil.Error, OSError):  # ended, or not ours to read
+            if any(c.status == psutil.CONN_LISTEN and c.laddr and tuple(c.laddr) == ("127.0.0.1", port)
+                   for c in process.net_connections(kind="tcp4")):
+                return True
     return False
 
 
@@ -111,25 +111,57 @@ def free_port(ports: range = range(9100, 9200)) -> int:
     raise RuntimeError(f"no free port in {ports.start}-{ports.stop - 1}")
 
 
-def proc_status(pid: int) -> dict[str, int]:
-    """VmRSS / VmHWM of a process in bytes (Linux /proc)."""
-    out = {}
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith(("VmRSS:", "VmHWM:")):
-                name, value, _unit = line.split()
-                out[name[:-1]] = int(value) * 1024
+def memory(pid: int) -> dict[str, int]:
+    """A process's resident memory in bytes: "rss" now, and "peak", its high-water mark, where the system
+    keeps one that another process can read (Linux, Windows; not macOS). Raises psutil.NoSuchProcess when
+    the process has ended."""
+    info = psutil.Process(pid).memory_info()
+    out = {"rss": info.rss}
+    if sys.platform == "linux":
+        # psutil does not report the peak; Linux keeps it in /proc/PID/status (VmHWM, in kB)
+        with contextlib.suppress(OSError, ValueError), open(f"/proc/{pid}/status") as f:
+            peak = next((int(line.split()[1]) * 1024 for line in f if line.startswith("VmHWM:")), None)
+            if peak is not None:  # a zombie has no memory lines
+                out["peak"] = peak
+    elif hasattr(info, "peak_wset"):  # Windows: the peak working set
+        out["peak"] = info.peak_wset
     return out
 
 
 def cpu_seconds(pid: int) -> float:
-    """User + system CPU time a process has used so far."""
-    fields = stat_fields(pid)
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    """User + system CPU time a process has used so far (the kernel counts it in clock ticks: 10 ms on Linux)."""
+    times = psutil.Process(pid).cpu_times()
+    return times.user + times.system
+
+
+def stop_tree(proc: subprocess.Popen, timeout: float = 10) -> None:
+    """Terminate `proc` and every process under it; kill whatever is left after `timeout` seconds. psutil
+    finds the processes under it on every platform (os.killpg needs POSIX process groups)."""
+    if proc.poll() is not None:
+        return
+    try:
+        children = psutil.Process(proc.pid).children(recursive=True)
+    except psutil.Error:
+        children = []
+    proc.terminate()
+    for child in children:
+        with contextlib.suppress(psutil.Error):
+            child.terminate()
+    try:
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(timeout=timeout)
+    _, alive = psutil.wait_procs(children, timeout=timeout)
+    for child in alive:
+        with contextlib.suppress(psutil.Error):
+            child.kill()
+    psutil.wait_procs(alive, timeout=timeout)
 
 
 class Server:
-    """`streamlit run streamlit_app.py` on a loopback port, in its own process group (killed as a group).
+    """`streamlit run streamlit_app.py` on a loopback port, in a session of its own (a Ctrl-C in the terminal
+    reaches the benchmark alone, which then stops it and every process under it).
     root: the checkout to serve (another one, e.g. a git worktree of an older commit, to compare with)."""
 
     def __init__(self, port: int | None = None, post_script_gc: bool | None = None, extra: tuple[str, ...] = (),
@@ -186,16 +218,8 @@ class Server:
         return Path(self.log.name).read_text(errors="replace")[-4000:]
 
     def stop(self) -> None:
-        """SIGTERM the process group, SIGKILL it if it lingers; remove the log."""
-        if self.proc.poll() is None:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(self.proc.pid, signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                with contextlib.suppress(ProcessLookupError):
-                    os.killpg(self.proc.pid, signal.SIGKILL)
-                self.proc.wait(timeout=10)
+        """Terminate the server and every process under it, kill them if they linger; remove the log."""
+        stop_tree(self.proc)
         self.log.close()
         Path(self.log.name).unlink(missing_ok=True)
 

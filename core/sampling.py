@@ -1,4 +1,4 @@
-"""Turning logits into tokens: temperature, top-k, and generation with the KV cache.
+"""Turning logits into tokens: temperature, top-k, top-p (nucleus), and generation with the KV cache.
 
 Shapes: T sequence length, V vocabulary.
 """
@@ -26,8 +26,38 @@ def check_top_k(top_k, V: int) -> int | None:
     return min(int(top_k), V)
 
 
-def probs_from_logits(logits: np.ndarray, temperature: float = 1.0, top_k: int | None = None) -> np.ndarray:
-    """softmax(logits / temperature) over the top_k largest logits: (..., V) -> (..., V).
+def check_top_p(top_p) -> float | None:
+    if top_p is None:
+        return None
+    try:
+        p = float(top_p)
+    except (TypeError, ValueError):
+        p = float("nan")
+    if not 0 < p <= 1:
+        raise ValueError(f"top_p must be a share above 0 and at most 1 (or None for no limit), got {top_p!r}.")
+    return None if p == 1 else p
+
+
+def nucleus(probs: np.ndarray, top_p: float) -> np.ndarray:
+    """Top-p: keep the smallest set of tokens, most likely first, whose probability reaches top_p, and share
+    the whole mass among them again: (..., V) -> (..., V).
+
+    A token is kept while the mass of the tokens ranked above it is still short of top_p, so the most likely
+    one always stays. Ties are ranked by token id (a stable sort), as a plain loop over the sorted list would.
+    """
+    order = np.argsort(-probs, axis=-1, kind="stable")  # most likely first
+    ranked = np.take_along_axis(probs, order, axis=-1)
+    mass_above = np.cumsum(ranked, axis=-1) - ranked  # what the tokens ranked above each one hold
+    keep = np.zeros(probs.shape, dtype=bool)
+    np.put_along_axis(keep, order, mass_above < top_p, axis=-1)
+    kept = np.where(keep, probs, 0.0)
+    return kept / kept.sum(axis=-1, keepdims=True)
+
+
+def probs_from_logits(logits: np.ndarray, temperature: float = 1.0, top_k: int | None = None,
+                      top_p: float | None = None) -> np.ndarray:
+    """softmax(logits / temperature) over the top_k largest logits, then cut to the top_p nucleus:
+    (..., V) -> (..., V).
 
     Temperature 0 is the limit of a very cold softmax: all mass on the argmax (the first one on a tie),
     computed without dividing by zero. Logits are cast to float64 so temperatures near 0 cannot overflow.
@@ -35,6 +65,7 @@ def probs_from_logits(logits: np.ndarray, temperature: float = 1.0, top_k: int |
     t = check_temperature(temperature)
     logits = np.asarray(logits, dtype=np.float64)
     top_k = check_top_k(top_k, logits.shape[-1])
+    top_p = check_top_p(top_p)
     if top_k is not None and top_k < logits.shape[-1]:
         kth = np.sort(logits, axis=-1)[..., -top_k][..., None]  # the k-th largest logit
         logits = np.where(logits >= kth, logits, -np.inf)
@@ -47,12 +78,13 @@ def probs_from_logits(logits: np.ndarray, temperature: float = 1.0, top_k: int |
     # only reach -inf (weight exactly 0), the right limit; the overflow there is expected, not an error.
     shifted = logits - np.max(logits, axis=-1, keepdims=True)
     with np.errstate(over="ignore"):
-        return softmax(shifted / t, axis=-1)
+        probs = softmax(shifted / t, axis=-1)
+    return probs if top_p is None else nucleus(probs, top_p)
 
 
-def sample(logits, temperature=1.0, top_k=None, rng: np.random.Generator | None = None) -> int:
+def sample(logits, temperature=1.0, top_k=None, rng: np.random.Generator | None = None, top_p=None) -> int:
     """One token id from (V,) logits. Temperature 0 is greedy and needs no rng."""
-    p = probs_from_logits(logits, temperature, top_k)
+    p = probs_from_logits(logits, temperature, top_k, top_p)
     if check_temperature(temperature) == 0:
         return int(np.argmax(p))
     if rng is None:
@@ -60,15 +92,15 @@ def sample(logits, temperature=1.0, top_k=None, rng: np.random.Generator | None 
     return int(rng.choice(p.shape[-1], p=p))
 
 
-def next_token_probs(params, cfg: ModelConfig, ids, temperature: float = 1.0, top_k=None) -> np.ndarray:
+def next_token_probs(params, cfg: ModelConfig, ids, temperature: float = 1.0, top_k=None, top_p=None) -> np.ndarray:
     """Distribution of the token that follows `ids` (T,): (V,). Reads only the last max_len tokens."""
     ids = np.asarray(ids)[-cfg.max_len :]
     logits, _ = forward(params, cfg, ids)
-    return probs_from_logits(logits[-1], temperature, top_k)
+    return probs_from_logits(logits[-1], temperature, top_k, top_p)
 
 
 def generate(params, cfg: ModelConfig, prompt_ids, max_new_tokens: int, temperature=1.0, top_k=None,
-             rng: np.random.Generator | None = None, use_cache: bool = True) -> np.ndarray:
+             rng: np.random.Generator | None = None, use_cache: bool = True, top_p=None) -> np.ndarray:
     """Extend prompt_ids (T,) by max_new_tokens sampled tokens -> (T + max_new_tokens,).
 
     With the cache, the prompt is read once and each new token costs one position of work. Past max_len
@@ -83,6 +115,7 @@ def generate(params, cfg: ModelConfig, prompt_ids, max_new_tokens: int, temperat
         raise ValueError(f"max_new_tokens must be a whole number >= 0, got {max_new_tokens!r}.")
     check_temperature(temperature)
     check_top_k(top_k, cfg.vocab_size)
+    check_top_p(top_p)
     out = [int(i) for i in ids]
     cache = KVCache() if use_cache else None
     pending = out  # tokens the model has not read yet
@@ -94,7 +127,7 @@ def generate(params, cfg: ModelConfig, prompt_ids, max_new_tokens: int, temperat
                 cache = KVCache()
                 pending = out[-cfg.max_len :]
             logits, _ = forward(params, cfg, np.array(pending), cache)
-        token = sample(logits[-1], temperature, top_k, rng)
+        token = sample(logits[-1], temperature, top_k, rng, top_p)
         out.append(token)
         pending = [token]
     return np.array(out, dtype=np.int64)

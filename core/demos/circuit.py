@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from core.demos.knockout import mean_loss, position_losses
-from core.model import ModelConfig, forward
+from core.model import Knockout, ModelConfig, forward
 from core.tasks import RepeatTask, induction_keys
 
 
@@ -51,6 +51,21 @@ def task_figures(params, cfg: ModelConfig, task: RepeatTask, n: int = 512, seed:
     return {"first_loss": mean_loss(losses, first), "repeat_loss": mean_loss(losses, repeat),
             "repeat_accuracy": float(hit[repeat > 0].mean()), "previous": previous_token_mass(weights),
             "induction": induction_mass(weights, ids, repeat)}
+
+
+def copying_by_length(params, cfg: ModelConfig, n_symbols: int, lengths, n: int = 64, seed: int = 99,
+                      off: tuple[int, int] | None = None) -> np.ndarray:
+    """The repeat's mean loss (nats) on n fresh sequences per stretch length, drawn as in training
+    (RepeatTask with that one length, T = cfg.max_len letters read): (len(lengths),). How far the circuit's
+    copying reaches beyond the lengths it was trained on. off: a (layer, head) switched off while reading."""
+    knockout = Knockout((off,)) if off is not None else None
+    losses = []
+    for length in lengths:
+        task = RepeatTask(cfg.max_len, length, length, n_symbols)
+        seq, start, stretch = task.sequences(np.random.default_rng([seed, length]), n)
+        logits, _ = forward(params, cfg, seq[:, :-1], knockout=knockout)
+        losses.append(mean_loss(position_losses(logits, seq[:, 1:]), task.halves(start, stretch, cfg.max_len)[1]))
+    return np.array(losses)
 
 
 def example(n_letters: int, length: int, seed: int, n_symbols: int) -> np.ndarray:

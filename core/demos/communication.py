@@ -48,10 +48,18 @@ def parse_order(text: str, T: int) -> np.ndarray:
 def order_view(tokens, D: int, d_k: int, seed: int, permutation, positions: bool) -> dict:
     """word_order's result, plus what the page draws to compare the two outputs row by row:
     out_moved = out[permutation] (T, d_k), the original outputs put in the new order, and
-    difference = out_permuted - out_moved (T, d_k): rounding without positions, not with them."""
+    difference = out_permuted - out_moved (T, d_k): rounding without positions, not with them.
+
+    max_diff_causal: the same comparison without positions but under the causal mask. Each token then
+    sees only the words before it, and the shuffle changes those, so the outputs change too: order-blindness
+    holds for attention without a mask only."""
     res = word_order(tokens, D, d_k, seed, permutation, positions)
     moved = res["out"][res["permutation"]]
-    return {**res, "out_moved": moved, "difference": res["out_permuted"] - moved}
+    mask = causal_mask(len(res["tokens"]))
+    before = single_head(res["tokens"], D, d_k, seed, mask=mask)["out"]  # (T, d_k), no positions
+    after = single_head(res["tokens_permuted"], D, d_k, seed, mask=mask)["out"]
+    return {**res, "out_moved": moved, "difference": res["out_permuted"] - moved,
+            "max_diff_causal": float(np.max(np.abs(after - before[res["permutation"]])))}
 
 
 def encoder_decoder(tokens, D: int, d_k: int, seed: int) -> dict:
@@ -75,10 +83,12 @@ def encoder_decoder(tokens, D: int, d_k: int, seed: int) -> dict:
 
 
 def recurrence(X: np.ndarray, keep: float) -> np.ndarray:
-    """The simplest recurrent network, one step per token: h_0 = x_0, h_t = keep·h_{t-1} + (1 - keep)·x_t.
+    """A recurrence cut to its bare bones, one step per token: h_0 = x_0, h_t = keep·h_{t-1} + (1 - keep)·x_t.
 
-    X (T, d) -> H (T, d). Position t can only hear token 0 through the t steps in between, each of which
-    keeps a fraction `keep` of what it was handed: a plain loop, because step t needs step t - 1.
+    A running average that forgets at a fixed rate: no weights, no nonlinearity, no gate (a real recurrent
+    network multiplies by learned matrices and squashes; an LSTM or GRU also lets the input set how much to
+    keep). X (T, d) -> H (T, d). Position t can only hear token 0 through the t steps in between, each of
+    which keeps a fraction `keep` of what it was handed: a plain loop, because step t needs step t - 1.
     """
     X = np.asarray(X, dtype=np.float64)
     if X.ndim != 2 or len(X) == 0:
@@ -98,9 +108,10 @@ def reach_of_first_token(V: np.ndarray, weights: np.ndarray, keep: float) -> dic
 
     V (T, d), weights (T, T) (a decoder's, so that both are causal) -> recurrence, attention (T,):
     |change of output t| / |change of v_0|; steps_recurrence (T,), the sequential steps from token 0 to
-    position t (t of them); steps_attention (T,), 1 for every position (one matrix product); H (T, d).
-    Through the recurrence the reach is keep^t, fading with distance; through attention it is the
-    weight a_t0, whatever the distance.
+    position t (t of them); steps_attention (T,), 1 for every position (one matrix product); H (T, d);
+    newest, how much of the last token reaches its own state h_(T-1) (1 - keep for T > 1): the price of a
+    keep large enough to hold token 0. Through the recurrence the reach is keep^t, fading with distance;
+    through attention it is the weight a_t0, whatever the distance.
     """
     V = np.asarray(V, dtype=np.float64)
     weights = np.asarray(weights, dtype=np.float64)
@@ -112,5 +123,7 @@ def reach_of_first_token(V: np.ndarray, weights: np.ndarray, keep: float) -> dic
     H = recurrence(V, keep)
     moved_rnn = np.linalg.norm(recurrence(V + nudge, keep) - H, axis=1)  # (T,)
     moved_attn = np.linalg.norm(weights @ (V + nudge) - weights @ V, axis=1)  # (T,)
+    last = np.roll(nudge, T - 1, axis=0)  # the same unit change, of the last token's value instead
+    newest = float(np.linalg.norm(recurrence(V + last, keep)[-1] - H[-1]))
     return {"recurrence": moved_rnn, "attention": moved_attn, "steps_recurrence": np.arange(T),
-            "steps_attention": np.ones(T, dtype=np.int64), "H": H}
+            "steps_attention": np.ones(T, dtype=np.int64), "H": H, "newest": newest}

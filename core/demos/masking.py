@@ -1,4 +1,5 @@
-"""The masking lesson's set-ups: the running-mean weights, three masking mistakes, the no-peeking check.
+"""The masking lesson's set-ups: the running-mean weights, masking mistakes and the −1e9-or-−∞ trade-off,
+the no-peeking check.
 
 Shapes: T sequence length (Tq queries, Tk keys), D d_model, d_k query/key size, d_v value size.
 """
@@ -79,6 +80,17 @@ def fully_masked_row(scores, mask) -> dict:
     }
 
 
+def causal_fill_difference(scores, fill: float = -1e9) -> float:
+    """Largest |difference| between the causal weights with a finite fill and with -inf, in float32 and
+    float64: scores (T, T). Every causal row keeps its own key, so exp(fill - max) underflows to exactly 0
+    and the two agree bit for bit; they part only on a row with no key left (fully_masked_row)."""
+    scores = check_matrix(scores)
+    mask = causal_mask(scores.shape[0])
+    return max(float(np.max(np.abs(softmax(fill_masked(scores, mask, fill).astype(dtype))
+                                   - softmax(fill_masked(scores, mask).astype(dtype)))))
+               for dtype in (np.float32, np.float64))
+
+
 def fill_in_float16(values: Sequence[float] = FILL_VALUES) -> dict:
     """What each fill value becomes in float16 and float32. float16 tops out at 65504: beyond it, -inf."""
     v = np.asarray(values, dtype=np.float64)
@@ -152,6 +164,7 @@ def masking_view(tokens: Sequence[str], D: int, d_k: int, seed: int) -> dict:
         "after_softmax": mask_after_softmax(scaled_scores, mask),
         "strict_mask": strict_causal_mask(T),
         "fully_masked": fully_masked_row(scaled_scores, strict_causal_mask(T)),
+        "causal_fill_difference": causal_fill_difference(scaled_scores),
         "fills": fill_in_float16(),
     }
 

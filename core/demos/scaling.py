@@ -1,5 +1,5 @@
 """The scaling lesson's set-ups: how peaked the softmax gets as d_k grows (with and without 1/√d_k),
-why √d_k (a dot product of d_k unit-variance terms has variance d_k), and the mistake of dividing by d_v.
+why √d_k (a dot product of d_k unit-variance terms has variance d_k), and the mistake of dividing by √d_v.
 
 Shapes: N trials, T sequence length (Tq queries, Tk keys), D d_model, d_k query/key size, d_v value size.
 """
@@ -85,18 +85,20 @@ def scaled_weights(scores, d_k: int, scaled: bool = True, temperature: float = 1
 
 
 def scale_mistake(scores, d_k: int, d_v: int) -> dict:
-    """The right divisor √d_k against the mistaken d_v. scores (Tq, Tk) -> both weight matrices (Tq, Tk).
+    """The right divisor √d_k against the mistaken √d_v. scores (Tq, Tk) -> both weight matrices (Tq, Tk).
 
-    The spread of the scores depends on d_k only; d_v is the width of the values, unrelated to it.
+    The spread of the scores depends on d_k only; d_v is the width of the values, unrelated to it. The
+    mistake is invisible exactly when d_v = d_k (as in most models), and shows as soon as they differ.
     Also returns each version's mean row entropy (bits) and mean largest weight.
     """
     scores = check_matrix(scores)
     d_k, d_v = check_whole("d_k", d_k), check_whole("d_v", d_v)
     right = softmax(scores / np.sqrt(d_k))
-    wrong = softmax(scores / d_v)
-    return {"right": right, "wrong": wrong, "right_divisor": float(np.sqrt(d_k)), "wrong_divisor": float(d_v),
+    wrong = softmax(scores / np.sqrt(d_v))
+    return {"right": right, "wrong": wrong, "right_divisor": float(np.sqrt(d_k)), "wrong_divisor": float(np.sqrt(d_v)),
             "right_entropy": float(entropy(right).mean()), "wrong_entropy": float(entropy(wrong).mean()),
-            "right_max": float(right.max(axis=-1).mean()), "wrong_max": float(wrong.max(axis=-1).mean())}
+            "right_max": float(right.max(axis=-1).mean()), "wrong_max": float(wrong.max(axis=-1).mean()),
+            "largest_difference": float(np.abs(wrong - right).max())}
 
 
 def scaling_view(tokens: Sequence[str], D: int, d_k: int, seed: int, scaled: bool = True,
@@ -104,7 +106,7 @@ def scaling_view(tokens: Sequence[str], D: int, d_k: int, seed: int, scaled: boo
     """Everything the scaling page draws for one sentence. tokens (T,) -> matrices (T, T), V (T, d_k).
 
     unscaled / scaled: single_head without and with 1/√d_k (temperature 1). logits / weights: what the
-    toggle and the temperature select. mistake: dividing by d_v instead of √d_k (when d_v is given).
+    toggle and the temperature select. mistake: dividing by √d_v instead of √d_k (when d_v is given).
     """
     scaled_head = single_head(list(tokens), D, d_k, seed)
     unscaled_head = single_head(list(tokens), D, d_k, seed, scale=1.0)
@@ -138,15 +140,15 @@ def seeded_variance(seed: int, n: int = VARIANCE_PAIRS) -> dict:
 
 
 def divisor_error(d_k: int, d_v: int) -> tuple[str, float]:
-    """How far the mistaken divisor d_v is from the right one, √d_k.
+    """How far the mistaken divisor √d_v is from the right one, √d_k.
 
-    Returns ("too_much", d_v / √d_k) when it divides too much (flatter weights), ("too_little", √d_k / d_v)
-    when too little (sharper weights), or ("equal", 1.0) when d_v = √d_k by coincidence.
+    Returns ("too_much", √(d_v / d_k)) when d_v > d_k (it divides too much: flatter weights),
+    ("too_little", √(d_k / d_v)) when d_v < d_k (sharper weights), or ("equal", 1.0) when d_v = d_k,
+    where the mistake cannot be seen.
     """
-    root = np.sqrt(check_whole("d_k", d_k))
-    d_v = check_whole("d_v", d_v)
-    if d_v > root:
-        return "too_much", float(d_v / root)
-    if d_v < root:
-        return "too_little", float(root / d_v)
+    d_k, d_v = check_whole("d_k", d_k), check_whole("d_v", d_v)
+    if d_v > d_k:
+        return "too_much", float(np.sqrt(d_v / d_k))
+    if d_v < d_k:
+        return "too_little", float(np.sqrt(d_k / d_v))
     return "equal", 1.0

@@ -97,9 +97,15 @@ def tiled_attention(q, k, v, block_size: int, mask=None, scale: float | None = N
 def attention_memory_both_ways(T: int, block_size: int, d_k: int, dtype: str = "float32") -> dict:
     """Bytes of attention's working memory for T queries and T keys, the full way and the tiled way.
 
-    full_scores: the whole (T, T) score matrix. The tiled way holds one (T, b) tile of scores, the
-    running m and l (2 T numbers) and the accumulator (T, d_k, taking d_v = d_k); tiled_total is their sum
-    and ratio = full_scores / tiled_total. The full way grows like T², the tiled way like T.
+    full_scores: the whole (T, T) score matrix. The tiled way, as this lesson draws it, holds one (T, b) tile
+    of scores (every query against one block of keys), the running m and l (2 T numbers) and the accumulator
+    (T, d_k, taking d_v = d_k); tiled_total is their sum and ratio = full_scores / tiled_total. The full way
+    grows like T², the tiled way like T.
+
+    FlashAttention cuts the queries into blocks too, so that one piece of work fits in a GPU's on-chip memory:
+    block_scores is one (b, b) block of scores, b queries against b keys; block_total adds what that piece
+    holds beside it, the b query, key, value and accumulator rows (4 b d_k) and the b queries' m and l.
+    Neither depends on T.
     """
     T = check_length(T)
     block_size = check_whole("The block size", block_size)
@@ -110,7 +116,9 @@ def attention_memory_both_ways(T: int, block_size: int, d_k: int, dtype: str = "
     size = DTYPE_BYTES[dtype]
     parts = {"tile_scores": T * block_size * size, "running_stats": 2 * T * size, "accumulator": T * d_k * size}
     tiled = sum(parts.values())
-    return {"full_scores": full, **parts, "tiled_total": tiled, "ratio": full / tiled}
+    b = block_size
+    block = {"block_scores": b * b * size, "block_total": (b * b + 4 * b * d_k + 2 * b) * size}
+    return {"full_scores": full, **parts, "tiled_total": tiled, "ratio": full / tiled, **block}
 
 
 def tiles_view(tokens: list[str], D: int, d_k: int, seed: int, block_size: int, causal: bool) -> dict:

@@ -20,7 +20,7 @@ from ui.text import code_span
 
 def text_section(source: str, own: str, tok: CharTokenizer, fit: np.ndarray, held: np.ndarray) -> None:
     prose.section("The text", "bigram", "pydoc" if source == bv.SOURCES[0] else "own", N=len(fit) + len(held),
-                  fit=len(fit), held=len(held), V=tok.vocab_size)
+                  fit=len(fit), held=len(held), share=len(held) / (len(fit) + len(held)), V=tok.vocab_size)
     unknown = tok.unknown(own) if source == bv.SOURCES[1] else []
     if unknown:
         chars = " ".join(code_span(shown(c)) for c in unknown[:20])  # a joiner or selector named, not blank

@@ -10,6 +10,7 @@ from core.tasks import induction_keys
 from lessons import COURSE
 from lessons.circuit.questions import questions
 from ui.compute import cached, model_store
+from ui.compute.memo import shared
 from ui.drawing import plots, render
 from ui.drawing.chart_data import ChartData, numbers
 from ui.frame import page, prose
@@ -22,7 +23,8 @@ MODEL = "circuit"
 SOURCES = ("generated", "typed")
 DEFAULT_TEXT = "QFBPLANCKWORDPLANCKWORD"
 MAX_CHARS = 200
-PREVIOUS, INDUCTION = (0, 1), (1, 1)  # (layer, head), counted from 0; on screen from 1
+PREVIOUS, INDUCTION, POSITIONAL = (0, 1), (1, 1), (0, 0)  # (layer, head), counted from 0; on screen from 1
+REACH_SEQUENCES = 128  # fresh sequences per stretch length in the figures of how far copying reaches
 SERIES = ("first copy", "repeat", "other letters")
 
 
@@ -43,8 +45,30 @@ def typed_ids(model, text: str) -> tuple[int, ...] | None:
     return tuple(int(i) for i in model.tokenizer.encode(letters[:most]))
 
 
-def sequence_section(letters: str, a: dict) -> None:
-    prose.section("The sequence", "circuit", "sequence")
+def training_lengths(model) -> tuple[int, int]:
+    """The shortest and longest stretch the model was trained on (its saved task)."""
+    task = model.meta["task"]
+    return int(task["min_length"]), int(task["max_length"])
+
+
+@shared(4, spinner="Reading fresh sequences of several stretch lengths…")
+def reach(source: tuple) -> dict:
+    """The repeat's mean loss at 2 letters, the shortest and longest trained length, 20 and the longest that
+    fits twice, on REACH_SEQUENCES fresh sequences each; and at the longest with the positional head off."""
+    model = model_store.from_source(source)
+    n_symbols = len(model.meta["tokenizer"]["chars"])
+    (lo, hi), most = training_lengths(model), min(n_symbols, (model.cfg.max_len + 1) // 2)
+    lengths = (2, lo, hi, 20, most)
+    losses = circuit.copying_by_length(model.params, model.cfg, n_symbols, lengths, REACH_SEQUENCES)
+    off = circuit.copying_by_length(model.params, model.cfg, n_symbols, (most,), REACH_SEQUENCES, off=POSITIONAL)
+    return {"lo": lo, "hi": hi, "most": most, **dict(zip(("at_2", "at_lo", "at_hi", "at_20", "at_most"), losses)),
+            "off": float(off[0]), "n": REACH_SEQUENCES}
+
+
+def sequence_section(letters: str, a: dict, model) -> None:
+    lo, hi = training_lengths(model)
+    alphabet = model.meta["tokenizer"]["chars"]
+    prose.section("The sequence", "circuit", "sequence", lo=lo, hi=hi, first=alphabet[0], last=alphabet[-1])
     firsts = {t + 1 for t in np.flatnonzero(a["first"])}
     repeats = {t + 1 for t in np.flatnonzero(a["repeat"])}
     marked = [f":blue-background[**{c}**]" if i in firsts else f":orange-background[**{c}**]" if i in repeats
@@ -75,7 +99,7 @@ def heads_section(a: dict, labels: list[str], repeats: bool) -> None:
     st.caption(prose.text("circuit", "shares" if repeats else "shares_no_repeat"))
 
 
-def loss_section(a: dict, repeats: bool) -> None:
+def loss_section(a: dict, repeats: bool, model) -> None:
     st.subheader("Loss at each position")
     kinds = np.where(a["first"] > 0, 0, np.where(a["repeat"] > 0, 1, 2))
     if len(kinds) > 1:  # a line through one point has no scale to read: its ticks ran 10.037000, 10.037000
@@ -89,8 +113,10 @@ def loss_section(a: dict, repeats: bool) -> None:
         cols[1].metric("Mean loss, repeat", views.number(a["repeat_loss"], ".3g"))
     else:
         cols[0].metric("Mean loss, every letter", f"{a['loss']:.3f}")
-    cols[-1].metric("Uniform guess, ln 24", f"{np.log(24):.3f}")
-    prose.show("circuit", "loss" if repeats else "loss_no_repeat", uniform=np.log(24))
+    V = len(model.meta["tokenizer"]["chars"])  # the letters the model can be asked to predict
+    cols[-1].metric(f"Uniform guess, ln {V}", f"{np.log(V):.3f}")
+    prose.show("circuit", "loss" if repeats else "loss_no_repeat", V=V, uniform=np.log(V))
+    st.caption(prose.text("circuit", "reach", **reach(model.source)))
 
 
 def controls_and_sections() -> None:
@@ -99,11 +125,14 @@ def controls_and_sections() -> None:
     st.sidebar.markdown("**The sequence**")
     source = controls.option("ci_source", "Sequence", list(SOURCES), "generated", horizontal=True,
                              help="generated: drawn as in training from the seed and stretch length; typed: yours.")
+    lo, hi = training_lengths(model)
     length = controls.number_slider("ci_length", "Stretch length (generated)", 2, 24, 8,
-                                    help="How many letters occur twice in a row. Training used 4 to 16.")
+                                    help=f"How many letters occur twice in a row. Training used {lo} to {hi}.")
     seed = controls.seed()
+    alphabet = model.meta["tokenizer"]["chars"]
     text = controls.text("ci_text", "Your letters (typed)", DEFAULT_TEXT, max_chars=MAX_CHARS,
-                         help="Letters A to X, up to 48 read; lowercase counts as uppercase, spaces are dropped.")
+                         help=f"Letters {alphabet[0]} to {alphabet[-1]}, up to {model.cfg.max_len} read; lowercase "
+                              "counts as uppercase, spaces are dropped.")
     controls.show_url_notes()
 
     if source == "generated":
@@ -114,9 +143,9 @@ def controls_and_sections() -> None:
     if ids is not None:
         a = cached.circuit_reading(model.source, ids)
         letters, repeats = model.tokenizer.decode(ids), bool(a["repeat"].any())
-        sequence_section(letters, a)
+        sequence_section(letters, a, model)
         heads_section(a, [f"{c}{i}" for i, c in enumerate(letters)], repeats)
-        loss_section(a, repeats)
+        loss_section(a, repeats, model)
         knockout_section(model, ids, "ci", unit="letter", counted=tuple(a["repeat"].tolist()) if repeats else None,
                          counted_name="the repeat")
         if repeats:
@@ -130,4 +159,4 @@ page.live(controls_and_sections)
 
 page.closing(COURSE, "circuit", questions, code=(
     circuit.generated, circuit.copy_halves, circuit.read_sequence, induction_keys, circuit.previous_token_mass,
-    circuit.induction_mass, position_losses, mean_loss, knockout_table))
+    circuit.induction_mass, position_losses, mean_loss, knockout_table, circuit.copying_by_length))

@@ -28,14 +28,15 @@ def questions() -> list[Exercise]:
     names = tuple(f"layer {layer + 1} · head {head + 1}" for layer in range(table.shape[0])
                   for head in range(table.shape[1]))
     most = int(np.argmax(table))
+    n = len(model_store.load_model("circuit").meta["tokenizer"]["chars"])  # the letters it predicts among
     rises = ", ".join(f"{n} {r:+.1f}" for n, r in zip(names, table.ravel()))
     return [
         Exercise("most_needed", "At the page's defaults (generated, stretch 8, seed 0), switching off which one "
                  "head raises the loss on the repeat the most?", options=names, correct=most,
                  explanation=f"The rises in nats: {rises}. Without the previous-token head no key knows the "
                  "letter before it, so the induction head has nothing to match: copying is gone."),
-        Exercise("uniform", "A model that spreads its guess evenly over the 24 letters: what is its loss on "
-                 "any letter, in nats? (2 decimals)", answer=float(np.log(24)), tolerance=0.005,
-                 explanation=f"−ln(1/24) = ln 24 ≈ {np.log(24):.2f}. The first copy's loss on the page lies far "
+        Exercise("uniform", f"A model that spreads its guess evenly over the {n} letters: what is its loss on "
+                 "any letter, in nats? (2 decimals)", answer=float(np.log(n)), tolerance=0.005,
+                 explanation=f"−ln(1/{n}) = ln {n} ≈ {np.log(n):.2f}. The first copy's loss on the page lies far "
                  "above it (the model is confidently wrong on letters it cannot know); the repeat's far below."),
     ]

@@ -21,11 +21,12 @@ def questions() -> list[Exercise]:
     talk = encoder_decoder([f"t{i}" for i in range(6)], 16, 8, 0)
     both = talk["weights_decoder"][2, 5] > 0
     return [
-        Exercise("order_rows", "Without positional encodings, “dog bites man” is shuffled into “man bites dog”. "
-                 "How many of the three output vectors change (apart from moving to another row)?",
+        Exercise("order_rows", "Without positional encodings and without a mask, “dog bites man” is shuffled into "
+                 "“man bites dog”. How many of the three output vectors change (apart from moving to another row)?",
                  answer=float(changed), tolerance=0,
                  explanation="None: each word meets the same keys and values in any order, so its output is the "
-                 "same and only its row moves. Positional encodings are what make order matter."),
+                 "same and only its row moves. Positional encodings make order matter, and so does a causal mask: "
+                 "it changes which words each token sees."),
         Exercise("reach", "A recurrence keeps 90% of its state each step: h_t = 0.9·h_(t−1) + 0.1·x_t, starting "
                  "from h_0 = x_0. What share of token 0 is left at position 10? (3 decimals)", answer=kept,
                  tolerance=0.002, explanation=f"Ten steps of ×0.9: 0.9¹⁰ ≈ {kept:.3f}. Attention reaches token 0 "

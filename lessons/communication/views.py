@@ -71,10 +71,12 @@ def word_order(r: dict) -> None:
                      shared),
              Heatmap(r["difference"], r["tokens_permuted"], dim_labels(r["out"].shape[1]),
                      "difference: shuffled − moved", "comm_out_diff", "difference", "(T, d_k)", shared))
-    left, right = views.in_a_row(2)
+    left, middle, right = views.in_a_row(3)
     left.metric("largest difference without positions", f"{r['max_diff_without']:.1e}")
-    right.metric("largest difference with positions", f"{r['max_diff_with']:.3g}")
-    prose.show("communication", "order_result", without=r["max_diff_without"], with_=r["max_diff_with"])
+    middle.metric("largest difference with positions", f"{r['max_diff_with']:.3g}")
+    right.metric("largest difference, causal mask, no positions", f"{r['max_diff_causal']:.3g}")
+    prose.show("communication", "order_result", without=r["max_diff_without"], with_=r["max_diff_with"],
+               causal=r["max_diff_causal"])
 
 
 def encoder_decoder(r: dict, tokens: list[str]) -> None:
@@ -102,4 +104,4 @@ def reach(r: dict, tokens: list[str], keep: float) -> None:
     views.number_table(table, "%.4g", ["recurrence share", "attention share"])
     last = len(tokens) - 1
     prose.show("communication", "reach_result", last=last, steps=int(r["steps_recurrence"][last]),
-               rnn=r["recurrence"][last], attn=r["attention"][last], keep=keep)
+               rnn=r["recurrence"][last], attn=r["attention"][last], keep=keep, newest=r["newest"])

@@ -38,7 +38,7 @@ def costs_section(cfg: ModelConfig) -> None:
     cols[1].metric(f"All {cfg.n_heads * cfg.n_layers} maps", costs.human_bytes(c["maps"]))
     cols[2].metric("KV cache (2 x T x D per layer)", costs.human_bytes(c["kv_cache"]))
     cols[3].metric("Attention FLOPs (all layers)", f"{c['flops']:.3g}")
-    st.caption(prose.text("full_model", "flops", T=T, dtype=dtype, D=cfg.d_model, H=cfg.n_heads, L=cfg.n_layers,
+    st.caption(prose.text("full_model", "flops", T=T, D=cfg.d_model, H=cfg.n_heads, L=cfg.n_layers,
                           flops=c["flops_per_layer"], share=c["quadratic_share"]))
     one_head = costs.human_bytes(costs.attention_memory(100_000, 1, 1, "float16")["per_head"])
     prose.show("full_model", "long_context", one_head=one_head)

@@ -54,7 +54,7 @@ def next_character_section(sides: dict, ids: tuple, temperature: float, top_k: i
 def generate_section(sides: dict, ids: tuple, n_chars: int, temperature: float, top_k: int, seed: int) -> None:
     prose.section("Generate", "full_model", "generate", n=n_chars, seed=seed)
     settings = (sides["trained"].source, ids, n_chars, temperature, top_k, seed, len(sides) > 1)
-    if st.button("Generate", key="fm_generate", type="primary"):
+    if st.button("Generate", key="fm_generate"):
         mv.generate_all(sides, ids, n_chars, temperature, top_k, seed, settings)
     mv.show_generated(settings)
 
@@ -93,7 +93,8 @@ def parameters_section(model: Model) -> None:
         st.metric("Total parameters", f"{total:,}")
         counted = costs.count_params(model.params)
         st.caption(f"Counted from the arrays themselves: {counted:,}" + (" ✓" if counted == total else " (differs!)"))
-    st.caption(prose.text("full_model", "attention_params", n=costs.attention_params(model.cfg.d_model)))
+    st.caption(prose.text("full_model", "attention_params", n=costs.attention_params(model.cfg.d_model),
+                          ffn=parts["feed-forward"] // model.cfg.n_layers, emb=parts["token embedding (tied head)"]))
 
 
 def reading_and_generating(chosen: Model | None, model_error: str | None) -> None:
@@ -101,7 +102,7 @@ def reading_and_generating(chosen: Model | None, model_error: str | None) -> Non
     Without a trained model the weights follow the seed, and so do the sections about the model itself."""
     prompt = controls.text("fm_prompt", "Prompt", DEFAULT_PROMPT, max_chars=MAX_PROMPT_CHARS,
                            help="Any text. The model reads it one character at a time.")
-    temperature = controls.temperature()
+    temperature = controls.sampling_temperature()
     seed = controls.seed()
     sides = mv.sides(chosen, seed)
     model = sides["trained"]

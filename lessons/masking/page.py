@@ -30,7 +30,7 @@ def mask_section(a: dict, tokens: list[str]) -> None:
                          "(T, T), True on and below the diagonal"),
              square(a["masked_scores"], tokens, "masked scores Q Kᵀ / √d_k", "masking_scores", "masked scores",
                     "(T, T), −∞ above the diagonal", diverging=True))
-    st.caption(prose.text("masking", "mask"))
+    st.caption(prose.text("masking", "mask") + " " + prose.text("masking", "random_weights"))
 
 
 def compare_section(a: dict, tokens: list[str]) -> int:
@@ -74,12 +74,12 @@ def after_softmax_section(after: dict, tokens: list[str]) -> None:
     st.caption(prose.text("masking", "row_sums", sums=numbers_text(after["row_sums"], 8, ".3f")))
 
 
-def fully_masked_section(fm: dict, fills: dict, tokens: list[str]) -> None:
+def fully_masked_section(fm: dict, fills: dict, causal_diff: float, tokens: list[str]) -> None:
     prose.section("Mistake 2: a row with nothing left to see", "masking", "empty_row")
     heatmaps(weights_map(fm["naive"], tokens, "naive softmax: row 0 is NaN", "masking_naive"),
              weights_map(fm["ours"], tokens, "guarded softmax: row 0 is 0", "masking_ours"))
     prose.show("masking", "empty_row_values", row=numbers_text(fm["naive"][0]))
-    prose.section("Mistake 3: −1e9 instead of −∞", "masking", "big_negative",
+    prose.section("−1e9 or −∞: a trade-off", "masking", "big_negative", causal_diff=causal_diff,
                   row=numbers_text(fm["big_negative"][0], spec=".3f"), T=len(tokens))
     with beside(weights_map(fm["big_negative"], tokens, "fill −1e9: row 0 leaks", "masking_big")):
         fill_table = {name: [views.number(x) for x in fills[key]] for name, key in FILLS.items()}
@@ -138,7 +138,7 @@ def controls_and_sections() -> None:
     query = compare_section(a, tokens)
     averaging_section(a, tokens, query)
     after_softmax_section(a["after_softmax"], tokens)
-    fully_masked_section(a["fully_masked"], a["fills"], tokens)
+    fully_masked_section(a["fully_masked"], a["fills"], a["causal_fill_difference"], tokens)
     peek_section(tokens, asked_position, word, D, d_k, seed)
 
 
@@ -149,5 +149,5 @@ page.live(controls_and_sections)
 page.closing(COURSE, "masking", questions, code=(
     masking.masking_view, attention.causal_mask, heads.single_head, attention.scaled_dot_product_attention,
     attention.softmax, masking.fill_masked, masking.running_mean_weights, masking.running_mean,
-    masking.mask_after_softmax, masking.naive_softmax, masking.fully_masked_row, masking.fill_in_float16,
-    masking.no_peeking, context.boolean_masks, context.mask_conventions))
+    masking.mask_after_softmax, masking.naive_softmax, masking.fully_masked_row, masking.causal_fill_difference,
+    masking.fill_in_float16, masking.no_peeking, context.boolean_masks, context.mask_conventions))

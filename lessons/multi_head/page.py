@@ -31,7 +31,7 @@ def heads_section(a: dict, s: Setup) -> None:
     draw_heads(s, "Attention weights, one map per head", width_px=1000, first=GRID_PANELS)
     causal = ", nothing above the diagonal (causal)" if s.causal else ""
     st.caption(f"weights · shape {shape_str(a['weights'].shape)} = (H, T, T): one (T, T) map per head, every row "
-               f"sums to 1{causal}. Hover a cell for its value.")
+               f"sums to 1{causal}. Hover a cell for its value. " + prose.text("multi_head", "random_weights"))
     if s.H > GRID_PANELS:
         st.caption(f"The first {GRID_PANELS} of the {s.H} heads; pick any head in the sidebar's "
                    "“Head to look at closely” to see its map and its numbers below.")
@@ -133,7 +133,6 @@ def controls_and_sections() -> None:
     concat_section(a, tokens)
     forms_section(a)
     compare_section(a, setup)
-    prose.show("multi_head", "notice", D=D, D3=3 * D)  # its numbers follow d_model
 
 
 page.opening(COURSE, "multi_head", formula="formula")

@@ -1,10 +1,12 @@
 """Lesson: from token embeddings to queries, keys, values and raw scores."""
 
+import numpy as np
 import streamlit as st
 
 from core.attention import scaled_dot_product_attention, softmax
 from core.demos.context import walk_through
 from core.demos.heads import projections, single_head
+from core.demos.measures import spread, weight_summary
 from core.tokenize import word_embeddings
 from lessons import COURSE
 from lessons.qkv.questions import questions
@@ -22,6 +24,7 @@ compute = cached.single_head
 def embeddings_section(a: dict, tokens: list[str]) -> None:
     st.subheader("Embeddings X")
     heatmaps(token_rows(a["X"], tokens, "X", "qkv_x", shape="(T, d_model)", max_width=700))
+    st.caption(prose.text("qkv", "embeddings"))
 
 
 def projections_section(a: dict) -> None:
@@ -45,6 +48,9 @@ def scores_section(a: dict, tokens: list[str]) -> int:
     heatmaps(square(a["scores"], tokens, "scores = Q Kᵀ", "qkv_scores", "Q Kᵀ", diverging=True),
              weights_map(a["weights"], tokens, "softmax(Q Kᵀ / √d_k): click a row", "qkv_weights",
                          shape="(T, T), rows sum to 1", picked=query))
+    root, summary = np.sqrt(a["Q"].shape[1]), weight_summary(a["weights"])
+    st.caption(prose.text("qkv", "spread", raw=spread(a["scores"]), root=root, scaled=spread(a["scores"] / root),
+                          entropy=summary["entropy"], T=len(tokens), uniform=summary["uniform_entropy"]))
     return query
 
 

@@ -17,6 +17,7 @@ def questions() -> list[Exercise]:
     q = np.array([[1.0, 0.0]])
     k = np.array([[1.0, 0.0], [0.0, 1.0], [0.5, 0.5]])
     _, w = scaled_dot_product_attention(q, k, k)
+    dots = (q @ k.T)[0]  # (3,)
     return [
         Exercise("score_count", f"The default sentence has {T} tokens and d_k = 8. How many numbers are in "
                  "the score matrix Q Kᵀ?", answer=T * T, tolerance=0,
@@ -25,7 +26,8 @@ def questions() -> list[Exercise]:
         Exercise("first_weight", "A query q = [1, 0] meets three keys k₁ = [1, 0], k₂ = [0, 1], "
                  "k₃ = [0.5, 0.5]. After dividing by √2 and a softmax, what weight goes to k₁? (3 decimals)",
                  answer=float(w[0, 0]), tolerance=0.002,
-                 explanation="The dot products are 1, 0 and 0.5; divided by √2 they are 0.707, 0 and 0.354; "
+                 explanation=f"The dot products are {dots[0]:g}, {dots[1]:g} and {dots[2]:g}; divided by √2 they "
+                 f"are {dots[0] / np.sqrt(2):.3f}, {dots[1] / np.sqrt(2):.3g} and {dots[2] / np.sqrt(2):.3f}; "
                  f"their softmax is {w[0, 0]:.3f}, {w[0, 1]:.3f}, {w[0, 2]:.3f}."),
         Exercise("why_same_rows", "The sentence “the cat saw the dog” has “the” twice. Why are both "
                  "“the” rows of Q identical?", options=(

@@ -43,6 +43,7 @@ def weights_section(a: dict, tokens: list[str], d_k: int, temperature: float, sc
     heatmaps(square(a["logits"], tokens, logits_title, "scaling_logits", "logits", diverging=True),
              weights_map(a["weights"], tokens, "weights: click a row", "scaling_weights",
                          shape="(T, T), rows sum to 1", picked=query))
+    st.caption(prose.text("scaling", "random_weights"))
     divisor = f"√d_k · τ = {root:.2f} · {temperature:.2f}" if scaled else tau
     st.caption(prose.text("scaling", "weights_summary", divisor=divisor, T=len(tokens), **a["summary"]))
     explain_row(a["weights"], a["V"], tokens, query)
@@ -66,14 +67,16 @@ def compare_section(a: dict, tokens: list[str], d_k: int) -> None:
 def saturation_section(T: int, trials: int) -> None:
     st.subheader("The saturation experiment")
     s, top, spread = cached.saturation(T, trials)
-    prose.show("scaling", "experiment", T=T, trials=trials, draws="draws" if trials > 1 else "draw")
+    prose.show("scaling", "experiment", T=T, trials=trials, draws="draws" if trials > 1 else "draw",
+               d_max=scaling.D_K_SWEEP[-1])
     left, right = st.columns(2)
     with left:
         line_chart(top, "max weight vs d_k", "max weight (mean)")
     with right:
         line_chart(spread, "row entropy vs d_k", "entropy, bits (mean)")
     at_512 = {name: s[name][-1] for name in ("max_unscaled", "max_scaled", "entropy_unscaled", "entropy_scaled")}
-    st.caption(prose.text("scaling", "experiment_result", T=T, uniform=s["uniform_entropy"], **at_512))
+    st.caption(prose.text("scaling", "experiment_result", T=T, uniform=s["uniform_entropy"], d_max=s["d_k"][-1],
+                          **at_512))
 
 
 def why_section() -> None:
@@ -92,28 +95,29 @@ def why_section() -> None:
 
 
 def d_v_section(mistake: dict, tokens: list[str], d_k: int, d_v: int) -> None:
-    st.subheader("A mistake: dividing by d_v")
+    st.subheader("A mistake: dividing by √d_v")
     kind, factor = scaling.divisor_error(d_k, d_v)
-    effect = prose.text("scaling", kind, d_v=d_v, root=np.sqrt(d_k), factor=factor)
+    effect = prose.text("scaling", kind, wrong=mistake["wrong_divisor"], right=mistake["right_divisor"],
+                        factor=factor, diff=mistake["largest_difference"])
     prose.show("scaling", "d_v", d_k=d_k, d_v=d_v, effect=effect)
     summary = {side: f"mean row entropy {mistake[side + '_entropy']:.2f} bits, mean largest weight "
                      f"{mistake[side + '_max']:.3f}." for side in ("wrong", "right")}
-    heatmaps(weights_map(mistake["wrong"], tokens, "wrong: softmax(Q Kᵀ / d_v)", "scaling_wrong",
-                         note=f"Divided by d_v = {d_v}: {summary['wrong']}"),
+    heatmaps(weights_map(mistake["wrong"], tokens, "wrong: softmax(Q Kᵀ / √d_v)", "scaling_wrong",
+                         note=f"Divided by √d_v = √{d_v} = {mistake['wrong_divisor']:.2f}: {summary['wrong']}"),
              weights_map(mistake["right"], tokens, "right: softmax(Q Kᵀ / √d_k)", "scaling_right",
-                         note=f"Divided by √d_k = {np.sqrt(d_k):.2f}: {summary['right']}"))
-    st.caption(prose.text("scaling", "d_k_mistake"))
+                         note=f"Divided by √d_k = √{d_k} = {mistake['right_divisor']:.2f}: {summary['right']}"))
 
 
 def controls_and_sections() -> None:
     """The sentence's controls and the sections they drive: a move of one reruns this alone."""
     sentence, max_tokens, D, d_k, seed = sentence_settings(d_k_hi=512, d_k_default=64)
-    temperature = controls.temperature()
+    temperature = controls.attention_temperature()
     st.sidebar.markdown("**On this page**")
     scaled = controls.toggle("scaling_on", "Divide the scores by √d_k", default=True,
                              help="Switch off to feed the raw scores Q Kᵀ to the softmax.")
-    d_v = controls.number_slider("scaling_d_v", "d_v (value size, for the d_v mistake)", 1, 512, 64,
-                                 help="The width of the value vectors. It has nothing to do with the scores' spread.")
+    d_v = controls.number_slider("scaling_d_v", "d_v (value size, for the √d_v mistake)", 1, 512, 64,
+                                 help="The width of the value vectors. It has nothing to do with the scores' spread; "
+                                      "here it only sets what the mistaken line divides by.")
     controls.show_url_notes()
 
     tokens = tokens_line(sentence, max_tokens)

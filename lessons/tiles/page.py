@@ -78,15 +78,20 @@ def memory_section(d_k: int) -> None:
     controls.show_url_notes()
     b, dtype = min(asked, T), FLOAT_OF_BYTES[n_bytes]
     mem = tiles.attention_memory_both_ways(T, b, d_k, dtype)
-    cols = views.in_a_row(4)
+    cols = views.in_a_row(5)
     cols[0].metric(f"Full scores ({T:,} x {T:,})", human_bytes(mem["full_scores"]))
     cols[1].metric(f"One tile ({T:,} x {b})", human_bytes(mem["tile_scores"]))
     cols[2].metric("Tile + m, l + accumulator", human_bytes(mem["tiled_total"]))
     cols[3].metric("Full / tiled", f"{mem['ratio']:,.1f} x")
+    cols[4].metric(f"FlashAttention block ({b} x {b})", human_bytes(mem["block_scores"]),
+                   help="b queries against b keys: what FlashAttention holds on chip at a time, whatever T is.")
     if b < asked:
         st.caption(f"A block of {asked} is longer than T = {T}: one block of {b} is used.")
     st.caption(prose.text("tiles", "memory", T=f"{T:,}", b=b, d_k=d_k, dtype=dtype,
                           stats=human_bytes(mem["running_stats"]), acc=human_bytes(mem["accumulator"])))
+    st.caption(prose.text("tiles", "flash", T=f"{T:,}", tile=human_bytes(mem["tile_scores"]), bb=f"{b * b:,}",
+                          block=human_bytes(mem["block_scores"]), block_total=human_bytes(mem["block_total"]),
+                          d_k=d_k))
 
 
 def controls_and_sections() -> None:

@@ -22,6 +22,7 @@ def questions() -> list[Exercise]:
                  "were exp(score − 2) and must become exp(score − 5)."),
         Exercise("tile_ratio", "T = 65,536 tokens, tiles of b = 128 keys. How many times more scores does the "
                  "full (T, T) matrix hold than one (T, b) tile?", answer=mem["full_scores"] / mem["tile_scores"],
-                 tolerance=0, explanation="T × T over T × b is T / b = 65,536 / 128 = 512, whatever the bytes per "
-                 f"number: {mem['full_scores'] / 1e9:.1f} GB against {mem['tile_scores'] / 1e6:.1f} MB in float32."),
+                 tolerance=0, explanation=f"T × T over T × b is T / b = 65,536 / 128 = "
+                 f"{mem['full_scores'] // mem['tile_scores']:,}, whatever the bytes per number: "
+                 f"{mem['full_scores'] / 1e9:.1f} GB against {mem['tile_scores'] / 1e6:.1f} MB in float32."),
     ]

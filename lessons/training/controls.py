@@ -8,7 +8,7 @@ import streamlit as st
 from core.model import divisors
 from core.tasks import TASKS
 from lessons.training import session as ts
-from lessons.training.setup import CORPORA, LIMITS, MAX_LR, UPLOAD_CAP_BYTES, Settings
+from lessons.training.setup import CORPORA, LIMITS, MAX_LR, UPLOAD_CAP_BYTES, Settings, bundled_length
 from ui.state import controls
 
 LR_OPTIONS = (1e-4, 3e-4, 1e-3, 3e-3, 1e-2)
@@ -16,7 +16,7 @@ CORPUS_CAPTIONS = {
     "copy": "A C B D | A C B D: repeat the letters after the bar",
     "reverse": "A C B D | D B C A: repeat them backwards",
     "induction": "A C B D A C B D: after a letter, what followed it last time?",
-    "pydoc": "Python's own documentation, ~370,000 characters",
+    "pydoc": "Python's own documentation (the topics of help()), {n:,} characters",
     "text": "your own text: paste it or upload a .txt file",
 }
 
@@ -28,7 +28,9 @@ def offered(problem: str | None) -> list[str]:
 
 def corpus_choice(options: list[str]) -> str:
     """Which data to train on, bound to the URL; a link naming an unavailable corpus falls back to copy."""
-    return controls.option("tr_data", "Train on", options, captions=[CORPUS_CAPTIONS[o] for o in options])
+    captions = [CORPUS_CAPTIONS[o].format(n=bundled_length()) if o == "pydoc" else CORPUS_CAPTIONS[o]
+                for o in options]
+    return controls.option("tr_data", "Train on", options, captions=captions)
 
 
 def learning_rate() -> float:
@@ -47,7 +49,8 @@ def read_settings(options: list[str]) -> Settings:
     corpus = corpus_choice(options)
     if corpus in TASKS:
         length = controls.number_slider("tr_length", "Letters before the bar (L)", 2, LIMITS["task_length"], 8,
-                                        help="Each sequence is 2L tokens long.")
+                                        help="L letters, then the second half: the model reads 2L symbols (2L − 1 "
+                                             "for induction, which has no bar).")
         context = 32
     else:
         length = 8
@@ -113,7 +116,7 @@ def _resume() -> None:
 def buttons(session: ts.TrainingSession, settings: Settings) -> None:
     """Train, Stop and Resume in a row, each enabled only when it can act; a note when the settings changed."""
     cols = st.columns([1, 1, 1, 3])
-    cols[0].button("Train", key="tr_train", type="primary", on_click=_request_train, disabled=session.running,
+    cols[0].button("Train", key="tr_train", on_click=_request_train, disabled=session.running,
                    help="Start a new run with the settings in the sidebar.")
     cols[1].button("Stop", key="tr_stop", on_click=_stop, disabled=not session.running,
                    help="Stop now; the model so far is kept.")

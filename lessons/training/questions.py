@@ -19,7 +19,8 @@ def questions() -> list[Exercise]:
         Exercise("bigram", "A bigram model predicts the next character from the current one only. Which can go "
                  "below the bigram baseline?", options=(
                      "Neither: a bigram model is the best possible", "A transformer with attention: it can use "
-                     "every earlier character, not just the last one", "A model with a larger vocabulary"),
+                     "every earlier character in its window, not just the last one",
+                     "A model with a larger vocabulary"),
                  correct=1, explanation="Attention lets a position read all earlier positions, so the model can "
                  "use context a bigram model cannot see."),
     ]

@@ -84,6 +84,12 @@ def bundled_problem() -> str | None:
     return None
 
 
+@shared(1)
+def bundled_length() -> int:
+    """How many characters the documentation corpus holds (said beside its name; only asked when it exists)."""
+    return len(core_data.pydoc_text())
+
+
 @shared(8)
 def bundled_corpus(context: int) -> TextCorpus:
     """The documentation corpus in windows of `context`; read-only, shared by every session."""

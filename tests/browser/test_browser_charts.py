@@ -52,7 +52,7 @@ CLICKABLE = {"qkv": "softmax(Q Kᵀ / √d_k)", "scaling": "weights: click a row
 SHARED = {
     "": "",
     "qkv": "text=the+dog+saw+a+small+cat&d_k=12&seed=3&query=saw",
-    "scaling": "d_k=100&temp=0.5&seed=2&scaling_on=false&query=cat",
+    "scaling": "d_k=100&attn_temp=0.5&seed=2&scaling_on=false&query=cat",
     "masking": "masking_pos=2&masking_word=fish&seed=4&query=sat",
     "multi-head": "heads=4&mh_head=2&mh_causal=true&query=on",
     "communication": "comm_keep=0.8&comm_positions=true&comm_shuffle=5",

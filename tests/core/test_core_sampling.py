@@ -221,3 +221,73 @@ def test_tiny_temperatures_give_a_clean_one_hot_without_warnings(temperature):
         p = probs_from_logits(logits, temperature)
     assert np.isfinite(p).all() and p.sum() == pytest.approx(1.0)
     assert p.argmax() == 1 and p[1] == pytest.approx(1.0)
+
+
+# ---- top-p (nucleus) ------------------------------------------------------------------------------------
+
+
+def nucleus_by_hand(probs, top_p):
+    """The nucleus of one row, as a plain loop: walk the tokens from the most likely (ties by id), keep each
+    one while the mass kept so far is short of top_p, then share the mass among the kept ones."""
+    ranked = sorted(range(len(probs)), key=lambda i: (-probs[i], i))
+    kept, mass = [], 0.0
+    for i in ranked:
+        if mass >= top_p:
+            break
+        kept.append(i)
+        mass += probs[i]
+    out = np.zeros(len(probs))
+    for i in kept:
+        out[i] = probs[i] / sum(probs[j] for j in kept)
+    return out
+
+
+@pytest.mark.parametrize("top_p", [0.05, 0.3, 0.5, 0.75, 0.9, 0.99])
+@pytest.mark.parametrize("temperature", [0.5, 1.0, 2.0])
+def test_top_p_matches_a_plain_loop(top_p, temperature):
+    rng = np.random.default_rng(11)
+    logits = rng.standard_normal((6, 12)) * 3
+    got = probs_from_logits(logits, temperature, top_p=top_p)
+    full = probs_from_logits(logits, temperature)
+    for row, want_from in zip(got, full):
+        np.testing.assert_allclose(row, nucleus_by_hand(want_from, top_p), rtol=1e-12, atol=1e-15)
+        assert row.sum() == pytest.approx(1.0, abs=1e-12)
+        kept = row > 0
+        assert want_from[kept].sum() >= top_p - 1e-12  # the kept tokens reach p ...
+        drop_least = want_from[kept].sum() - want_from[kept].min()
+        assert drop_least < top_p + 1e-12  # ... and without the least likely of them, they would not
+
+
+def test_top_p_of_one_changes_nothing_and_keeps_the_top_token_always():
+    logits = np.array([2.0, 1.0, 0.5, -1.0])
+    np.testing.assert_allclose(probs_from_logits(logits, top_p=1.0), probs_from_logits(logits), rtol=0, atol=0)
+    only_top = probs_from_logits(logits, top_p=1e-9)
+    assert only_top.tolist() == [1.0, 0.0, 0.0, 0.0]
+
+
+def test_top_p_ties_are_ranked_by_token_id():
+    probs = probs_from_logits(np.zeros(4), top_p=0.5)  # four tokens at 0.25 each: the first two reach 0.5
+    np.testing.assert_allclose(probs, [0.5, 0.5, 0.0, 0.0])
+
+
+def test_top_p_after_top_k():
+    logits = np.array([3.0, 2.0, 1.0, 0.0, -1.0])
+    both = probs_from_logits(logits, top_k=3, top_p=0.8)
+    np.testing.assert_allclose(both, nucleus_by_hand(probs_from_logits(logits, top_k=3), 0.8), rtol=1e-12)
+
+
+@pytest.mark.parametrize("top_p", [0, -0.1, 1.5, float("nan"), "half"])
+def test_bad_top_p_raises(top_p):
+    with pytest.raises(ValueError, match="top_p"):
+        probs_from_logits(np.zeros(3), top_p=top_p)
+
+
+def test_generation_with_top_p_only_picks_from_the_nucleus(model):
+    cfg, params = model
+    rng = np.random.default_rng(0)
+    out = generate(params, cfg, np.array([1, 2, 3]), 12, temperature=1.0, top_p=0.5, rng=rng)
+    ids = [1, 2, 3]
+    for token in out[3:]:
+        allowed = next_token_probs(params, cfg, np.array(ids), 1.0, top_p=0.5) > 0
+        assert allowed[token], "a token outside the nucleus was sampled"
+        ids.append(int(token))

@@ -58,6 +58,10 @@ def test_dog_bites_man():
     assert on["max_diff"] == on["max_diff_with"] == pytest.approx(np.abs(on["difference"]).max())
     assert on["max_diff_with"] > 1e-3
     np.testing.assert_array_equal(on["out_moved"], on["out"][[2, 1, 0]])
+    # a causal mask breaks order-blindness even without positions: the shuffle changes what each word sees
+    assert off["max_diff_causal"] == on["max_diff_causal"] > 1e-3
+    same = order_view(words, D, D_K, 0, [0, 1, 2], positions=False)
+    assert same["max_diff_causal"] == 0.0
 
 
 def test_encoder_and_decoder():
@@ -96,6 +100,7 @@ def test_reach_fades_through_the_recurrence_but_not_through_attention(keep):
     np.testing.assert_allclose(res["attention"], weights[:, 0], atol=1e-12)
     assert res["steps_recurrence"].tolist() == list(range(T))
     assert res["steps_attention"].tolist() == [1] * T
+    assert res["newest"] == pytest.approx(1 - keep, abs=1e-12)  # what a keep large enough to hold token 0 costs
 
 
 def test_reach_bad_input():

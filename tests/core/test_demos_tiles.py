@@ -137,6 +137,15 @@ def test_memory_both_ways():
     big = attention_memory_both_ways(2048, 64, 64)
     assert big["full_scores"] == 4 * mem["full_scores"]
     assert big["tiled_total"] == 2 * mem["tiled_total"]
+    # FlashAttention's block, b queries against b keys, does not grow with T at all
+    assert mem["block_scores"] == big["block_scores"] == 64 * 64 * 4
+    assert mem["block_total"] == big["block_total"] == (64 * 64 + 4 * 64 * 64 + 2 * 64) * 4
+
+
+def test_the_pages_tile_is_far_too_big_for_a_chip_at_long_lengths():
+    """At T = 100,000 in float32 the lesson's (T, 128) tile is 51.2 MB; a 128 x 128 block is 65.5 KB."""
+    mem = attention_memory_both_ways(100_000, 128, 64)
+    assert mem["tile_scores"] == 51_200_000 and mem["block_scores"] == 65_536
 
 
 @pytest.mark.parametrize(("args", "word"), [((0, 4, 8), "sequence length"), ((8, 9, 8), "block size"),

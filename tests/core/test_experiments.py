@@ -15,8 +15,9 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from core.attention import causal_mask, softmax
-from core.demos import masking, measures, scaling
+from core.demos import circuit, masking, measures, scaling
 from core.demos.heads import single_head
+from ui.compute import model_store
 
 TOKENS = ["The", "cat", "sat", "on", "the", "warm", "mat"]
 
@@ -163,15 +164,18 @@ def test_scaled_weights_forms():
 
 
 def test_scale_mistake():
+    """The mistake divides by √d_v: invisible exactly when d_v = d_k, flatter above it, sharper below."""
     scores = np.random.default_rng(4).standard_normal((5, 5)) * 8
-    m = scaling.scale_mistake(scores, d_k=64, d_v=32)
-    np.testing.assert_allclose(m["wrong"], [softmax_loop(r) for r in scores / 32], rtol=1e-12)
+    m = scaling.scale_mistake(scores, d_k=64, d_v=256)
+    np.testing.assert_allclose(m["wrong"], [softmax_loop(r) for r in scores / 16], rtol=1e-12)
     np.testing.assert_allclose(m["right"], [softmax_loop(r) for r in scores / 8], rtol=1e-12)
-    assert m["wrong_entropy"] > m["right_entropy"]  # divided 4x too much: flatter
-    assert m["wrong_max"] < m["right_max"]
-    same = scaling.scale_mistake(scores, d_k=64, d_v=8)  # d_v = sqrt(d_k): by coincidence right
+    assert (m["wrong_divisor"], m["right_divisor"]) == (16.0, 8.0)
+    assert m["wrong_entropy"] > m["right_entropy"]  # divided 2x too much: flatter
+    assert m["wrong_max"] < m["right_max"] and m["largest_difference"] > 0
+    same = scaling.scale_mistake(scores, d_k=64, d_v=64)  # d_v = d_k: the bug cannot be seen
     np.testing.assert_array_equal(same["wrong"], same["right"])
-    sharp = scaling.scale_mistake(scores, d_k=64, d_v=1)
+    assert same["largest_difference"] == 0.0
+    sharp = scaling.scale_mistake(scores, d_k=64, d_v=4)
     assert sharp["wrong_entropy"] < sharp["right_entropy"]
 
 
@@ -202,9 +206,10 @@ def test_seeded_experiments_are_the_page_draws():
 
 
 def test_divisor_error():
-    assert scaling.divisor_error(64, 512) == ("too_much", pytest.approx(64.0))
-    assert scaling.divisor_error(64, 2) == ("too_little", pytest.approx(4.0))
-    assert scaling.divisor_error(64, 8) == ("equal", 1.0)  # d_v = sqrt(d_k): right by coincidence
+    assert scaling.divisor_error(64, 256) == ("too_much", pytest.approx(2.0))  # √256 / √64
+    assert scaling.divisor_error(64, 4) == ("too_little", pytest.approx(4.0))  # √64 / √4
+    assert scaling.divisor_error(64, 64) == ("equal", 1.0)  # d_v = d_k: the mistake cannot be seen
+    assert scaling.divisor_error(64, 8)[0] == "too_little"
     with pytest.raises(ValueError):
         scaling.divisor_error(64, 0)
 
@@ -259,6 +264,14 @@ def test_fully_masked_row_four_ways():
     for name in ("naive", "big_negative"):  # every row with an allowed key agrees
         np.testing.assert_allclose(r[name][1:], r["ours"][1:], rtol=1e-12)
     np.testing.assert_allclose(r["big_negative_f16"][1:], r["ours"][1:], atol=2e-3)  # float16 rounding
+
+
+def test_a_finite_fill_equals_minus_infinity_under_the_causal_mask():
+    """-1e9 (or float32's own minimum) and -inf give the same causal weights, bit for bit: every row keeps a key."""
+    scores = np.random.default_rng(3).standard_normal((6, 6)) * 5
+    assert masking.causal_fill_difference(scores) == 0.0
+    assert masking.causal_fill_difference(scores, float(np.finfo(np.float32).min)) == 0.0
+    assert masking.masking_view(TOKENS, 16, 8, 0)["causal_fill_difference"] == 0.0
 
 
 def test_fill_values_in_float16():
@@ -359,3 +372,18 @@ def test_masking_invariants(scores):
     fm = masking.fully_masked_row(scores, masking.strict_causal_mask(T))
     assert fm["ours"][0].tolist() == [0.0] * T
     assert np.isfinite(fm["ours"]).all()
+
+
+# ---- the induction circuit's reach --------------------------------------------------------------------
+
+
+def test_copying_by_length_is_what_the_circuit_lesson_says():
+    """The figures under the circuit lesson's loss chart: near 0 at the trained lengths (4 to 16), worse at 2,
+    failing at 20 and 24, and at 24 right again without layer 1 · head 1 (counted from 1, as on screen)."""
+    model = model_store.load_model("circuit")
+    n_symbols = len(model.meta["tokenizer"]["chars"])
+    at_2, at_4, at_16, at_20, at_24 = circuit.copying_by_length(model.params, model.cfg, n_symbols,
+                                                                (2, 4, 16, 20, 24), n=128)
+    assert at_4 < 0.05 and at_16 < 0.05
+    assert at_2 > 0.1 and at_20 > 0.4 and at_24 > 3
+    assert circuit.copying_by_length(model.params, model.cfg, n_symbols, (24,), n=128, off=(0, 0))[0] < 0.1

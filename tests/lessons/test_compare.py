@@ -202,7 +202,7 @@ def test_full_model_trained_vs_random():
 
 def test_full_model_compare_at_temperature_zero():
     """Temperature 0 on both sides: one bar at 1, trained and random (argmax of random logits) alike."""
-    at = ok(run_page(LESSONS["model"].path, {"fm_compare": "true", "temp": "0"}))
+    at = ok(run_page(LESSONS["model"].path, {"fm_compare": "true", "sample_temp": "0"}))
     for side in ("Trained ·", "Random ·"):
         b = bars(at, side)
         assert b[0] == 1.0 and (b[1:] == 0).all(), side

@@ -222,6 +222,15 @@ def test_knocking_out_either_head_of_the_circuit_breaks_copying():
     assert table.iloc[0, 2] > 5 and table.iloc[1, 2] > 3 and abs(table.iloc[1, 1]) < 0.1
 
 
+def test_how_far_copying_reaches_is_measured_not_typed():
+    """Under the loss chart: the repeat's loss at the trained lengths, below and past them, and without the
+    positional head, all from core.demos.circuit.copying_by_length on fresh sequences."""
+    at = ok(run_page(PAGE, timeout=120))
+    line = next(str(c.value) for c in at.caption if str(c.value).startswith("Beyond this sequence"))
+    assert "at 4 letters" in line and "at 16, the shortest and longest stretches training used" in line
+    assert "Training used 4 to 16." == at.sidebar.slider(key="ci_length").help.split(" occur twice in a row. ")[1]
+
+
 def test_full_model_page_still_measures_every_position():
     """The optional repeat-only loss of the knockout section leaves the Full model page as it was."""
     at = ok(run_page("lessons/full_model/page.py", timeout=120))

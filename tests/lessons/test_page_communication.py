@@ -108,6 +108,7 @@ def assert_order(at) -> dict:
     assert [re.sub(r" \(\d+\)$", "", x) for x in rows.sort_values("row_i")["row"]] == [tokens[p] for p in perm]
     assert metric(at, "largest difference without positions") == f"{r['max_diff_without']:.1e}"
     assert metric(at, "largest difference with positions") == f"{r['max_diff_with']:.3g}"
+    assert metric(at, "largest difference, causal mask, no positions") == f"{r['max_diff_causal']:.3g}"
     assert r["max_diff_without"] < 1e-12
     if s["comm_positions"]:
         sent = SENT_RTOL * (np.abs(shuffled).max() + np.abs(moved).max())  # what rounding both may move
@@ -176,7 +177,11 @@ def test_defaults_values_a_student_checks(default_page):
     order = assert_order(at)
     assert order["max_diff_without"] < 1e-15 * 10  # rounding
     assert "49 messages" in texts(at) and "decoder 28" in texts(at)
-    assert "needed **6 sequential steps** and kept **0.0156**" in texts(at)  # 0.5 ** 6
+    assert "took **6 sequential steps** and kept **0.0156**" in texts(at)  # 0.5 ** 6
+    assert "gave token 0 the weight **0.0528**" in texts(at)  # the decoder's a_60 at the defaults
+    assert "by only 0.5 (1 − keep)" in texts(at)
+    for reason in ("**Path length.**", "**Parallel training.**", "**Choice by content.**"):
+        assert reason in texts(at)
     assert "What to notice" in texts(at) and "reach_of_first_token" in texts(at)
 
 
@@ -354,3 +359,12 @@ def test_empty_sidebar_text(text):
     ok(at)
     assert any("no tokens" in w.value for w in at.warning)
     assert_contexts(at)  # the two-sentence part above does not need it
+
+
+def test_try_this_keep_near_one_holds_token_0_better_than_attention():
+    """Try this, step 6: at keep 0.95 the recurrence keeps more of token 0 than the random attention weight,
+    and each new token gets in by only 1 − keep: how much is kept is not why attention won."""
+    at = ok(run_page(PAGE, {"comm_keep": "0.95"}))
+    reach = table_with(at, "recurrence share")
+    assert reach["recurrence share"].iloc[-1] > reach["attention share"].iloc[-1]
+    assert "by only 0.05 (1 − keep)" in texts(at)

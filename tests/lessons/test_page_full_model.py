@@ -96,10 +96,10 @@ def test_defaults():
 
 def test_temperature_zero_and_top_k():
     at = run_page(PAGE)
-    ok(at.sidebar.slider(key="temp").set_value(0.0).run())
+    ok(at.sidebar.slider(key="sample_temp").set_value(0.0).run())
     values = bars(at)["value"].to_numpy()
     assert values[0] == 1.0 and np.all(values[1:] == 0)
-    at.sidebar.slider(key="temp").set_value(1.0).run()
+    at.sidebar.slider(key="sample_temp").set_value(1.0).run()
     for k in (1, 5, 12):
         ok(at.sidebar.slider(key="fm_top_k").set_value(k).run())
         values = bars(at)["value"].to_numpy()
@@ -113,7 +113,7 @@ def test_temperature_zero_and_top_k():
 def test_slider_extremes():
     at = run_page(PAGE)
     V = page_model().cfg.vocab_size
-    at.sidebar.slider(key="temp").set_value(3.0).run()
+    at.sidebar.slider(key="sample_temp").set_value(3.0).run()
     at.sidebar.slider(key="fm_top_k").set_value(V).run()
     at.sidebar.slider(key="seed").set_value(999).run()
     ok(at.sidebar.slider(key="fm_n_chars").set_value(1).run())
@@ -124,7 +124,7 @@ def test_slider_extremes():
 
 
 def test_generation_length_and_reproducibility():
-    at = run_page(PAGE, {"fm_n_chars": "40", "seed": "3", "temp": "0.8"})
+    at = run_page(PAGE, {"fm_n_chars": "40", "seed": "3", "sample_temp": "0.8"})
     assert generated(at) == []  # only on request
     first = generated(ok(at.button(key="fm_generate").click().run()))[0]
     assert len(first) == 40
@@ -180,7 +180,7 @@ def test_odd_prompts(prompt, shown):
 
 
 @pytest.mark.parametrize("query, message", [
-    ({"temp": "-1", "fm_top_k": "1e9"}, "allowed range"),
+    ({"sample_temp": "-1", "fm_top_k": "1e9"}, "allowed range"),
     ({"fm_length": "1e12", "fm_n_chars": "99999"}, "allowed range"),
     ({"fm_length": "abc"}, "not a number"),
     ({"fm_bytes": "3"}, "not one of"),
@@ -193,12 +193,12 @@ def test_hand_edited_links_are_corrected_and_said(query, message):
 
 
 def test_link_reproduces_the_hand_set_view():
-    query = {"fm_prompt": "Hello there", "temp": "0.5", "fm_top_k": "7", "seed": "3", "fm_length": "2048",
+    query = {"fm_prompt": "Hello there", "sample_temp": "0.5", "fm_top_k": "7", "seed": "3", "fm_length": "2048",
              "fm_bytes": "8"}
     linked = ok(run_page(PAGE, query))
     by_hand = run_page(PAGE)
     by_hand.sidebar.text_input(key="fm_prompt").input("Hello there").run()
-    by_hand.sidebar.slider(key="temp").set_value(0.5).run()
+    by_hand.sidebar.slider(key="sample_temp").set_value(0.5).run()
     by_hand.sidebar.slider(key="fm_top_k").set_value(7).run()
     by_hand.sidebar.slider(key="seed").set_value(3).run()
     by_hand.number_input(key="fm_length").set_value(2048).run()
@@ -233,7 +233,7 @@ def test_a_trained_model_becomes_the_default_and_compares_with_random(tmp_path, 
 
 
 def test_deep_link_through_the_app():
-    at = ok(run_app(PAGE, {"fm_prompt": "Hi", "temp": "0"}))
+    at = ok(run_app(PAGE, {"fm_prompt": "Hi", "sample_temp": "0"}))
     assert at.title[0].value == "8 · Full model"
     assert bars(at)["value"].iloc[0] == 1.0 and grid(at).shape[-1] == 2
 
@@ -254,7 +254,7 @@ def test_attention_grid_layout(prompt, cell_px, fit):
 def grid_axes(at) -> tuple[int, list[dict]]:
     """The grid's cell size and the axes of its maps."""
     spec = chart_design(next(c for c in charts(at) if " layers x " in chart_title(c)))
-    found, todo = [], [spec]
+    found, todo = [], [{k: v for k, v in spec.items() if k != "config"}]  # not the config's shared colours
     while todo:
         node = todo.pop()
         if isinstance(node, dict):
@@ -345,3 +345,14 @@ def test_a_bad_knockout_link_falls_back_and_says_so(query, message):
 def test_knockout_needs_two_characters():
     at = ok(run_page(PAGE, {"fm_prompt": "T"}))
     assert "at least two characters" in texts(at)
+
+
+def test_random_weights_page_says_so_without_developer_talk(tmp_path, monkeypatch):
+    """With no trained character model on the server, the page says its weights are random and where a trained
+    one comes from (the Training page), never a folder of the code; its cost caption says what it counts."""
+    monkeypatch.setattr(model_store, "WEIGHTS_DIR", tmp_path)  # an empty folder: no shipped model
+    at = ok(run_page(PAGE))
+    shown = texts(at)
+    assert "These weights are random and never trained" in shown and "Training page" in shown
+    assert "core/weights" not in shown and "saved in core" not in shown
+    assert "counting the matrix products of attention alone" in shown and "Not counted: the softmax" in shown

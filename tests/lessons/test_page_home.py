@@ -90,7 +90,8 @@ def test_deep_link_with_no_settings(lesson):
 
 @pytest.mark.parametrize("lesson", LESSONS_NOW, ids=IDS)
 def test_deep_link_with_hostile_settings(lesson):
-    query = {"seq_len": "100000", "d_k": "-3", "d_model": "abc", "heads": "7", "seed": "1e9", "temp": "nan",
+    query = {"seq_len": "100000", "d_k": "-3", "d_model": "abc", "heads": "7", "seed": "1e9", "attn_temp": "nan",
+             "sample_temp": "nan",
              "text": "<img src=x onerror=alert(1)>", "present": "maybe"}
     at = deep_link(lesson.url_path, query)
     shows_lesson(at, lesson)
@@ -110,6 +111,17 @@ def test_walk_every_page_in_one_session():
         for slider in at.sidebar.slider:  # leave every slider at its top before moving on
             slider.set_value(slider.max).run()
             ok(at)
+
+
+def test_each_title_is_numbered_by_its_place_in_the_navigation():
+    """Walking the navigation in order, page n is titled "n · its title": the numbers a student reads on the
+    pages are the ones the sidebar and the home page list them by."""
+    at = ok(run_app())
+    listed = [str(link.proto.label) for link in at.get("page_link")]
+    assert listed == [f"{n}. {lesson.title}" for n, lesson in enumerate(COURSE, start=1)]
+    for number, lesson in enumerate(COURSE, start=1):
+        ok(at.switch_page(lesson.path).run())
+        assert titles(at) == [f"{number} · {lesson.title}"]
 
 
 def test_the_page_icon_needs_no_network(monkeypatch):

@@ -148,7 +148,9 @@ def test_mistakes(default_page):
     np.testing.assert_allclose(naive[1:], guarded[1:])
     text = texts(at)
     assert "Row 0, naive: [NaN, NaN, NaN, NaN, NaN, NaN, …]" in text
-    assert "Row 0 in float16 with the −1e9 fill: [NaN" in text
+    assert "row 0 in float16 with the −1e9 fill is [NaN" in text
+    # the trade-off: under the causal mask the finite fill changes no weight at all
+    assert "−1e9 or −∞: a trade-off" in text and "the weights differ from −∞'s by **0**" in text
     fills = next(df.value for df in at.dataframe if "in float16" in df.value.columns)
     assert fills.set_index("fill value").loc["-1e+09", "in float16"] == "-inf"
 

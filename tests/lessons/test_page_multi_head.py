@@ -98,6 +98,8 @@ def test_defaults():
     assert_page_matches_core(at)
     text = texts(at)
     assert "What to notice" in text and "Compare: 1 head vs 2 heads" in text
+    assert text.count("What to notice") == 1 and "{D}" not in text  # shown once, with no unfilled placeholder
+    assert "The embeddings and weights here are random" in text
     assert "1 head, d_k = 16" in [chart_title(c) for c in charts(at)]
     assert any("def multi_head_attention_einsum" in c.value for c in at.code)  # show the code
 

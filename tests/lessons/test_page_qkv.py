@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from core.demos.heads import single_head
+from core.demos.measures import spread, weight_summary
 from core.tokenize import word_tokens
 from tests.apptest_helpers import (
     SENT_RTOL,
@@ -424,3 +425,21 @@ def test_walk_through_with_repeated_words_and_emoji():
     table = assert_walk_through(at, 3)
     assert table["key"].tolist() == ["🐱 (0)", "the (1)", "🐱 (2)", "the (3)"]
     np.testing.assert_array_equal(table["q · k (score)"].iloc[0], table["q · k (score)"].iloc[2])  # same key
+
+
+def test_random_weights_lower_case_and_the_spread_that_d_k_does_not_pass_on():
+    """The page says its weights are random and that `The` and `the` share a row; under the scores it prints
+    the raw scores' spread (grows with d_k), the spread the softmax reads and the weights' entropy (they do not)."""
+    at = ok(run_page(PAGE))
+    assert "random numbers fixed by the seed" in captions(at) and "`The` and `the` are one word here" in captions(at)
+    rows = {}
+    for d_k in (1, 64):
+        at.sidebar.slider(key="d_k").set_value(d_k).run()
+        _, a = expected(ok(at))
+        line = next(c for c in captions(at).split("\n") if c.startswith("Spread (standard deviation) of the raw"))
+        assert f"raw scores: {spread(a['scores']):.2f}" in line
+        assert f"which the softmax reads: {spread(a['scores'] / np.sqrt(d_k)):.2f}" in line
+        assert f"weights: {weight_summary(a['weights'])['entropy']:.2f} bits" in line
+        rows[d_k] = spread(a["scores"]), spread(a["scores"] / np.sqrt(d_k)), weight_summary(a["weights"])["entropy"]
+    assert rows[64][0] > 5 * rows[1][0]  # the raw spread grows with d_k ...
+    assert 0.5 < rows[64][1] / rows[1][1] < 2 and abs(rows[64][2] - rows[1][2]) < 0.5  # ... what the softmax reads not

@@ -31,7 +31,7 @@ HEATMAPS = {"logits": "logits", "weights: click": "weights", "unscaled scores": 
             "unscaled weights": "weights_unscaled", "scaled scores": "scaled_scores",
             "scaled weights": "weights_scaled", "wrong:": ("mistake", "wrong"), "right:": ("mistake", "right")}
 LINES = ("max weight vs d_k", "row entropy vs d_k", "variance of q·k vs d_k")
-DEFAULTS = {"text": DEFAULT_TEXT, "seq_len": 16, "d_model": 16, "d_k": 64, "seed": 0, "temp": 1.0,
+DEFAULTS = {"text": DEFAULT_TEXT, "seq_len": 16, "d_model": 16, "d_k": 64, "seed": 0, "attn_temp": 1.0,
             "scaling_on": True, "scaling_d_v": 64, "scaling_T": 16, "scaling_trials": 50}
 
 
@@ -40,7 +40,7 @@ def settings(at) -> dict:
     sb = at.sidebar
     return {"text": sb.text_area(key="text").value, "seq_len": sb.slider(key="seq_len").value,
             "d_model": int(sb.select_slider(key="d_model").value), "d_k": sb.slider(key="d_k").value,
-            "seed": sb.slider(key="seed").value, "temp": float(sb.slider(key="temp").value),
+            "seed": sb.slider(key="seed").value, "attn_temp": float(sb.slider(key="attn_temp").value),
             "scaling_on": sb.toggle(key="scaling_on").value, "scaling_d_v": sb.slider(key="scaling_d_v").value,
             "scaling_T": sb.slider(key="scaling_T").value,
             "scaling_trials": int(sb.select_slider(key="scaling_trials").value)}
@@ -49,7 +49,7 @@ def settings(at) -> dict:
 def expected(at) -> tuple[list[str], dict]:
     s = settings(at)
     tokens = word_tokens(s["text"], s["seq_len"])
-    return tokens, scaling.scaling_view(tokens, s["d_model"], s["d_k"], s["seed"], s["scaling_on"], s["temp"],
+    return tokens, scaling.scaling_view(tokens, s["d_model"], s["d_k"], s["seed"], s["scaling_on"], s["attn_temp"],
                                    s["scaling_d_v"])
 
 
@@ -170,7 +170,8 @@ def test_shapes_notice_and_code(default_page):
 LONG_TEXT = " ".join(f"w{i}" for i in range(40))
 MOVES = [("slider", "d_k", 1), ("slider", "d_k", 512), ("slider", "seq_len", 1), ("slider", "seq_len", 32),
          ("select_slider", "d_model", 4), ("select_slider", "d_model", 128), ("slider", "seed", 999),
-         ("slider", "temp", 3.0), ("slider", "temp", 0.0), ("slider", "temp", 0.5), ("toggle", "scaling_on", False),
+         ("slider", "attn_temp", 3.0), ("slider", "attn_temp", 0.0), ("slider", "attn_temp", 0.5),
+         ("toggle", "scaling_on", False),
          ("slider", "scaling_d_v", 1), ("slider", "scaling_d_v", 512), ("slider", "scaling_T", 2),
          ("slider", "scaling_T", 32), ("select_slider", "scaling_trials", 1),
          ("select_slider", "scaling_trials", 100), ("toggle", "scaling_on", True), ("slider", "seed", 0)]
@@ -189,7 +190,7 @@ def test_every_widget_at_its_extremes():
         np.testing.assert_allclose(view["weights"].sum(axis=1), 1.0, atol=1e-12, err_msg=f"{key}={value}")
         if key in ("scaling_T", "scaling_trials", "scaling_on", "seed"):
             assert_experiment_matches_core(at)
-        if s["temp"] == 0:
+        if s["attn_temp"] == 0:
             assert "Temperature 0" in texts(at)
             w = matrix(chart_by_title(at, "weights: click")).to_numpy()
             assert set(np.unique(w)) <= {0.0, 1.0} and (w.sum(axis=1) == 1).all()
@@ -218,21 +219,27 @@ def test_d_k_512_unscaled_saturates():
 
 
 def test_d_v_mistake_messages():
-    at = ok(run_page(PAGE, {"scaling_d_v": "8"}))  # d_v = sqrt(64): the two divisors agree
+    """The mistake divides by √d_v: at d_v = d_k (the defaults) the two maps are identical; apart, they differ."""
+    at = ok(run_page(PAGE))  # d_k = d_v = 64
     np.testing.assert_array_equal(matrix(chart_by_title(at, "wrong:")).to_numpy(),
                                   matrix(chart_by_title(at, "right:")).to_numpy())
-    assert "happens to divide by the right number" in texts(at)
-    at.sidebar.slider(key="scaling_d_v").set_value(2).run()
-    assert "4.0× too little" in texts(ok(at))
-    at.sidebar.slider(key="scaling_d_v").set_value(512).run()
-    assert "64.0× too much" in texts(ok(at))
+    assert chart_title(chart_by_title(at, "wrong:")) == "wrong: softmax(Q Kᵀ / √d_v)"
+    assert "the right number, because d_v = d_k" in texts(at)
+    at.sidebar.slider(key="scaling_d_v").set_value(4).run()
+    assert "4.00× too little" in texts(ok(at))  # √64 / √4
+    wrong, right = (matrix(chart_by_title(at, side)).to_numpy() for side in ("wrong:", "right:"))
+    assert wrong.max(axis=1).mean() > right.max(axis=1).mean()  # sharper
+    at.sidebar.slider(key="scaling_d_v").set_value(256).run()
+    assert "2.00× too much" in texts(ok(at))  # √256 / √64
+    at.sidebar.slider(key="scaling_d_v").set_value(8).run()  # d_v = √d_k is no longer "right"
+    assert "too little" in texts(ok(at))
 
 
 # ---- links ------------------------------------------------------------------------------------------
 
 
 def test_deep_link_equals_setting_widgets_by_hand():
-    query = {"text": "a link carries every setting", "d_k": "300", "seed": "7", "temp": "0.5",
+    query = {"text": "a link carries every setting", "d_k": "300", "seed": "7", "attn_temp": "0.5",
              "scaling_on": "false", "scaling_d_v": "16", "scaling_T": "8", "scaling_trials": "10"}
     linked = ok(run_page(PAGE, query))
     by_hand = ok(run_page(PAGE))
@@ -240,12 +247,12 @@ def test_deep_link_equals_setting_widgets_by_hand():
     by_hand.sidebar.text_area(key="text").set_value(query["text"]).run()
     for key in ("d_k", "seed", "scaling_d_v", "scaling_T"):
         by_hand.sidebar.slider(key=key).set_value(int(query[key])).run()
-    by_hand.sidebar.slider(key="temp").set_value(0.5).run()
+    by_hand.sidebar.slider(key="attn_temp").set_value(0.5).run()
     by_hand.sidebar.toggle(key="scaling_on").set_value(False).run()
     by_hand.sidebar.select_slider(key="scaling_trials").set_value(10).run()
     ok(by_hand)
     assert settings(linked) == settings(by_hand) == {**DEFAULTS, "text": query["text"], "d_k": 300, "seed": 7,
-                                                    "temp": 0.5, "scaling_on": False, "scaling_d_v": 16,
+                                                    "attn_temp": 0.5, "scaling_on": False, "scaling_d_v": 16,
                                                     "scaling_T": 8, "scaling_trials": 10}
     for title in (*HEATMAPS, *LINES):
         pd.testing.assert_frame_equal(chart_data(chart_by_title(linked, title)),
@@ -254,10 +261,10 @@ def test_deep_link_equals_setting_widgets_by_hand():
 
 
 def test_hostile_url_values():
-    at = ok(run_page(PAGE, {"d_k": "9999", "scaling_on": "maybe", "scaling_trials": "7", "temp": "-3",
+    at = ok(run_page(PAGE, {"d_k": "9999", "scaling_on": "maybe", "scaling_trials": "7", "attn_temp": "-3",
                             "scaling_T": "abc", "scaling_d_v": "1e9"}))
     s = settings(at)
-    assert (s["d_k"], s["scaling_on"], s["scaling_trials"], s["temp"], s["scaling_T"], s["scaling_d_v"]) == (
+    assert (s["d_k"], s["scaling_on"], s["scaling_trials"], s["attn_temp"], s["scaling_T"], s["scaling_d_v"]) == (
         512, True, 10, 0.0, 16, 512)
     notes = "\n".join(str(i.value) for i in at.info)
     assert "d_k" in notes and "1 to 512" in notes

@@ -117,6 +117,8 @@ def test_memory_at_the_default_length(default_page):
     assert shown["One tile (4,096 x 128)"] == "2.1 MB"  # 4096 x 128 x 4 bytes
     tiled = 4096 * 128 * 4 + 2 * 4096 * 4 + 4096 * 8 * 4  # tile + m, l + accumulator (T, d_k)
     assert shown["Full / tiled"] == f"{4096 * 4096 * 4 / tiled:,.1f} x"
+    assert shown["FlashAttention block (128 x 128)"] == "65.5 KB"  # 128 x 128 x 4 bytes, whatever T is
+    assert "That tile holds every query's scores at once, 2.1 MB at T = 4,096" in texts(default_page)
 
 
 # ---- every block size, every step ----------------------------------------------------------------------
@@ -244,3 +246,15 @@ def test_causal_mask_is_core_s(default_page):
     held = grid(default_page, "scores held at this step")
     assert np.isnan(held[:, :2]).all() and np.isnan(held[:, 4:]).all()  # outside the tile: nothing held
     np.testing.assert_array_equal(np.isfinite(held[:, 2:4]), causal_mask(T_DEFAULT)[:, 2:4])
+
+
+def test_try_this_long_length_tile_against_flash_block():
+    """Try this, step 3: at T = 100,000 the full matrix is tens of GB, the page's tile tens of MB, FlashAttention's
+    block tens of KB; doubling T leaves the block as it is."""
+    at = ok(run_page(PAGE, {"tl_length": "100000"}))
+    shown = metrics(at)
+    assert shown["Full scores (100,000 x 100,000)"] == "40.0 GB"
+    assert shown["One tile (100,000 x 128)"] == "51.2 MB"
+    assert shown["FlashAttention block (128 x 128)"] == "65.5 KB"
+    at.number_input(key="tl_length").set_value(200_000).run()
+    assert metrics(ok(at))["FlashAttention block (128 x 128)"] == "65.5 KB"

@@ -14,7 +14,7 @@ import grimp
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-MAX_LINES = 300
+MAX_LINES = 350  # STYLE.md: a module a reader takes in at one sitting
 
 
 def test_the_import_contracts_hold():

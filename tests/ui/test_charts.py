@@ -359,7 +359,9 @@ def test_font_scale_reaches_every_text(builder):
 
 
 def axes_of(spec: dict) -> list[dict]:
-    return [d["axis"] for d in walk(spec) if isinstance(d.get("axis"), dict)]
+    """The axes of the encodings (not the config's shared axis colours)."""
+    encodings = {k: v for k, v in spec.items() if k != "config"}
+    return [d["axis"] for d in walk(encodings) if isinstance(d.get("axis"), dict)]
 
 
 def test_token_axes_drop_labels_only_on_cells_smaller_than_the_type():
@@ -372,10 +374,10 @@ def test_token_axes_drop_labels_only_on_cells_smaller_than_the_type():
     # on a projector, type never shrinks below 18 px: a dense map (64 positions on 8 px cells) keeps its labels
     # at 18 px and Vega leaves out every other label that would overlap
     dense = charts.heatmap_chart(cell_px=8, font_scale=1.5).to_dict()
-    axes = [d["axis"] for d in walk(dense) if isinstance(d.get("axis"), dict)]
+    axes = axes_of(dense)
     assert axes and all(a["labelFontSize"] >= 18 and a["labelOverlap"] == "parity" for a in axes)
     roomy = charts.heatmap_chart(cell_px=51, font_scale=1.5).to_dict()
-    assert all(d["axis"]["labelOverlap"] is False for d in walk(roomy) if isinstance(d.get("axis"), dict))
+    assert all(a["labelOverlap"] is False for a in axes_of(roomy))
     assert charts.unique_labels(["a", " ", "b", " "]) == ["a", "␣ (1)", "b", "␣ (3)"]
     assert charts.unique_labels(["\n", ""]) == ["⏎", "∅"]
 

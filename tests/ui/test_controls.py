@@ -23,15 +23,18 @@ SCRIPT = textwrap.dedent(f"""
     h = controls.heads(D)
     dk = controls.d_k()
     s = controls.seed()
-    t = controls.temperature()
+    t = controls.attention_temperature()
+    u = controls.sampling_temperature()
     controls.show_url_notes()
-    st.session_state["result"] = dict(text=text, seq_len=n, d_model=D, heads=h, d_k=dk, seed=s, temp=t)
+    st.session_state["result"] = dict(text=text, seq_len=n, d_model=D, heads=h, d_k=dk, seed=s, attn_temp=t,
+                                      sample_temp=u)
 """)
 
 DEFAULTS = {"text": controls.DEFAULT_TEXT, "seq_len": 16, "d_model": 16, "heads": 2, "d_k": 8, "seed": 0,
-            "temp": 1.0}
+            "attn_temp": 1.0, "sample_temp": 1.0}
 # (lo, hi) of each numeric control as the script above draws it
-RANGES = {"seq_len": (1, 32), "d_k": (1, 64), "seed": (0, 999), "temp": (0.0, 3.0)}
+RANGES = {"seq_len": (1, 32), "d_k": (1, 64), "seed": (0, 999), "attn_temp": (0.0, 3.0),
+          "sample_temp": (0.0, 3.0)}
 
 
 @pytest.fixture
@@ -65,11 +68,11 @@ def test_defaults_without_a_link(script):
 
 
 def test_url_values_in_range_are_used(script):
-    query = {"seq_len": "5", "d_model": "32", "heads": "4", "d_k": "20", "seed": "7", "temp": "0.5",
-             "text": "hello world"}
+    query = {"seq_len": "5", "d_model": "32", "heads": "4", "d_k": "20", "seed": "7", "attn_temp": "0.5",
+             "sample_temp": "0.25", "text": "hello world"}
     at = run(script, query)
     assert result(at) == {"text": "hello world", "seq_len": 5, "d_model": 32, "heads": 4, "d_k": 20, "seed": 7,
-                          "temp": 0.5}
+                          "attn_temp": 0.5, "sample_temp": 0.25}
     assert notes(at) == []
     # the widgets show the same values the script got
     assert at.sidebar.slider(key="d_k").value == 20
@@ -90,13 +93,22 @@ def test_out_of_range_numbers_clamp_with_a_message(script, key, side):
     assert f"{expected} is used" in note
 
 
-@pytest.mark.parametrize("key", ["seq_len", "d_k", "seed", "temp", "d_model", "heads"])
+@pytest.mark.parametrize("key", ["seq_len", "d_k", "seed", "attn_temp", "sample_temp", "d_model", "heads"])
 @pytest.mark.parametrize("raw", ["abc", "nan", "", "1,5"])
 def test_non_numbers_fall_back_to_default(script, key, raw):
     at = run(script, {key: raw})
     assert result(at)[key] == DEFAULTS[key]
     [note] = notes(at)
     assert key in note and "not a number" in note and str(DEFAULTS[key]) in note
+
+
+def test_the_two_temperatures_are_separate_settings(script):
+    """Attention's τ (Scaling) and sampling's temperature (Full model) have a key each: a link or a move that
+    sets one leaves the other as it was, so τ = 0 on Scaling never turns generation greedy."""
+    at = run(script, {"attn_temp": "0"})
+    assert (result(at)["attn_temp"], result(at)["sample_temp"]) == (0.0, 1.0)
+    at.sidebar.slider(key="sample_temp").set_value(2.0).run()
+    assert (result(at)["attn_temp"], result(at)["sample_temp"]) == (0.0, 2.0)
 
 
 def test_inf_clamps_to_the_top(script):

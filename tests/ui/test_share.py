@@ -29,13 +29,13 @@ NOT_SETTINGS = {"share_upload", "share_download", "export_pick"}  # sidebar/page
 # Widgets moved by hand on each lesson, step by step (a later step's options can depend on an earlier one).
 MOVES = {
     "qkv": [{"text": "I saw the saw", "seq_len": 3, "d_model": 8, "d_k": 5, "seed": 11}],
-    "scaling": [{"text": "a cat", "d_k": 128, "scaling_on": False, "seed": 5, "temp": 0.5, "scaling_d_v": 8,
+    "scaling": [{"text": "a cat", "d_k": 128, "scaling_on": False, "seed": 5, "attn_temp": 0.5, "scaling_d_v": 8,
                  "scaling_T": 8, "scaling_trials": 10}],
     "masking": [{"text": "one two three four five six", "seq_len": 5, "d_k": 4, "masking_pos": 2,
                  "masking_word": "bird", "seed": 3}],
     "multi-head": [{"d_model": 24}, {"heads": 4, "mh_causal": True, "seed": 2, "text": "the dog saw the cat"},
                    {"mh_head": 3}],
-    "model": [{"fm_prompt": "To be or not", "temp": 0.5, "seed": 7, "fm_compare": True, "fm_top_k": 5,
+    "model": [{"fm_prompt": "To be or not", "sample_temp": 0.5, "seed": 7, "fm_compare": True, "fm_top_k": 5,
                "fm_n_chars": 20, "fm_length": 100_000, "fm_bytes": 4}],
     "training": [{"tr_d_model": 16}, {"tr_heads": 4, "tr_steps": 100, "tr_batch": 8, "seed": 3}],
     "communication": [{"comm_one": "the river bank was wet", "comm_two": "the bank lent money", "comm_word": "bank",
@@ -251,12 +251,12 @@ def test_moving_along_the_lesson_path_keeps_the_settings():
 
 
 def test_settings_round_trip_in_functions():
-    settings = {"present": "false", "text": "x y", "d_k": "12", "temp": "0.35", "scaling_on": "false"}
+    settings = {"present": "false", "text": "x y", "d_k": "12", "attn_temp": "0.35", "scaling_on": "false"}
     raw = json.dumps({"page": "/scaling", "settings": settings}).encode()
     assert share.parse_settings(raw) == settings
     # numbers and booleans written by hand read as the link would carry them
-    typed = json.dumps({"settings": {"d_k": 12, "temp": 0.35, "scaling_on": False, "seed": 3.0}}).encode()
-    assert share.parse_settings(typed) == {"d_k": "12", "temp": "0.35", "scaling_on": "false", "seed": "3"}
+    typed = json.dumps({"settings": {"d_k": 12, "attn_temp": 0.35, "scaling_on": False, "seed": 3.0}}).encode()
+    assert share.parse_settings(typed) == {"d_k": "12", "attn_temp": "0.35", "scaling_on": "false", "seed": "3"}
     # saved by Windows Notepad (a byte-order mark first)
     assert share.parse_settings(b"\xef\xbb\xbf" + raw) == settings
 
@@ -296,15 +296,17 @@ def test_bad_settings_file_changes_nothing(case):
 
 def test_out_of_range_values_are_clamped_with_the_link_message():
     at = run_shared(LESSONS["scaling"].path)
-    raw = json.dumps({"settings": {"d_k": 99_999, "seed": "abc", "temp": -4, "scaling_trials": 7,
+    raw = json.dumps({"settings": {"d_k": 99_999, "seed": "abc", "attn_temp": -4, "scaling_trials": 7,
                                    "scaling_on": "maybe", "seq_len": "nan"}}).encode()
     upload(at, raw)
-    got = {k: widget(at, k).value for k in ("d_k", "seed", "temp", "scaling_trials", "scaling_on", "seq_len")}
-    assert got == {"d_k": 512, "seed": 0, "temp": 0.0, "scaling_trials": 10, "scaling_on": True, "seq_len": 16}
+    keys = ("d_k", "seed", "attn_temp", "scaling_trials", "scaling_on", "seq_len")
+    got = {k: widget(at, k).value for k in keys}
+    assert got == {"d_k": 512, "seed": 0, "attn_temp": 0.0, "scaling_trials": 10, "scaling_on": True,
+                   "seq_len": 16}
     notes = "\n".join(i.value for i in at.info)
     assert "The link set d_k to 99999; the allowed range here is 1 to 512, so 512 is used." in notes
     assert "The link set seed to “abc”, which is not a number; using 0." in notes
-    assert "The link set temp to \\-4" in notes or "The link set temp to -4" in notes
+    assert "The link set attn_temp to \\-4" in notes or "The link set attn_temp to -4" in notes
     assert "which is not one of [1, 10, 50, 100]; using 10." in notes
     assert "The link set scaling_on to “maybe”; use true or false. Using True." in notes
     assert not at.warning

@@ -55,6 +55,15 @@ def unique_labels(tokens: Sequence[str]) -> list[str]:
     return [f"{t} ({i})" if counts[t] > 1 else t for i, t in enumerate(shown)]
 
 
+def themed(chart):
+    """chart with its axis, legend and panel labels in a grey that reads at 4.5:1 or more on the chart's
+    background, light or dark (Streamlit's chart theme greys them at about 3.7:1 on white)."""
+    grey = colours.subtitle_colour()
+    return (chart.configure_axis(labelColor=grey, titleColor=grey)
+            .configure_legend(labelColor=grey, titleColor=grey)
+            .configure_header(labelColor=grey, titleColor=grey))
+
+
 def heatmap_frame(matrix, row_labels: Sequence[str], col_labels: Sequence[str], decimals: int = 2,
                   with_text: bool = True) -> ChartData:
     """(R, C) matrix -> one row per cell: row, col (labels, sent once each), their indices, value and the
@@ -194,8 +203,10 @@ def heatmap_chart(
         )
     # Cells with no finite value (NaN, or -inf where a mask struck a score) are drawn light grey,
     # not left as holes, so "-inf" and "NaN" read as values in both themes.
+    # Hidden from screen readers (aria=False): with no such cell, Vega exposes the empty layer as an image
+    # with no name. The chart's description counts these cells; their printed "-inf" stays readable.
     missing = base.transform_filter("!isValid(datum.value) || !isFinite(datum.value)").mark_rect(
-        fill=colours.MISSING_FILL, stroke="white", strokeWidth=0.5).encode(tooltip=tooltip)
+        fill=colours.MISSING_FILL, stroke="white", strokeWidth=0.5, aria=False).encode(tooltip=tooltip)
     layers = [missing, rect]
     if annotate:
         text_px = px(CELL_TEXT_PX, font_scale)
@@ -213,7 +224,7 @@ def heatmap_chart(
             color=colours.text_colour(scheme),
             tooltip=tooltip,
         ))
-    chart = alt.layer(*layers).properties(width=alt.Step(cell_px), height=alt.Step(cell_px))
+    chart = themed(alt.layer(*layers).properties(width=alt.Step(cell_px), height=alt.Step(cell_px)))
     return chart.properties(title=title) if title else chart
 
 
@@ -246,4 +257,5 @@ def grid_chart(n_rows: int | None = None, n_cols: int | None = None, columns: in
         width=alt.Step(cell_px), height=alt.Step(cell_px)
     ).facet(facet=alt.Facet("panel:N", sort=alt.EncodingSortField("panel_i"), title=None, header=header),
             columns=columns)
+    chart = themed(chart)
     return chart.properties(title=title) if title else chart

@@ -11,7 +11,7 @@ import pandas as pd
 
 from ui.drawing import colours
 from ui.drawing.chart_data import ChartData, numbers
-from ui.drawing.charts import FONT, LABEL_PX, TITLE_PX, px, unique_labels
+from ui.drawing.charts import FONT, LABEL_PX, TITLE_PX, px, themed, unique_labels
 
 BAR_FILL, BAR_TRACK = "#3b528b", "#e8e8e8"
 HEADROOM = 1.2  # the value axis reaches a little past the longest bar, to leave room for its number
@@ -34,18 +34,19 @@ def bar_chart(title: str = "", x_title: str = "probability", y_title: str = "tok
         tooltip=[alt.Tooltip("label:N", title=y_title), alt.Tooltip("value:Q", format=".4f", title=x_title)],
     )
     x = alt.X("value:Q", title=x_title, scale=x_scale, axis=alt.Axis(tickCount=5, **fonts))
-    track = base.mark_bar(color=BAR_TRACK).encode(x=alt.value(0), x2=alt.value("width"))
+    # The track and the invisible mark are drawing aids, hidden from screen readers (aria=False).
+    track = base.mark_bar(color=BAR_TRACK, aria=False).encode(x=alt.value(0), x2=alt.value("width"))
     bars = base.mark_bar(color=BAR_FILL).encode(x=x)
     layers = [track, bars]
     if not domain:  # an invisible mark past the longest bar stretches the axis to it
-        layers.append(base.mark_point(opacity=0).encode(x=alt.X("room:Q", scale=x_scale)))
+        layers.append(base.mark_point(opacity=0, aria=False).encode(x=alt.X("room:Q", scale=x_scale)))
     text = base.mark_text(align="right", dx=-4, font=FONT, color=colours.DARK_TEXT, fontSize=px(LABEL_PX, font_scale)
                           ).encode(x=alt.value("width"), text=alt.Text("value:Q", format=".3f"))
     layers.append(text)
     step = px(20, font_scale)
     # one transform for all layers, so they share one data source and the bars keep the frame's order
-    chart = alt.layer(*layers).transform_calculate(room=alt.datum.value * HEADROOM).properties(
-        width="container", height=alt.Step(step))
+    chart = themed(alt.layer(*layers).transform_calculate(room=alt.datum.value * HEADROOM).properties(
+        width="container", height=alt.Step(step)))
     return chart.properties(title=title) if title else chart
 
 
@@ -73,7 +74,9 @@ def line_chart(x_title: str, y_title: str, title: str = "", log_x: bool = False,
     y_axis = alt.Axis(format="~s", **fonts) if log_y else alt.Axis(**fonts)
     legend = alt.Legend(labelFontSize=px(LABEL_PX, font_scale), labelLimit=px(240, font_scale),
                         symbolSize=px(100, font_scale ** 2))
-    chart = alt.Chart(data if data is not None else pd.DataFrame()).mark_line(point=True).encode(
+    # A line as a whole has no text of its own (Vega would expose it as an image with no name): aria=False
+    # hides it; its points keep their values, and the chart's description says what the lines show.
+    chart = alt.Chart(data if data is not None else pd.DataFrame()).mark_line(point=True, aria=False).encode(
         x=alt.X("x:Q", title=x_title, scale=x_scale, axis=x_axis),
         y=alt.Y("y:Q", title=y_title, scale=y_scale, axis=y_axis),
         color=alt.Color("series:N", title=None, scale=alt.Scale(scheme="tableau10"), legend=legend),
@@ -82,6 +85,7 @@ def line_chart(x_title: str, y_title: str, title: str = "", log_x: bool = False,
         tooltip=[alt.Tooltip("series:N"), alt.Tooltip("x:Q", title=x_title),
                  alt.Tooltip("y:Q", title=y_title, format=".4f")],
     ).properties(width="container", height=px(280, font_scale))
+    chart = themed(chart)
     return chart.properties(title=title) if title else chart
 
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 import streamlit as st
 
-from ui.drawing import charts, colours, export
+from ui.drawing import alt_text, charts, colours, export
 from ui.drawing.chart_data import ChartData
 from ui.state import presenter
 
@@ -64,18 +64,16 @@ def show(builder: Callable, data: ChartData, key: str | None = None, on_select: 
     Returns the selection state when on_select is set. Pass width="stretch" for charts whose spec
     says width="container" (bars, lines).
     """
-    return _draw(data.inline(spec_for(builder, **settings)), key=key, on_select=on_select, width=width)
+    spec = data.inline(spec_for(builder, **settings))  # a fresh dict: the cached design stays as it was
+    text = alt_text.for_chart(builder, data, settings)
+    if text:
+        spec["description"] = text  # the drawn svg's aria-label
+    return _draw(spec, key=key, on_select=on_select, width=width, alt=text)
 
 
 def describe(matrix, row_labels, col_labels, title: str) -> str:
     """A text alternative for a heatmap: its size, range and largest cell, for screen readers."""
-    m = np.asarray(matrix, dtype=np.float64)
-    finite = np.isfinite(m)
-    if not finite.any():
-        return f"Heatmap {title}: {m.shape[0]} by {m.shape[1]}, no finite values."
-    r, c = np.unravel_index(np.argmax(np.where(finite, m, -np.inf)), m.shape)
-    return (f"Heatmap {title}: {m.shape[0]} rows by {m.shape[1]} columns, values from {m[finite].min():.3g} "
-            f"to {m[finite].max():.3g}; the largest is row {row_labels[r]}, column {col_labels[c]}.")
+    return alt_text.heatmap(matrix, row_labels, col_labels, title)[:alt_text.MAX_CHARS]
 
 
 def _draw(spec: dict, key: str | None, on_select: str | Callable, width: str | None, alt: str | None = None):
@@ -130,7 +128,8 @@ def heatmap_drawing(matrix, row_labels, col_labels, title: str = "", picked: int
     # The spec must not depend on the shape (or every slider move would rebuild it): pass the
     # snapped cell size and the annotate flag instead of n_rows / n_cols.
     settings = dict(cell_px=cell, title=title, subtitle=subtitle, select_rows=picked is not None, **settings)
-    spec = df.inline(spec_for(charts.heatmap_chart, **settings))
+    spec = df.inline(spec_for(charts.heatmap_chart, **settings))  # a fresh dict, the cached design untouched
+    spec["description"] = describe(matrix, row_labels, col_labels, title)  # per draw: its extremes move
     if picked is not None:
         spec = with_param(spec, charts.SHOWN_ROW, int(picked))
     return HeatmapDrawing(spec, fits, picked, title, np.asarray(matrix), list(row_labels), list(col_labels))
@@ -152,7 +151,7 @@ def draw_heatmap(drawing: HeatmapDrawing, key: str | None = None, on_pick: Calla
         # click on the row picked before the "Query row" control moved away still counts as a new click.
         key = f"{key}_{d.picked}"
     _draw(d.spec, key=key, on_select=functools.partial(_clicked, key, on_pick) if clickable else "ignore",
-          width="content" if d.fits else "stretch", alt=describe(d.matrix, d.row_labels, d.col_labels, d.title))
+          width="content" if d.fits else "stretch", alt=d.spec.get("description"))
     export.record(d.title, d.matrix, d.row_labels, d.col_labels, d.spec)
 
 

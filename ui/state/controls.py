@@ -284,9 +284,18 @@ def heads(width: int, default: int = 2) -> int:
                   help=f"d_model = {width} splits evenly into {divisors(width)} heads.")
 
 
-def temperature(default: float = 1.0, hi: float = 3.0) -> float:
-    return number_slider("temp", "Temperature", 0.0, hi, default, step=0.05,
-                         help="Divides the scores before the softmax. Below 1 sharpens, above 1 flattens; 0 is argmax.")
+def attention_temperature(default: float = 1.0, hi: float = 3.0) -> float:
+    """τ in softmax(Q Kᵀ / (√d_k · τ)): a setting of attention's weights, apart from sampling's temperature."""
+    return number_slider("attn_temp", "Attention temperature τ", 0.0, hi, default, step=0.05,
+                         help="Divides the scores before the softmax, on top of √d_k. Below 1 sharpens the weights, "
+                              "above 1 flattens them; 0 puts each row's whole weight on its largest score.")
+
+
+def sampling_temperature(default: float = 1.0, hi: float = 3.0) -> float:
+    """The temperature the next token is drawn with: a setting of generation, apart from attention's τ."""
+    return number_slider("sample_temp", "Sampling temperature", 0.0, hi, default, step=0.05,
+                         help="Divides the next-character scores (logits) before the softmax. Below 1 sharpens, "
+                              "above 1 flattens; 0 always takes the most likely character (greedy).")
 
 
 def seed(default: int = 0) -> int:
