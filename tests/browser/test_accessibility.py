@@ -41,6 +41,10 @@ WCAG_21_AA = {"runOnly": {"type": "tag", "values": ["wcag2a", "wcag2aa", "wcag21
 SERIOUS = ("serious", "critical")
 EVERY_CHART_DRAWN = """() => [...document.querySelectorAll('[data-testid="stVegaLiteChart"]')]
                          .every(c => c.querySelector('svg, canvas'))"""
+# Colours are read as drawn: a theme applied after the first paint (dark) fades its colours in, and axe
+# measured text halfway through that fade. Wait until no finite animation or transition is running.
+SETTLED = """() => document.getAnimations().every(a => a.playState !== 'running'
+                                                 || a.effect.getComputedTiming().endTime === Infinity)"""
 
 
 def free_port() -> int:
@@ -95,6 +99,7 @@ def test_no_serious_accessibility_violation(server, browser, path, theme):
         page.wait_for_selector("h1")  # the title first: before its first run the app is also "notRunning"
         page.wait_for_selector(IDLE)
         page.wait_for_function(EVERY_CHART_DRAWN, timeout=RERUN_TIMEOUT_MS)
+        page.wait_for_function(SETTLED, timeout=RERUN_TIMEOUT_MS)
         result = Axe().run(page, options=WCAG_21_AA)
         serious = [v for v in result.response["violations"] if v["impact"] in SERIOUS]
         assert not serious, f"{path or 'home'} ({theme}):\n{report(serious)}"
