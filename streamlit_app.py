@@ -5,16 +5,21 @@ from __future__ import annotations
 import streamlit as st
 
 from lessons import COURSE
+from lessons import glossary as glossary_page
 from tools.process import keep_freed_memory, one_blas_thread
+from ui.compute import warm
 from ui.drawing import export
-from ui.frame import exercises
+from ui.frame import exercises, glossary
 from ui.state import controls
 
 # The pipeline the lessons walk through, one box per step: HTML boxes that wrap onto a second row in the
-# page's own type size (a graphviz picture shrank its text to ~8 px to fit the page's width). Constant text.
+# page's own type size (a graphviz picture shrank its text to ~8 px to fit the page's width). A numbered list,
+# so a screen reader reads the ten steps in order (the arrows between them are hidden from it). Constant text.
 PIPELINE_HTML = """<style>
-.pipeline { display: flex; flex-wrap: wrap; align-items: center; gap: .5rem .4rem; margin: .5rem 0 1rem; }
-.pipeline .step { background: #eef1f7; color: #111111; border: 2px solid #3b528b; border-radius: .6rem;
+.pipeline { display: flex; flex-wrap: wrap; align-items: center; gap: .5rem .4rem; margin: .5rem 0 1rem;
+            list-style: none; padding: 0; }
+.pipeline li { display: flex; align-items: center; gap: .4rem; margin: 0; padding: 0; }
+.pipeline .step { display: block; background: #eef1f7; color: #111111; border: 2px solid #3b528b; border-radius: .6rem;
                   padding: .45rem .8rem; font-size: 1.15rem; line-height: 1.3; text-align: center; }
 .pipeline .arrow { color: #5b7bd5; font-size: 1.6rem; font-weight: bold; }
 /* captions at 4.5:1 or more in both themes: the same rule as ui.state.presenter.BASE_CSS on the lessons */
@@ -22,17 +27,17 @@ PIPELINE_HTML = """<style>
 [data-testid="stCaptionContainer"] p { color: color-mix(in srgb, currentColor 85%, transparent); }
 [data-testid="stCaptionContainer"] code { color: inherit; }
 </style>
-<div class="pipeline" role="img" aria-label="The attention pipeline">
-<div class="step">token<br>embeddings X</div><span class="arrow">→</span>
-<div class="step">Q, K, V<br>= X W</div><span class="arrow">→</span>
-<div class="step">scores<br>Q Kᵀ</div><span class="arrow">→</span>
-<div class="step">÷ √d_k</div><span class="arrow">→</span>
-<div class="step">causal<br>mask</div><span class="arrow">→</span>
-<div class="step">softmax</div><span class="arrow">→</span>
-<div class="step">weighted sum<br>of V</div><span class="arrow">→</span>
-<div class="step">heads →<br>concat → W_O</div><span class="arrow">→</span>
-<div class="step">block:<br>+ layer norm, FFN</div><span class="arrow">→</span>
-<div class="step">model:<br>logits → next token</div></div>"""
+<ol class="pipeline" aria-label="The attention pipeline, step by step">
+<li><span class="step">token<br>embeddings X</span><span class="arrow" aria-hidden="true">→</span></li>
+<li><span class="step">Q, K, V<br>= X W</span><span class="arrow" aria-hidden="true">→</span></li>
+<li><span class="step">scores<br>Q Kᵀ</span><span class="arrow" aria-hidden="true">→</span></li>
+<li><span class="step">÷ √d_k</span><span class="arrow" aria-hidden="true">→</span></li>
+<li><span class="step">causal<br>mask</span><span class="arrow" aria-hidden="true">→</span></li>
+<li><span class="step">softmax</span><span class="arrow" aria-hidden="true">→</span></li>
+<li><span class="step">weighted sum<br>of V</span><span class="arrow" aria-hidden="true">→</span></li>
+<li><span class="step">heads →<br>concat → W_O</span><span class="arrow" aria-hidden="true">→</span></li>
+<li><span class="step">block:<br>+ layer norm, FFN</span><span class="arrow" aria-hidden="true">→</span></li>
+<li><span class="step">model:<br>logits → next token</span></li></ol>"""
 
 
 def home() -> None:
@@ -44,7 +49,7 @@ def home() -> None:
         "address bar and a classmate sees exactly what you see."
     )
     st.html(PIPELINE_HTML)
-    st.markdown("#### The path through the lessons")
+    st.markdown("## The path through the lessons")
     for number, lesson in enumerate(COURSE, start=1):
         cols = st.columns([3, 4])
         cols[0].page_link(lesson.path, label=f"{number}. {lesson.title}",
@@ -61,15 +66,37 @@ def home() -> None:
     )
 
 
-# A shared link with present=true opens with the sidebar folded away, ready for the projector.
-presenting = str(st.query_params.get("present", "")).strip().lower() in controls.TRUE_WORDS
-st.set_page_config(page_title="Attention Lab", page_icon="🧠", layout="wide",
-                   initial_sidebar_state="collapsed" if presenting else "auto")
-one_blas_thread()
-keep_freed_memory()  # a training step frees and reallocates MB-sized arrays: keep them in the heap
-controls.start_run()
-export.start_run()
-pages = [st.Page(home, title="Home", icon=":material/home:", default=True)] + [
-    st.Page(lesson.path, title=lesson.title, url_path=lesson.url_path, icon=lesson.icon) for lesson in COURSE
-]
-st.navigation(pages).run()
+FOLDED = "_sidebar_folded"  # decided by a session's first run, and kept
+
+
+def folded_sidebar() -> bool:
+    """A link with present=true opens with the sidebar folded away, ready for the projector. The session's first
+    run decides, and every later run says the same: the browser folds or unfolds the sidebar when this setting
+    changes, so switching presenter mode on later leaves the sidebar (and its Share button) where it is."""
+    if FOLDED not in st.session_state:
+        st.session_state[FOLDED] = str(st.query_params.get("present", "")).strip().lower() in controls.TRUE_WORDS
+    return st.session_state[FOLDED]
+
+
+def main() -> None:
+    st.set_page_config(page_title="Attention Lab", page_icon="🧠", layout="wide",
+                       initial_sidebar_state="collapsed" if folded_sidebar() else "auto")
+    one_blas_thread()
+    keep_freed_memory()  # a training step frees and reallocates MB-sized arrays: keep them in the heap
+    controls.start_run()
+    export.start_run()
+    pages = [st.Page(home, title="Home", icon=":material/home:", default=True)] + [
+        st.Page(lesson.path, title=lesson.title, url_path=lesson.url_path, icon=lesson.icon) for lesson in COURSE
+    ] + [st.Page(glossary_page.PAGE, title="Glossary", url_path=glossary.URL_PATH, icon=":material/menu_book:")]
+    # expanded: the whole course in the sidebar (past twelve pages Streamlit would hide all but ten behind
+    # a "View more" button, and the last lessons with them)
+    st.navigation(pages, expanded=True).run()
+
+
+if __name__ == "__main__":  # a visit: Streamlit runs this file as the script of every session's every run
+    main()
+else:
+    # `streamlit run streamlit_app.py` imports this file once when the server starts, finds this st.App and
+    # serves it: its lifespan warms every page in the background (ui/compute/warm.py), so the first student
+    # after a start finds the imports, the shipped weights and the chart designs ready.
+    app = st.App(__file__, lifespan=warm.at_start(["", *(lesson.url_path for lesson in COURSE), glossary.URL_PATH]))

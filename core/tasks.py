@@ -2,6 +2,7 @@
 
     copy, reverse, induction (SyntheticTask): random letters, then a second half the first one determines
     repeat (RepeatTask): a stretch of distinct letters occurring twice in a row, at a random place and length
+    toy_english (core.toy_english.ToyEnglish): sentences of a small grammar, one per sequence
 
 Each hands out `Batch(ids, targets, mask)` as the text corpora of core.data do, with the mask counting only
 the positions that can be predicted, a fixed validation set and a bigram baseline. make_data picks a
@@ -19,6 +20,7 @@ import numpy as np
 
 from core.data import Batch, TextCorpus, bigram_log_probs, bigram_loss, pydoc_corpus
 from core.tokenize import CharTokenizer
+from core.toy_english import ToyEnglish
 
 TASKS = ("copy", "reverse", "induction")
 
@@ -216,14 +218,17 @@ class RepeatTask:
 
 
 def make_data(name: str, context: int = 64, length: int = 8, n_symbols: int = 16, min_length: int | None = None
-              ) -> TextCorpus | SyntheticTask | RepeatTask:
+              ) -> TextCorpus | SyntheticTask | RepeatTask | ToyEnglish:
     """A data source by name: "pydoc" (read in windows of context), a synthetic task ("copy", "reverse",
-    "induction") of `length` letters drawn from n_symbols, or "repeat" (context letters, stretches of
-    min_length..length letters; min_length None means min(4, length))."""
+    "induction") of `length` letters drawn from n_symbols, "repeat" (context letters, stretches of
+    min_length..length letters; min_length None means min(4, length)), or "toy_english" (one sentence of
+    the toy grammar per sequence of context words)."""
     if name == "pydoc":
         return pydoc_corpus(context)
+    if name == ToyEnglish.name:
+        return ToyEnglish(context)
     if name in TASKS:
         return SyntheticTask(name, length, n_symbols)
     if name == RepeatTask.name:
         return RepeatTask(context, min(4, length) if min_length is None else min_length, length, n_symbols)
-    raise ValueError(f"Unknown data {name!r}; choose 'pydoc', 'repeat' or one of {', '.join(TASKS)}.")
+    raise ValueError(f"Unknown data {name!r}; choose 'pydoc', 'repeat', 'toy_english' or one of {', '.join(TASKS)}.")

@@ -1,4 +1,5 @@
-"""Tokenizers: words for the teaching pages, characters for the trained model.
+"""Tokenizers: words for the teaching pages, characters for the trained model, a word vocabulary for the
+toy-English model.
 
 Shapes: T sequence length, D embedding width, V vocabulary.
 """
@@ -122,3 +123,60 @@ class CharTokenizer:
     @classmethod
     def from_dict(cls, d: dict) -> CharTokenizer:
         return cls(d["chars"])
+
+
+class WordTokenizer:
+    """One token per word of a fixed vocabulary, for the word-level model. Id 0 is "<unk>", the stand-in
+    for every word the model never saw.
+
+    Text is lowercased and cut into runs of letters, digits and apostrophes; every punctuation mark is a
+    token of its own ("the dog runs." -> the, dog, runs, .). Spaces only separate.
+    """
+
+    UNKNOWN = "<unk>"
+    _WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)*|[^\w\s]", re.UNICODE)
+
+    def __init__(self, words):
+        words = list(dict.fromkeys(w.lower() for w in words if w.lower() != self.UNKNOWN))  # first spelling kept
+        if not words:
+            raise ValueError("A word tokenizer needs at least one word in its vocabulary.")
+        bad = [w for w in words if self.split(w) != [w]]
+        if bad:
+            raise ValueError(f"A vocabulary entry must be one word or one punctuation mark; these are not: {bad}.")
+        self.itos = [self.UNKNOWN, *words]
+        self.stoi = {w: i for i, w in enumerate(self.itos)}
+
+    @classmethod
+    def split(cls, text: str) -> list[str]:
+        """'The dog, near the trees.' -> ['the', 'dog', ',', 'near', 'the', 'trees', '.']"""
+        if not isinstance(text, str):
+            raise ValueError("The input must be text.")
+        return cls._WORD.findall(text.lower())
+
+    @property
+    def vocab_size(self) -> int:
+        return len(self.itos)
+
+    def encode(self, text: str) -> np.ndarray:
+        """str -> (T,) int64; a word outside the vocabulary maps to id 0."""
+        return np.array([self.stoi.get(w, 0) for w in self.split(text)], dtype=np.int64)
+
+    def decode(self, ids) -> str:
+        """(T,) ids -> text: words joined by spaces, punctuation attached to the word before it."""
+        words = [self.itos[int(i)] if 0 <= int(i) < len(self.itos) else self.UNKNOWN for i in ids]
+        text = ""
+        for w in words:
+            glued = not (w[0].isalnum() or w == self.UNKNOWN)
+            text += w if (glued or not text) else " " + w
+        return text
+
+    def unknown(self, text: str) -> list[str]:
+        """The words of text outside the vocabulary (lowercased, in order, once each)."""
+        return list(dict.fromkeys(w for w in self.split(text) if w not in self.stoi))
+
+    def to_dict(self) -> dict:
+        return {"kind": "word", "words": self.itos[1:]}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> WordTokenizer:
+        return cls(d["words"])

@@ -1,20 +1,30 @@
 """The lessons, one folder each (page.py, prose.md, questions.py and the views only it draws), and the order
 the course takes through them: the navigation, the home page, every page's number and its previous / next
-links read this one table."""
+links read this one table.
+
+The order: the task first (predict the next token; the bigram model shows what one token of context buys
+and what it cannot see), then attention's parts in the order the data flows through them (projections,
+scaling, masking, heads), what attention does with context and order, the block around it, the whole
+model, how it learns, what a trained model's heads do, and last the advanced page on computing attention
+in tiles, which needs everything before it and nothing after it needs."""
 
 from ui.frame.nav import Course, Lesson
 
 COURSE = Course((
     # folder, title, link, icon, the pipeline step it explains
+    Lesson("bigram", "Bigram model", "bigram", ":material/text_fields:",
+           "the task: predict the next token; counts → probabilities"),
     Lesson("qkv", "QKV projection", "qkv", ":material/key:", "embeddings → Q, K, V → scores"),
     Lesson("scaling", "Scaling", "scaling", ":material/straighten:", "scores ÷ √d_k → softmax"),
     Lesson("masking", "Masking", "masking", ":material/visibility_off:", "causal mask → weighted sum"),
     Lesson("multi_head", "Multi-head", "multi-head", ":material/view_column:", "heads → concat → W_O"),
     Lesson("communication", "Context and order", "communication", ":material/forum:",
            "tokens talk: context, order, cross-attention"),
-    Lesson("tiles", "Attention in tiles", "tiles", ":material/grid_view:", "one block of keys at a time"),
-    Lesson("bigram", "Bigram model", "bigram", ":material/text_fields:", "counts → probabilities → text"),
+    Lesson("block", "The transformer block", "block", ":material/view_agenda:",
+           "layer norm → attention → FFN, residual sums"),
     Lesson("full_model", "Full model", "model", ":material/psychology:", "blocks → logits → next token"),
-    Lesson("circuit", "Induction circuit", "circuit", ":material/repeat:", "previous-token head → induction head"),
     Lesson("training", "Training", "training", ":material/model_training:", "loss → gradients → learning"),
+    Lesson("circuit", "Induction circuit", "circuit", ":material/repeat:", "previous-token head → induction head"),
+    Lesson("tiles", "Attention in tiles", "tiles", ":material/grid_view:",
+           "advanced: attention one block of keys at a time"),
 ))

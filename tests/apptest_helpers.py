@@ -29,6 +29,14 @@ def for_lesson(url_path: str) -> tuple[exercises.Exercise, ...]:
     return page.built_questions(BANK[url_path])
 
 
+def numbered_title(name: str) -> str:
+    """A lesson's title as its page shows it: its place in the course, then its name ("2 · QKV projection").
+    The navigation test checks these numbers against the sidebar; page tests use this so a new order
+    does not mean editing every one of them."""
+    lesson = COURSE.lesson(name)
+    return f"{COURSE.number(lesson)} · {lesson.title}"
+
+
 def ok(at: AppTest) -> AppTest:
     """The page ran without an exception (and the message says which, if not)."""
     assert not at.exception, [e.message for e in at.exception]

@@ -18,8 +18,11 @@ from pathlib import Path
 
 import numpy as np
 
+from core.demos import word_heads
+from core.demos.word_heads import WordModel
 from core.model import ModelConfig, save
 from core.tasks import RepeatTask, SyntheticTask, make_data
+from core.toy_english import ToyEnglish, grammar_loss
 from core.train import TrainConfig, Trainer, pattern_mass
 from tools.checkpoint import load_checkpoint, save_checkpoint
 from tools.process import keep_freed_memory
@@ -27,12 +30,13 @@ from tools.process import keep_freed_memory
 
 def _parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="python -m tools.train", description="Train a small transformer and save it.")
-    ap.add_argument("--data", default="pydoc", help="pydoc, copy, reverse, induction or repeat")
+    ap.add_argument("--data", default="pydoc", help="pydoc, copy, reverse, induction, repeat or toy_english")
     ap.add_argument("--d-model", type=int, default=64)
     ap.add_argument("--heads", type=int, default=4)
     ap.add_argument("--layers", type=int, default=2)
     ap.add_argument("--d-ff", type=int, default=None, help="feed-forward width (default 4 * d_model)")
-    ap.add_argument("--context", type=int, default=64, help="characters per window (text data, repeat)")
+    ap.add_argument("--context", type=int, default=64,
+                    help="characters per window (text data, repeat); words per sentence window (toy_english)")
     ap.add_argument("--task-length", type=int, default=8,
                     help="letters in a synthetic task's first half (repeat: the longest stretch)")
     ap.add_argument("--task-min-length", type=int, default=None,
@@ -88,8 +92,15 @@ def main(argv: list[str] | None = None) -> None:
         mass = pattern_mass(trainer.params, trainer.cfg, data)
         layer, head = np.unravel_index(mass.argmax(), mass.shape)
         meta["pattern"] = {"layer": int(layer), "head": int(head), "mass": round(float(mass.max()), 4)}
+    if isinstance(data, ToyEnglish):
+        meta["grammar_entropy"] = round(data.grammar_entropy(), 4)  # the best loss, over the whole grammar
+        meta["grammar_val_loss"] = round(grammar_loss(data.val_sentences(None)), 4)  # on val_loss's sentences
+        model = WordModel(trainer.params, trainer.cfg, data.tokenizer, meta)
+        meta["phenomena"] = word_heads.summary(word_heads.phenomenon_figures(model))
     save(args.out, trainer.params, trainer.cfg, meta)
-    print(json.dumps({k: meta[k] for k in ("train_loss", "val_loss", "bigram_val_loss", "wall_time_s")}))
+    shown = ("train_loss", "val_loss", "bigram_val_loss", "grammar_entropy", "grammar_val_loss", "wall_time_s",
+             "phenomena")
+    print(json.dumps({k: meta[k] for k in shown if k in meta}))
 
 
 if __name__ == "__main__":

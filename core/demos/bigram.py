@@ -36,6 +36,33 @@ def _check_probs(probs) -> np.ndarray:
     return p
 
 
+def context_target_pairs(ids, n: int) -> dict:
+    """The next-token task written out: ids (N,) -> the first n' = min(n, N - 1) (context -> target) pairs.
+
+    x (n',) = ids[:n'] and y (n',) = ids[1:n' + 1], y is x shifted by one: at position t the context is
+    x[:t + 1], everything read so far, and the target is y[t], the id that comes next. A transformer reads
+    the whole context (up to its window); a bigram model reads only its last id, x[t] (a pair it counts).
+    clash: two positions a bigram model cannot tell apart (same_last_other_target), or None.
+    """
+    ids = np.asarray(ids)
+    if ids.ndim != 1 or ids.size < 2:
+        raise ValueError(f"Pairs need a text of at least 2 tokens, got shape {ids.shape}: type a longer text.")
+    n = min(check_whole("The number of pairs", n), ids.size - 1)
+    x, y = ids[:n], ids[1 : n + 1]  # (n,), (n,): the same text, y one step ahead
+    return {"x": x, "y": y, "contexts": [x[: t + 1] for t in range(n)], "clash": same_last_other_target(x, y)}
+
+
+def same_last_other_target(x, y) -> tuple[int, int] | None:
+    """The first two positions i < j whose last ids agree (x[i] == x[j]) but whose targets differ: (i, j), or
+    None. A bigram model gives both the same answer; only the rest of the context can tell them apart."""
+    first: dict[int, int] = {}  # last id -> the first position with it
+    for t, (last, target) in enumerate(zip(np.asarray(x).tolist(), np.asarray(y).tolist())):
+        if last in first and y[first[last]] != target:
+            return first[last], t
+        first.setdefault(last, t)
+    return None
+
+
 def bigram_counts(ids, V: int) -> np.ndarray:
     """How often id b follows id a: ids (N,) -> counts (V, V) int64, counts[a, b]; N - 1 pairs in all."""
     V = check_whole("The vocabulary size", V)

@@ -60,6 +60,54 @@ def mask_after_softmax(scores, mask) -> dict:
     return {"wrong": wrong, "row_sums": wrong.sum(axis=-1), "right": right, "right_row_sums": right.sum(axis=-1)}
 
 
+def mask_by_multiplying(scores, mask) -> dict:
+    """The wrong operation: scores * mask (1 where allowed, 0 for the future) instead of -inf there.
+    scores (T, T) scaled, mask (T, T) bool.
+
+    A zero is a score like any other: exp(0) = 1, so each future key still gets weight 1 / sum_j exp(s_j),
+    and the future leaks in. Returns the multiplied scores and their weights (T, T), leaked (T,): the
+    weight each row puts on keys it must not see, and the right weights (T, T) with their leak (all 0).
+    """
+    scores = check_matrix(scores)
+    mask = np.asarray(mask, dtype=bool)
+    multiplied = scores * mask  # (T, T): the future's scores become 0, not -inf
+    wrong = softmax(multiplied)
+    right = softmax(fill_masked(scores, mask))
+    return {"scores": multiplied, "wrong": wrong, "leaked": np.where(mask, 0.0, wrong).sum(axis=-1),
+            "right": right, "right_leaked": np.where(mask, 0.0, right).sum(axis=-1)}
+
+
+def additive_mask_by_triu(T: int) -> dict:
+    """An additive mask built as np.triu(np.ones((T, T)), k=1) * -np.inf, and the right way to build it.
+
+    The ones above the diagonal become -inf as meant, but the zeros on and below it become 0 * -inf = NaN
+    (IEEE 754 has no answer for it), so the mask is NaN exactly where the keys were allowed. The right
+    form puts -inf above the diagonal without multiplying anything: np.triu(np.full((T, T), -np.inf), k=1),
+    which is 0 on and below it. Returns broken and right (T, T).
+    """
+    T = check_whole("T", T)
+    with np.errstate(invalid="ignore"):  # the NaN is the mistake being shown, not a surprise
+        broken = np.triu(np.ones((T, T)), k=1) * -np.inf
+    return {"broken": broken, "right": np.triu(np.full((T, T), -np.inf), k=1)}
+
+
+def triu_times_inf(scores) -> dict:
+    """What the mask of additive_mask_by_triu does to attention: scores (T, T) scaled ->
+
+    broken, right (T, T) the two masks; naive (T, T) the softmax of scores + broken as a textbook (or a
+    library) computes it: the row max is NaN, so every weight of every row is NaN; guarded (T, T) this app's
+    softmax, which saves a row of -inf but not NaN (NaN + s is NaN): NaN on and below the diagonal;
+    right (T, T) the weights with the right mask; nan_rows how many rows of naive are entirely NaN.
+    """
+    scores = check_matrix(scores)
+    masks = additive_mask_by_triu(scores.shape[0])
+    with np.errstate(invalid="ignore"):
+        naive = naive_softmax(scores + masks["broken"])
+        guarded = softmax(scores + masks["broken"])
+    return {**masks, "naive": naive, "guarded": guarded, "right_weights": softmax(scores + masks["right"]),
+            "nan_rows": int(np.isnan(naive).all(axis=-1).sum()), "guarded_nan": int(np.isnan(guarded).sum())}
+
+
 def fully_masked_row(scores, mask) -> dict:
     """Four ways to treat a mask that leaves some row with no key at all. scores (T, T), mask (T, T) bool.
 
@@ -162,6 +210,8 @@ def masking_view(tokens: Sequence[str], D: int, d_k: int, seed: int) -> dict:
         "uniform": uniform, "uniform_out": uniform @ free["V"], "running_mean": running_mean(free["V"]),
         "running_mean_error": float(np.max(np.abs(uniform @ free["V"] - running_mean(free["V"])))),
         "after_softmax": mask_after_softmax(scaled_scores, mask),
+        "multiplied": mask_by_multiplying(scaled_scores, mask),
+        "triu_inf": triu_times_inf(scaled_scores),
         "strict_mask": strict_causal_mask(T),
         "fully_masked": fully_masked_row(scaled_scores, strict_causal_mask(T)),
         "causal_fill_difference": causal_fill_difference(scaled_scores),

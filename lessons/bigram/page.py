@@ -27,6 +27,22 @@ def text_section(source: str, own: str, tok: CharTokenizer, fit: np.ndarray, hel
         st.warning(prose.text("bigram", "unknown", n=len(unknown), chars=chars, unk=code_span(tok.UNKNOWN)))
 
 
+def pairs_section(fit: np.ndarray, tok: CharTokenizer, n: int, model: Model | None) -> None:
+    """The task as (context -> target) pairs for the first n positions of the fitted text."""
+    pairs = bigram.context_target_pairs(fit, n)
+    prose.section("The task: (context → target) pairs", "bigram", "pairs", n=len(pairs["x"]))
+    views.number_table(bv.pairs_table(pairs, tok), columns=[])
+    window = f"up to {model.cfg.max_len} characters" if model else "as many characters as its window holds"
+    clash = pairs["clash"]
+    if clash is None:
+        st.caption(prose.text("bigram", "pairs_bigram", window=window))
+        return
+    i, j = clash
+    char = {name: code_span(shown(tok.itos[int(pairs[key][t])])) for name, key, t in
+            (("last", "x", i), ("first", "y", i), ("second", "y", j))}
+    st.caption(prose.text("bigram", "pairs_clash", window=window, i=i, j=j, **char))
+
+
 def counts_section(v: dict, labels: list[str], fit: np.ndarray) -> None:
     st.subheader("Counts: which character follows which")
     views.heatmaps(Heatmap(v["counts_top"], labels, labels, "counts[a, b]: b right after a", "bg_counts", "counts",
@@ -84,6 +100,8 @@ def controls_and_sections() -> None:
     alpha = controls.number_slider("bg_alpha", "Smoothing alpha", 0.0, 2.0, 1.0, step=0.05,
                                    help="Added to every count before dividing: a pair never seen keeps a small chance.")
     length = controls.number_slider("bg_length", "Characters to sample", 10, 500, 200)
+    n_pairs = controls.number_slider("bigram_pairs", "(context → target) pairs shown", 1, 32, 12,
+                                     help="How many positions of the text the table of pairs lists, from the start.")
     seed = controls.seed()
     controls.show_url_notes()
 
@@ -91,6 +109,7 @@ def controls_and_sections() -> None:
     source, tok = bv.choose_text(source, own, model)
     fit, held = bv.split_text(source, own, "".join(tok.itos[1:]))
     text_section(source, own, tok, fit, held)
+    pairs_section(fit, tok, n_pairs, model)
     chars = "".join(tok.itos[1:])
     v = bv.view(source, own, chars, alpha, top_n)
     labels = [shown(tok.itos[i]) for i in v["top"]]
@@ -105,5 +124,6 @@ page.opening(COURSE, "bigram")
 page.live(controls_and_sections)
 
 page.closing(COURSE, "bigram", questions, code=(
-    bigram.bigram_counts, bigram.bigram_probs, bigram.bigram_sample, bigram.bigram_loss, bigram.bigram_view,
+    bigram.context_target_pairs, bigram.same_last_other_target, bigram.bigram_counts, bigram.bigram_probs,
+    bigram.bigram_sample, bigram.bigram_loss, bigram.bigram_view,
     bigram.most_frequent, bigram.held_out_split, bigram.model_loss))

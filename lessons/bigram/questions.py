@@ -6,18 +6,30 @@ from __future__ import annotations
 
 import numpy as np
 
-from core.demos.bigram import bigram_counts, bigram_probs
+from core.demos.bigram import bigram_counts, bigram_probs, context_target_pairs
 from ui.frame.exercises import Exercise
 
 
 def questions() -> list[Exercise]:
     ids = np.array(["abn".index(c) for c in "banana"])  # a = 0, b = 1, n = 2
     counts = bigram_counts(ids, 3)
+    pairs = context_target_pairs(ids, 5)  # x = "banan", y = "anana"
+    context, last, target = ("".join("abn"[i] for i in part) for part in (pairs["contexts"][2], pairs["x"][2:3],
+                                                                           pairs["y"][2:3]))
+    wrong = "b" if target != "b" else "a"
     return [
         Exercise("banana", "In “banana”, count which letter follows which (vocabulary a, b, n). With add-one "
                  "smoothing (α = 1), what is P(next = n | a)?", answer=float(bigram_probs(counts, 1.0)[0, 2]),
                  explanation=f"a is followed by n {counts[0, 2]} times and by nothing else (the last a ends the "
                  "text), so the row of a is [0, 0, 2]. Adding 1 to each gives [1, 1, 3], and 3 / 5 = 0.6."),
+        Exercise("context_target", "Cut “banana” into (context → target) pairs. At position t = 2 the context is "
+                 f"“{context}”. What is the target, and what does a bigram model read to guess it?", options=(
+                     f"target {target}; the bigram model reads “{context}”",
+                     f"target {target}; the bigram model reads “{last}”",
+                     f"target {wrong}; the bigram model reads “{last}”"), correct=1,
+                 explanation=f"y is x shifted by one, so the target at t = 2 is the character after “{context}”: "
+                 f"{target}. A bigram model reads only the last character of the context, “{last}”; a transformer "
+                 "reads all of it."),
         Exercise("pairs", "A text has 1,000 characters. How many (previous, next) pairs does the bigram count "
                  "table add up to?", answer=float(bigram_counts(np.zeros(1000, dtype=int), 1).sum()), tolerance=0,
                  explanation="Every character but the first has a previous one: 999 pairs. The whole (V, V) "

@@ -1,4 +1,5 @@
-"""The bigram lesson's own pieces: which text and tokenizer it reads, and its cached results.
+"""The bigram lesson's own pieces: which text and tokenizer it reads, its cached results, and its table of
+(context -> target) pairs.
 
 Cached functions take small arguments (the text's source, the user's text, the vocabulary as a string),
 never the large id arrays; the shipped model comes back from its source tuple (see ui.compute.model_store).
@@ -16,6 +17,7 @@ from ui.compute import model_store
 from ui.compute.memo import shared
 from ui.compute.model_store import Model
 from ui.frame import prose
+from ui.sections.model_views import shown
 
 SOURCES = ("Python documentation", "Your own text")
 OWN_TEXT = ("the cat sat on the mat. the dog sat on the log. the cat saw the dog, and the dog saw the cat. "
@@ -83,3 +85,13 @@ def choose_text(source: str, own: str, model: Model | None) -> tuple[str, CharTo
         except ValueError as err:
             st.warning(str(err))
     st.stop()
+
+
+def pairs_table(pairs: dict, tok: CharTokenizer) -> dict:
+    """core's (context -> target) pairs as a table: the position, the context read so far, the one character a
+    bigram model reads, and the target, each character drawn visibly (a space as '␣', a new line as '⏎')."""
+    def text(ids) -> str:
+        return "".join(shown(tok.itos[i]) for i in np.asarray(ids).tolist())
+
+    return {"t": list(range(len(pairs["x"]))), "context x[0..t]": [text(c) for c in pairs["contexts"]],
+            "bigram reads x[t]": [text([i]) for i in pairs["x"]], "target y[t]": [text([i]) for i in pairs["y"]]}

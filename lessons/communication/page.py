@@ -6,11 +6,12 @@ import streamlit as st
 from core.demos import communication, context
 from core.tokenize import word_tokens
 from lessons import COURSE
+from lessons.communication import trained as trained_bank
 from lessons.communication import views as context_views
 from lessons.communication.questions import questions
 from ui.compute import cached
 from ui.frame import page, prose
-from ui.sections import views
+from ui.sections import trained_views, views
 from ui.state import controls
 from ui.text import code_span, escape_md
 
@@ -22,8 +23,11 @@ two_contexts, cross_attention = cached.same_word_two_contexts, cached.cross_atte
 order_view, encoder_decoder = cached.order_view, cached.encoder_decoder
 
 
-def contexts_section(D: int, d_k: int, seed: int) -> tuple[list[str], list[str]]:
-    """Two sentences that share a word; returns their tokens (the first MOST_TOKENS of each)."""
+def contexts_section(D: int, d_k: int, seed: int, trained: bool = False) -> tuple[list[str], list[str]]:
+    """Two sentences that share a word; returns their tokens (the first MOST_TOKENS of each). With trained
+    weights, "bank" in two sentences read by the toy-English model."""
+    if trained:
+        return trained_bank.bank_section(D, d_k, seed)
     prose.section("One word, two contexts", "communication", "contexts")
     first, second, shared = views.in_a_row(3)
     one = controls.text("comm_one", "Sentence 1", SENTENCE_1, container=first)
@@ -91,10 +95,11 @@ def recurrence_section(r: dict, tokens: list[str]) -> None:
 
 def controls_and_sections() -> None:
     """The page's controls and the sections they drive: a move of a control reruns this alone."""
+    trained = trained_views.weights_switch()  # only the first section has a trained model to show
     sentence, max_tokens, D, d_k, seed = views.sentence_settings()
     notes = st.container()  # the link's notes, for controls drawn further down too
 
-    tokens_1, tokens_2 = contexts_section(D, d_k, seed)
+    tokens_1, tokens_2 = contexts_section(D, d_k, seed, trained)
     cross_section(tokens_1, tokens_2, D, d_k, seed)
     with notes:
         controls.show_url_notes()  # now, in case an empty sidebar text stops the page below

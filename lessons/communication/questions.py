@@ -8,6 +8,7 @@ import numpy as np
 
 from core.demos.communication import encoder_decoder, order_view, recurrence
 from core.demos.context import cross_attention
+from core.demos.word_heads import bank_similarity
 from ui.frame.exercises import Exercise
 
 
@@ -39,4 +40,22 @@ def questions() -> list[Exercise]:
             "The encoder (no mask)", "The decoder (causal mask)", "Both"), correct=2 if both else 0,
                  explanation="A decoder's token i hears only tokens 0 to i; an encoder has no mask, so every "
                  "token hears every other, later ones included."),
+        bank_vectors(),
     ]
+
+
+def bank_vectors() -> Exercise:
+    """The trained model's two vectors of "bank", after its last layer."""
+    similar = bank_similarity()
+    last = float(similar["cosine"][-1])
+    options = ("Nearly the same direction (cosine above 0.9)", "About as alike as two unrelated vectors (cosine "
+               "near 0)", "Opposite directions (cosine near −1)")
+    correct = 0 if last > 0.9 else (2 if last < -0.5 else 1)
+    return Exercise("bank_vectors", "With trained weights, “bank” is read in “she saw the river by the bank” and in "
+                    "“she saw the money by the bank”. It enters both at the same place with the same vector "
+                    f"(cosine {similar['cosine'][0]:.2f}). After the model's last layer, how alike are its two "
+                    "vectors?",
+                    options=options, correct=correct,
+                    explanation=f"Cosine per stage ({', '.join(similar['stages'])}): "
+                    f"{', '.join(f'{c:.2f}' for c in similar['cosine'])}. The model needs the sense to predict the "
+                    "next word (a bank path or a bank loan), so the layers write river or money into “bank”.")

@@ -5,11 +5,16 @@ import numpy as np
 import streamlit as st
 
 from core import costs
+from core.demos import guessing
 from core.layers import positional_encoding, sinusoidal_encoding
 from core.model import attention_layer, block, embed, forward
 from core.sampling import generate, next_token_probs, probs_from_logits
+from core.sampling import nucleus as nucleus_of
 from lessons import COURSE
 from lessons.full_model import cost_panel as cost_views
+from lessons.full_model import nucleus
+from lessons.full_model.guess import game_model, guess_section
+from lessons.full_model.head_view import head_view_section
 from lessons.full_model.questions import questions
 from ui.compute.model_store import Model
 from ui.drawing import render
@@ -38,24 +43,33 @@ def prompt_section(model: Model, prompt: str) -> tuple[int, ...]:
     return ids
 
 
-def next_character_section(sides: dict, ids: tuple, temperature: float, top_k: int) -> None:
+def next_character_section(sides: dict, ids: tuple, temperature: float, top_k: int, top_p: float) -> None:
+    """The next-character bars of each side; with top-p below 1, the nucleus marked on them and described."""
     st.subheader("Next character")
-    title = f"P(next | prompt), temperature {temperature:g}" + (f", top-{top_k}" if top_k else "")
+    title = (f"P(next | prompt), temperature {temperature:g}" + (f", top-{top_k}" if top_k else "")
+             + (f", top-p {top_p:g}" if top_p < 1 else ""))
     frames = []
     for column, (which, m) in zip(st.columns(len(sides)), sides.items()):
         with column:
-            probs = probs_from_logits(mv.read_prompt(m.source, ids)["logits"], temperature, top_k or None)  # (V,)
             side_title = f"{which.capitalize()} · {title}" if len(sides) > 1 else title
-            frames.append(mv.bars(probs, m.tokenizer, side_title))
+            if top_p < 1:
+                seen = nucleus.read(m, ids, temperature, top_k, top_p)
+                frames.append(nucleus.bars(seen, m.tokenizer, side_title))
+                st.caption(nucleus.caption(seen, m.tokenizer, top_p, len(frames[-1])))
+            else:
+                probs = probs_from_logits(mv.read_prompt(m.source, ids)["logits"], temperature, top_k or None)  # (V,)
+                frames.append(mv.bars(probs, m.tokenizer, side_title))
     V = sides["trained"].cfg.vocab_size
     st.caption(prose.text("full_model", "bars", V=V, bars=len(frames[0]), mass=sum(frames[0].columns["value"])))
 
 
-def generate_section(sides: dict, ids: tuple, n_chars: int, temperature: float, top_k: int, seed: int) -> None:
+def generate_section(sides: dict, ids: tuple, n_chars: int, sampling: tuple, seed: int) -> None:
+    """sampling: (temperature, top_k, top_p), as the bars above use them."""
     prose.section("Generate", "full_model", "generate", n=n_chars, seed=seed)
-    settings = (sides["trained"].source, ids, n_chars, temperature, top_k, seed, len(sides) > 1)
+    temperature, top_k, top_p = sampling
+    settings = (sides["trained"].source, ids, n_chars, temperature, top_k, top_p, seed, len(sides) > 1)
     if st.button("Generate", key="fm_generate"):
-        mv.generate_all(sides, ids, n_chars, temperature, top_k, seed, settings)
+        mv.generate_all(sides, ids, n_chars, temperature, top_k, seed, settings, top_p=top_p if top_p < 1 else None)
     mv.show_generated(settings)
 
 
@@ -109,6 +123,9 @@ def reading_and_generating(chosen: Model | None, model_error: str | None) -> Non
     mv.task_note(model)
     top_k = controls.number_slider("fm_top_k", "Top-k (0 = no limit)", 0, model.cfg.vocab_size, 0,
                                    help="Keep only the k most likely characters before sampling; 0 keeps them all.")
+    top_p = controls.number_slider("fm_top_p", "Top-p (1 = no limit)", 0.05, 1.0, 1.0, step=0.05,
+                                   help="Keep only the most likely characters, from the top down, until their "
+                                        "probabilities add up to p (the nucleus); 1 keeps them all.")
     n_chars = controls.number_slider("fm_n_chars", "Characters to generate", 1, 300, 80)
     controls.show_url_notes()
 
@@ -116,9 +133,10 @@ def reading_and_generating(chosen: Model | None, model_error: str | None) -> Non
     ids = prompt_section(model, prompt)
     seen = mv.read_or_say(model, ids)
     if seen is not None:
-        next_character_section(sides, ids, temperature, top_k)
-        generate_section(sides, ids, n_chars, temperature, top_k, seed)
+        next_character_section(sides, ids, temperature, top_k, top_p)
+        generate_section(sides, ids, n_chars, (temperature, top_k, top_p), seed)
         attention_section(model, ids, seen["weights"])
+        page.live(lambda: head_view_section(model, ids, seen["weights"]))  # its layer and head switches rerun it alone
         knockout_section(model, ids, "fm")
     if chosen is None:
         model_sections(model)
@@ -135,10 +153,12 @@ page.opening(COURSE, "full_model")
 
 chosen, model_error = mv.chosen_model()  # a new choice runs the whole page
 page.live(lambda: reading_and_generating(chosen, model_error))
+page.live(lambda: guess_section(game_model()))  # a guess, or the next puzzle, reruns the game alone
 if chosen is not None:
     model_sections(chosen)
 
 page.closing(COURSE, "full_model", questions, code=(
-    forward, embed, block, attention_layer, next_token_probs, probs_from_logits, generate, sinusoidal_encoding,
+    forward, embed, block, attention_layer, next_token_probs, probs_from_logits, nucleus_of, generate,
+    sinusoidal_encoding, guessing.pick_position, guessing.score, guessing.tally,
     costs.param_count, costs.attention_costs, costs.attention_memory, costs.attention_flops, costs.kv_cache_bytes,
     costs.memory_curves))

@@ -1,5 +1,6 @@
 """Lesson: the causal mask, what it does to the weights, how it goes wrong, and proof that it works."""
 
+import numpy as np
 import streamlit as st
 
 from core import attention
@@ -8,7 +9,7 @@ from core.tokenize import word_tokens
 from lessons import COURSE
 from lessons.masking.questions import questions
 from ui.compute import cached
-from ui.drawing import plots, render
+from ui.drawing import charts, plots, render
 from ui.drawing.charts import cell_size
 from ui.frame import page, prose
 from ui.sections import views, walkthrough_views
@@ -20,6 +21,10 @@ MAX_DIMS_IN_TABLE = 6
 MAX_T = 32  # seq_len's upper end; the position slider keeps one fixed range so that its state survives text edits
 FILLS = {"fill value": "value", "in float32": "float32", "in float16": "float16"}  # table column: fill_in_float16 key
 VERDICT = {"same": st.info, "first": st.info, "held": st.success, "leaked": st.error}  # peek_outcome's kinds
+MAX_MASK_CELLS = 8  # rows and columns of the additive masks printed as tables
+MASK_TEXT = {-np.inf: "−∞", 0.0: "0"}  # how a mask's cells read; NaN reads "NaN" (views.number)
+TRIU_FORMS = ("**Broken:** `np.triu(np.ones((T, T)), k=1) * -np.inf`",
+              "**Right:** `np.triu(np.full((T, T), -np.inf), k=1)`")
 
 compute, peek = cached.masking_view, cached.no_peeking
 
@@ -87,6 +92,35 @@ def fully_masked_section(fm: dict, fills: dict, causal_diff: float, tokens: list
         prose.show("masking", "float16", row=numbers_text(fm["big_negative_f16"][0]))
 
 
+def multiplied_section(mul: dict, tokens: list[str]) -> None:
+    prose.section("Mistake 3: multiplying the scores by the mask", "masking", "multiply")
+    with beside(weights_map(mul["wrong"], tokens, "wrong: softmax(scores × mask)", "masking_multiplied",
+                            shape="(T, T), future scores 0 instead of −∞")):
+        render.show(plots.bar_chart, plots.bar_frame(tokens, mul["leaked"]), width="stretch", domain=(0.0, 1.0),
+                    title="weight on future keys", x_title="weight leaked (should be 0)", y_title="query")
+        shape_caption("leaked", mul["leaked"], "(T,)")
+    leaked = mul["leaked"]
+    st.caption(prose.text("masking", "multiply_values", row0=leaked[0], future=len(tokens) - 1,
+                          mean=leaked.mean(), right=float(mul["right_leaked"].max())))
+
+
+def triu_inf_section(tri: dict, tokens: list[str]) -> None:
+    prose.section("Mistake 4: building the mask as np.triu(…) * −∞", "masking", "triu_inf")
+    shown = min(len(tokens), MAX_MASK_CELLS)
+    labels = charts.unique_labels(tokens)[:shown]
+    for place, name, label in zip(st.columns(2), ("broken", "right"), TRIU_FORMS):
+        cells = tri[name][:shown, :shown]
+        table = {"query ↓ key →": labels, **{key: [MASK_TEXT.get(x, views.number(x)) for x in cells[:, j]]
+                                            for j, key in enumerate(labels)}}
+        place.markdown(label)
+        with place:
+            views.number_table(table, columns=[])
+    cut = f" The tables show the first {shown} rows and columns of {len(tokens)}." if shown < len(tokens) else ""
+    prose.show("masking", "triu_inf_values", nan_rows=tri["nan_rows"], T=len(tokens), cut=cut,
+               row=numbers_text(tri["naive"][0]), guarded_nan=tri["guarded_nan"], cells=len(tokens) ** 2,
+               right=numbers_text(tri["right_weights"][0]))
+
+
 def peek_section(tokens: list[str], asked: int, word: str, D: int, d_k: int, seed: int) -> None:
     st.subheader("Proof of no peeking")
     replacement, position = word_tokens(word), min(asked, len(tokens) - 1)
@@ -137,8 +171,11 @@ def controls_and_sections() -> None:
     walkthrough_views.conventions_section(a["scaled_scores"], tokens)
     query = compare_section(a, tokens)
     averaging_section(a, tokens, query)
-    after_softmax_section(a["after_softmax"], tokens)
-    fully_masked_section(a["fully_masked"], a["fills"], a["causal_fill_difference"], tokens)
+    if page.technical():  # the four mistakes
+        after_softmax_section(a["after_softmax"], tokens)
+        fully_masked_section(a["fully_masked"], a["fills"], a["causal_fill_difference"], tokens)
+        multiplied_section(a["multiplied"], tokens)
+        triu_inf_section(a["triu_inf"], tokens)
     peek_section(tokens, asked_position, word, D, d_k, seed)
 
 
@@ -150,4 +187,5 @@ page.closing(COURSE, "masking", questions, code=(
     masking.masking_view, attention.causal_mask, heads.single_head, attention.scaled_dot_product_attention,
     attention.softmax, masking.fill_masked, masking.running_mean_weights, masking.running_mean,
     masking.mask_after_softmax, masking.naive_softmax, masking.fully_masked_row, masking.causal_fill_difference,
-    masking.fill_in_float16, masking.no_peeking, context.boolean_masks, context.mask_conventions))
+    masking.fill_in_float16, masking.mask_by_multiplying, masking.additive_mask_by_triu, masking.triu_times_inf,
+    masking.no_peeking, context.boolean_masks, context.mask_conventions))

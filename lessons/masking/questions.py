@@ -8,6 +8,7 @@ import numpy as np
 import streamlit as st
 
 from core.attention import causal_mask, scaled_dot_product_attention, softmax
+from core.demos.masking import mask_by_multiplying
 from ui.drawing import render
 from ui.frame.exercises import Exercise
 
@@ -27,6 +28,7 @@ def _causal_pictures() -> None:
 def questions() -> list[Exercise]:
     _, w = scaled_dot_product_attention(np.ones((4, 2)), np.ones((4, 2)), np.ones((4, 2)), mask=causal_mask(4))
     late = softmax(np.zeros((4, 4))) * causal_mask(4)  # masking after the softmax: the wrong order
+    multiplied = mask_by_multiplying(np.full((4, 4), 2.0), causal_mask(4))  # 0 for the future, not -inf
     return [
         Exercise("row0", "Under a causal mask, what weight does the first token (row 0) give to itself?",
                  answer=float(w[0, 0]),
@@ -35,6 +37,12 @@ def questions() -> list[Exercise]:
                  "future weights afterwards. What does row 1 sum to?", answer=float(late[1].sum()),
                  explanation="The softmax gave 0.25 to each of the four keys; zeroing keys 2 and 3 leaves "
                  "0.25 + 0.25 = 0.5. Mask the scores (with -inf) before the softmax and row 1 sums to 1."),
+        Exercise("multiplied", "Four tokens, every score 2. Someone multiplies the scores by the causal mask (1 "
+                 "where allowed, 0 for the future) and then takes the softmax. What total weight does row 0 put on "
+                 "the three future keys? (3 decimals)", answer=float(multiplied["leaked"][0]), tolerance=0.002,
+                 explanation="Row 0's scores become [2, 0, 0, 0]. A score of 0 is not hidden: e⁰ = 1, so the "
+                 f"three future keys get 3 / (e² + 3) = {multiplied['leaked'][0]:.3f} of the weight. Setting them "
+                 "to −∞ instead gives them exactly 0."),
         Exercise("which_causal", "Rows are queries, columns are keys. Which picture shows causal attention?",
                  options=("Picture A", "Picture B"), correct=1, figure=_causal_pictures,
                  explanation="Causal attention lets query i see keys 0..i only: all its weight sits on or "

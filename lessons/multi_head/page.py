@@ -8,11 +8,12 @@ from core.costs import attention_params
 from core.demos.heads import head_entropies, mha_weights, multi_head
 from core.tokenize import word_embeddings
 from lessons import COURSE
+from lessons.multi_head import trained
 from lessons.multi_head.questions import questions
 from lessons.multi_head.views import Setup, compute, draw_heads, forms_table
 from ui.drawing import render
 from ui.frame import page, prose
-from ui.sections import views
+from ui.sections import trained_views, views
 from ui.sections.views import PROBABILITY, Heatmap, dim_labels, heatmaps
 from ui.state import controls
 from ui.text import shape_caption, shape_str
@@ -111,6 +112,9 @@ def spread_section(one: np.ndarray, heads: np.ndarray, D: int) -> None:
 
 def controls_and_sections() -> None:
     """The page's controls and the sections they drive: a move of a control reruns this alone."""
+    if trained_views.weights_switch():  # the toy-English model's heads on the sentence, in its own words
+        trained.view()
+        return
     sentence = controls.input_text()
     max_tokens = controls.seq_len()
     D = controls.d_model()
@@ -131,7 +135,8 @@ def controls_and_sections() -> None:
     heads_section(a, setup)
     inside_head_section(a, tokens, focus)
     concat_section(a, tokens)
-    forms_section(a)
+    if page.technical():
+        forms_section(a)
     compare_section(a, setup)
 
 

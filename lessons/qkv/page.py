@@ -4,17 +4,22 @@ import numpy as np
 import streamlit as st
 
 from core.attention import scaled_dot_product_attention, softmax
+from core.demos import geometry
 from core.demos.context import walk_through
 from core.demos.heads import projections, single_head
 from core.demos.measures import spread, weight_summary
 from core.tokenize import word_embeddings
 from lessons import COURSE
+from lessons.qkv import trained
+from lessons.qkv import views as qv
 from lessons.qkv.questions import questions
 from ui.compute import cached
+from ui.drawing.charts import unique_labels
 from ui.frame import page, prose
-from ui.sections import views, walkthrough_views
+from ui.sections import trained_views, views, walkthrough_views
 from ui.sections.views import Heatmap, dim_labels, heatmaps, square, token_rows, weights_map
 from ui.state import controls
+from ui.text import code_span
 
 ROLES = {"Q": "what each token asks", "K": "what each token offers", "V": "what each token hands over"}
 
@@ -41,6 +46,29 @@ def qkv_section(a: dict, tokens: list[str]) -> None:
                for name, role in ROLES.items()])
 
 
+def geometry_section(a: dict, tokens: list[str]) -> None:
+    """Two arrows the student turns, their dot product, and what that says about the sentence's scores."""
+    prose.section("How a query meets a key: the dot product", "qkv", "geometry")
+    turn, chart = st.columns((2, 3))
+    angle_a = controls.number_slider("qkv_angle_a", "Direction of a (degrees)", 0, 360, 30, step=5, container=turn)
+    angle_b = controls.number_slider("qkv_angle_b", "Direction of b (degrees)", 0, 360, 60, step=5, container=turn)
+    length_a = controls.number_slider("qkv_len_a", "Length of a", 0.5, 2.0, 1.0, step=0.25, container=turn)
+    length_b = controls.number_slider("qkv_len_b", "Length of b", 0.5, 2.0, 1.0, step=0.25, container=turn)
+    controls.show_url_notes()
+    g = geometry.two_arrows(angle_a, angle_b, length_a, length_b)
+    with chart:
+        qv.draw_arrows(g, f"a · b = {g['dot']:.3f}")
+    (ax, ay), (bx, by) = g["a"], g["b"]
+    prose.show("qkv", "geometry_values", ax=ax, ay=ay, bx=bx, by=by, dot=g["dot"], la=g["length_a"],
+               lb=g["length_b"], theta=g["theta"], cos=g["cos"], polar=g["polar"], largest=g["largest"])
+    prose.show("qkv", "geometry_" + g["sign"], theta=g["theta"], largest=g["largest"])
+    labels = [code_span(t) for t in unique_labels(tokens)]
+    high, low = geometry.extreme_pair(a["Q"], a["K"]), geometry.extreme_pair(a["Q"], a["K"], highest=False)
+    st.caption(prose.text("qkv", "geometry_scores", d_k=a["Q"].shape[1], score=high["score"], q=labels[high["query"]],
+                          k=labels[high["key"]], ql=high["q_len"], kl=high["k_len"], theta=high["theta"],
+                          low=low["score"], q2=labels[low["query"]], k2=labels[low["key"]], theta2=low["theta"]))
+
+
 def scores_section(a: dict, tokens: list[str]) -> int:
     """The scores and their softmax, with the query row picked by the box or a click; returns that row."""
     st.subheader("Raw scores Q Kᵀ")
@@ -64,6 +92,9 @@ def walk_section(a: dict, tokens: list[str], query: int, D: int, d_k: int, seed:
 
 def controls_and_sections() -> None:
     """The page's controls and the sections they drive: a move of a control reruns this alone."""
+    if trained_views.weights_switch():  # the toy-English model's weights on the sentence, in its own words
+        trained.view()
+        return
     sentence, max_tokens, D, d_k, seed = views.sentence_settings()
     controls.show_url_notes()
 
@@ -72,6 +103,7 @@ def controls_and_sections() -> None:
     embeddings_section(a, tokens)
     projections_section(a)
     qkv_section(a, tokens)
+    geometry_section(a, tokens)
     query = scores_section(a, tokens)
     walk_section(a, tokens, query, D, d_k, seed)
 
@@ -81,4 +113,5 @@ page.opening(COURSE, "qkv")
 page.live(controls_and_sections)
 
 page.closing(COURSE, "qkv", questions, code=(
-    single_head, projections, word_embeddings, scaled_dot_product_attention, softmax, walk_through))
+    single_head, projections, word_embeddings, geometry.two_arrows, geometry.extreme_pair, geometry.score_geometry,
+    scaled_dot_product_attention, softmax, walk_through))

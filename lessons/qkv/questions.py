@@ -7,8 +7,11 @@ from __future__ import annotations
 import numpy as np
 
 from core.attention import scaled_dot_product_attention
+from core.demos.geometry import two_arrows
+from core.demos.word_heads import read_words, rule_positions, trained_attention, word_model
 from core.tokenize import word_tokens
 from ui.frame.exercises import Exercise
+from ui.sections import trained_views
 from ui.state.controls import DEFAULT_TEXT
 
 
@@ -18,6 +21,7 @@ def questions() -> list[Exercise]:
     k = np.array([[1.0, 0.0], [0.0, 1.0], [0.5, 0.5]])
     _, w = scaled_dot_product_attention(q, k, k)
     dots = (q @ k.T)[0]  # (3,)
+    apart = two_arrows(0, 120, 2.0, 2.0)  # two arrows of length 2, 120° apart
     return [
         Exercise("score_count", f"The default sentence has {T} tokens and d_k = 8. How many numbers are in "
                  "the score matrix Q Kᵀ?", answer=T * T, tolerance=0,
@@ -29,10 +33,32 @@ def questions() -> list[Exercise]:
                  explanation=f"The dot products are {dots[0]:g}, {dots[1]:g} and {dots[2]:g}; divided by √2 they "
                  f"are {dots[0] / np.sqrt(2):.3f}, {dots[1] / np.sqrt(2):.3g} and {dots[2] / np.sqrt(2):.3f}; "
                  f"their softmax is {w[0, 0]:.3f}, {w[0, 1]:.3f}, {w[0, 2]:.3f}."),
+        Exercise("dot_angle", "Arrow a points along 0°, arrow b along 120°, and both have length 2. What is "
+                 "their dot product a · b?", answer=apart["dot"],
+                 explanation=f"a · b = |a| |b| cos θ = 2 · 2 · cos 120° = 4 · ({apart['cos']:g}) = {apart['dot']:g}. "
+                 "More than 90° apart, the arrows lean away from each other, so the dot product is negative."),
         Exercise("why_same_rows", "The sentence “the cat saw the dog” has “the” twice. Why are both "
                  "“the” rows of Q identical?", options=(
                      "Because attention averages them", "Because they have the same embedding and Q = X W_Q "
                      "works on each row alone", "Because the softmax makes them equal"), correct=1,
                  explanation="Before attention mixes anything, each row of Q depends only on that token's own "
                  "embedding. Position is what tells them apart, once positional encodings are added."),
+        trained_row(),
     ]
+
+
+def trained_row() -> Exercise:
+    """The trained model's agreement head on the example: which word the verb's deciding row reads."""
+    sentence = trained_views.EXAMPLE
+    tokens = read_words(sentence)["tokens"]
+    rule = rule_positions(tokens)
+    layer, head = word_model().meta["phenomena"]["agreement"]["head"]
+    row = trained_attention(sentence)["weights"][layer, head, rule["query"]]  # (T,)
+    picks = [rule["query"], rule["cue"], rule["query"] - 2]  # the noun itself, the subject, the place word
+    options = (f"{tokens[picks[0]]}, the noun itself", f"{tokens[picks[1]]}, the subject",
+               f"{tokens[picks[2]]}, the word between them")
+    return Exercise("trained_row", f"With trained weights, on “{sentence}”, the row of `{tokens[rule['query']]}` "
+                    f"in {trained_views.head_name(layer, head)} predicts the verb. Which word gets most of its weight?",
+                    options=options, correct=picks.index(int(row.argmax())),
+                    explanation=f"`{tokens[int(row.argmax())]}` gets {row.max():.2f} of the row: the verb must agree "
+                    "with the subject, not with the nearer noun, so the head that learned the rule reads the subject.")

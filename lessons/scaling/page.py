@@ -124,7 +124,8 @@ def controls_and_sections() -> None:
     a = compute(tokens, D, d_k, seed, scaled, temperature, d_v)
     weights_section(a, tokens, d_k, temperature, scaled)
     compare_section(a, tokens, d_k)
-    d_v_section(a["mistake"], tokens, d_k, d_v)
+    if page.technical():
+        d_v_section(a["mistake"], tokens, d_k, d_v)
 
 
 def experiment() -> None:
@@ -140,7 +141,8 @@ def experiment() -> None:
 page.opening(COURSE, "scaling")
 
 page.live(controls_and_sections)
-why_section()  # its own random vectors: the same on every link, drawn outside the live parts
+if page.technical():  # the proof
+    why_section()  # its own random vectors: the same on every link, drawn outside the live parts
 page.live(experiment)
 
 page.closing(COURSE, "scaling", questions, code=(

@@ -50,6 +50,8 @@ EXPECTED_NUMBERS = {
     ("scaling", "variance"): 256.0,  # Var(q·k) = d_k
     ("masking", "row0"): 1.0,  # a softmax over one allowed key
     ("masking", "late_mask"): 0.5,  # 0.25 + 0.25 kept of four equal weights
+    ("masking", "multiplied"): 3 / (math.e**2 + 3),  # scores [2, 0, 0, 0]: the three zeros keep e⁰ each
+    ("qkv", "dot_angle"): 2 * 2 * math.cos(math.radians(120)),  # |a| |b| cos θ = -2
     ("multi-head", "dk_per_head"): 64 / 8,
     ("multi-head", "attn_params"): 64 * 192 + 192 + 64 * 64 + 64,  # 16,640
     ("model", "temp0"): 1.0,
@@ -63,15 +65,24 @@ EXPECTED_NUMBERS = {
     ("communication", "reach"): 0.9**10,  # ten steps that each keep 0.9
     ("communication", "cross_count"): 5 * 8,  # (Tq, Tkv) weights
     ("circuit", "uniform"): math.log(24),  # -ln(1/24)
+    ("block", "ln_first"): (2 - 5) / math.sqrt(5),  # row [2, 4, 6, 8]: mean 5, variance 5
+    ("block", "ffn_width"): 4 * 64,  # d_ff = 4 D
+    ("block", "gelu_minus_one"): -0.5 * (1 + math.erf(-1 / math.sqrt(2))),  # x Φ(x) at x = -1
+    ("block", "residual_length"): 5.0,
 }
 # (lesson, exercise id) -> the option a student must pick (checked by what the option says)
 EXPECTED_OPTIONS = {
     ("qkv", "why_same_rows"): "same embedding",
     ("scaling", "bug_dv"): "line 4",
     ("masking", "which_causal"): "Picture B",
+    ("bigram", "context_target"): "target a; the bigram model reads “n”",  # "ban" -> "a"; the last is "n"
     ("training", "bigram"): "attention",
     ("communication", "who_hears"): "encoder",
+    ("qkv", "trained_row"): "the subject",  # docs/MODELS.md: the agreement head's share on the subject is 0.98
+    ("multi-head", "head_off"): "coin toss",  # docs/MODELS.md: 47.7% with the agreement head off
+    ("communication", "bank_vectors"): "near 0",  # docs/MODELS.md: cosine 0.07 after layer 2
     ("circuit", "most_needed"): "layer 1 · head 2",  # the previous-token head (docs/MODELS.md: +13 nats)
+    ("block", "which_wiring"): "pre-norm",
 }
 # A plausible wrong number for each numeric exercise (the tutorial's 0.432 for the first weight)
 WRONG_NUMBERS = {("qkv", "first_weight"): "0.432", ("scaling", "factor_64"): "64", ("scaling", "variance"): "16",

@@ -15,7 +15,17 @@ from core.data import CorpusUnavailable, pydoc_corpus, pydoc_text
 from core.model import load
 from core.tokenize import CharTokenizer
 from lessons.bigram import views as bigram_views
-from tests.apptest_helpers import ROOT, SENT_RTOL, chart_by_title, chart_data, matrix, ok, run_page, texts
+from tests.apptest_helpers import (
+    ROOT,
+    SENT_RTOL,
+    chart_by_title,
+    chart_data,
+    matrix,
+    numbered_title,
+    ok,
+    run_page,
+    texts,
+)
 
 PAGE = "lessons/bigram/page.py"
 OWN = "Your own text"
@@ -77,7 +87,7 @@ def assert_rows_sum_to_one(at):
 
 def test_defaults_counts_match_the_text(default_page):
     at = default_page
-    assert [t.value for t in at.title] == ["7 · Bigram model"]
+    assert [t.value for t in at.title] == [numbered_title("bigram")]
     _, _, top = assert_counts_match(at, pydoc_fit_text(), 12)
     assert top[0] == " "  # the space is the most frequent character
     assert "counts · shape (12, 12) = (n, n) of the full (V, V) = (95, 95)" in texts(at)

@@ -22,6 +22,7 @@ from tests.apptest_helpers import (
     chart_title,
     charts,
     matrix,
+    numbered_title,
     ok,
     run_page,
     texts,
@@ -63,7 +64,7 @@ def view(at) -> dict:
 
 def test_defaults(default_page):
     at = default_page
-    assert [t.value for t in at.title] == ["9 · Induction circuit"]
+    assert [t.value for t in at.title] == [numbered_title("circuit")]
     assert at.radio(key="ci_source").value == "generated" and at.sidebar.slider(key="ci_length").value == 8
     assert at.sidebar.slider(key="seed").value == 0 and at.text_input(key="ci_text").value == "QFBPLANCKWORDPLANCKWORD"
     prev, ind = shares(at)

@@ -19,6 +19,7 @@ from tests.apptest_helpers import (
     chart_title,
     charts,
     matrix,
+    numbered_title,
     ok,
     run_page,
     texts,
@@ -155,7 +156,7 @@ def assert_page(at) -> None:
 def test_defaults(default_page):
     at = default_page
     assert settings(at) == DEFAULTS
-    assert [t.value for t in at.title] == ["5 · Context and order"]
+    assert [t.value for t in at.title] == [numbered_title("communication")]
     assert not at.warning and not at.info and not at.error
     titles = [chart_title(c) for c in charts(at)]
     for prefix in (*CONTEXT_CHARTS, *SENTENCE_CHARTS):

@@ -23,6 +23,7 @@ from tests.apptest_helpers import (
     chart_title,
     charts,
     matrix,
+    numbered_title,
     ok,
     run_app,
     run_page,
@@ -67,7 +68,7 @@ def grid(at) -> np.ndarray:
 def test_defaults():
     at = ok(run_page(PAGE, opened=[CODE_KEY]))  # with "Show the code" open
     model = page_model()
-    assert at.title[0].value == "8 · Full model"
+    assert at.title[0].value == numbered_title("full_model")
     text = texts(at)
     assert ("These weights are random" in text) != model.trained
     shown = bars(at)
@@ -234,7 +235,7 @@ def test_a_trained_model_becomes_the_default_and_compares_with_random(tmp_path, 
 
 def test_deep_link_through_the_app():
     at = ok(run_app(PAGE, {"fm_prompt": "Hi", "sample_temp": "0"}))
-    assert at.title[0].value == "8 · Full model"
+    assert at.title[0].value == numbered_title("full_model")
     assert bars(at)["value"].iloc[0] == 1.0 and grid(at).shape[-1] == 2
 
 

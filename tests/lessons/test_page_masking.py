@@ -18,6 +18,7 @@ from tests.apptest_helpers import (
     chart_title,
     charts,
     matrix,
+    numbered_title,
     ok,
     run_page,
     texts,
@@ -102,7 +103,7 @@ def assert_no_peeking(at, position: int):
 def test_defaults(default_page):
     at = default_page
     assert settings(at) == DEFAULTS
-    assert [t.value for t in at.title] == ["3 · Masking"]
+    assert [t.value for t in at.title] == [numbered_title("masking")]
     assert not at.warning and not at.info and not at.error
     titles = [chart_title(c) for c in charts(at)]
     for prefix in (*HEATMAPS, "max |change|", "row sums"):

@@ -18,6 +18,7 @@ from tests.apptest_helpers import (
     chart_title,
     charts,
     matrix,
+    numbered_title,
     ok,
     run_app,
     run_page,
@@ -93,7 +94,7 @@ def assert_page_matches_core(at):
 
 def test_defaults():
     at = ok(run_page(PAGE, opened=[CODE_KEY]))  # with "Show the code" open
-    assert at.title[0].value == "4 · Multi-head"
+    assert at.title[0].value == numbered_title("multi_head")
     assert settings(at)["H"] == 2
     assert_page_matches_core(at)
     text = texts(at)
@@ -211,7 +212,7 @@ def test_odd_text_never_breaks_the_page(text):
 
 def test_deep_link_through_the_app():
     at = ok(run_app(PAGE, {"d_model": "32", "heads": "4", "mh_causal": "true"}))
-    assert at.title[0].value == "4 · Multi-head"
+    assert at.title[0].value == numbered_title("multi_head")
     assert panels(at).shape[0] == 4 and np.all(np.triu(panels(at), k=1) == 0)
 
 

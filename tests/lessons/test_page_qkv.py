@@ -20,6 +20,7 @@ from tests.apptest_helpers import (
     chart_title,
     charts,
     matrix,
+    numbered_title,
     ok,
     run_page,
     texts,
@@ -119,7 +120,7 @@ def test_defaults_show_the_sentence(default_page):
     tokens = word_tokens(DEFAULT_TEXT)
     assert tokens == ["The", "cat", "sat", "on", "the", "warm", "mat"]
     assert "**Tokens:** " + " · ".join(f"`{t}`" for t in tokens) in texts(at)
-    assert [t.value for t in at.title] == ["1 · QKV projection"]
+    assert [t.value for t in at.title] == [numbered_title("qkv")]
     assert not at.warning
 
 

@@ -18,6 +18,7 @@ from tests.apptest_helpers import (
     chart_title,
     charts,
     matrix,
+    numbered_title,
     ok,
     run_page,
     texts,
@@ -107,7 +108,7 @@ def assert_weighted_sum(at):
 def test_defaults(default_page):
     at = default_page
     assert settings(at) == DEFAULTS
-    assert [t.value for t in at.title] == ["2 · Scaling"]
+    assert [t.value for t in at.title] == [numbered_title("scaling")]
     assert "**Tokens:** " + " · ".join(f"`{t}`" for t in word_tokens(DEFAULT_TEXT)) in texts(at)
     assert not at.warning and not at.info
     titles = [chart_title(c) for c in charts(at)]

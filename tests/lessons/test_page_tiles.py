@@ -12,7 +12,17 @@ import pytest
 from core.attention import causal_mask
 from core.demos.heads import single_head
 from core.tokenize import word_tokens
-from tests.apptest_helpers import SENT_RTOL, captions, chart_by_title, chart_data, matrix, ok, run_page, texts
+from tests.apptest_helpers import (
+    SENT_RTOL,
+    captions,
+    chart_by_title,
+    chart_data,
+    matrix,
+    numbered_title,
+    ok,
+    run_page,
+    texts,
+)
 from ui.state.controls import DEFAULT_TEXT
 
 PAGE = "lessons/tiles/page.py"
@@ -66,7 +76,7 @@ def assert_tile_holds_at_most_t_by_b(at, T: int, b: int):
 def test_defaults(default_page):
     at = default_page
     assert settings(at) == {"tl_block": 2, "tl_step": 2, "tl_causal": True, "d_k": 8, "tl_length": 4096}
-    assert [t.value for t in at.title] == ["6 · Attention in tiles"]
+    assert [t.value for t in at.title] == [numbered_title("tiles")]
     assert "Step 2 of 4: keys 2 to 3" in texts(at)  # 7 keys in blocks of 2: 0-1, 2-3, 4-5, 6
     assert_tile_holds_at_most_t_by_b(at, T_DEFAULT, 2)
     assert "Held at this step: 14 scores" in texts(at)

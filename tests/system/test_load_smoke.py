@@ -27,7 +27,7 @@ import pytest
 
 from bench.load_test import Result, percentile, student
 from bench.streamlit_client import Server, Session
-from tests.apptest_helpers import ROOT
+from tests.apptest_helpers import ROOT, numbered_title
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -86,7 +86,7 @@ async def small_class(url: str) -> Result:
     # The first visitor pays for the imports and the caches; the class arrives after.
     session, first = await Session.open(url, "qkv")
     await session.close()
-    assert first.title == "1 · QKV projection" and not first.exceptions, first
+    assert first.title == numbered_title("qkv") and not first.exceptions, first
     start = time.monotonic()
     await asyncio.gather(*[student(i, url, "qkv", start + 0.2 * i, start + SECONDS, random.Random(i), result)
                            for i in range(STUDENTS)])

@@ -35,8 +35,8 @@ LABEL = "Export the matrices on this page (CSV, PNG, SVG)"
 
 
 def heatmaps(at: AppTest) -> list:
-    """The heatmaps on screen: the charts drawn by render.show_heatmap, which all carry a text alternative."""
-    return [c for c in charts(at) if c.proto.alt.startswith("Heatmap ")]
+    """The heatmaps on screen: the charts drawn by render.show_heatmap, whose specs all carry a description."""
+    return [c for c in charts(at) if chart_spec(c).get("description", "").startswith("Heatmap ")]
 
 
 def drawn(at: AppTest) -> list[dict]:

@@ -19,15 +19,18 @@ from streamlit.runtime.media_file_manager import MediaFileManager
 from streamlit.testing.v1 import AppTest
 
 from lessons import COURSE
-from tests.apptest_helpers import chart_data, chart_title, charts, ok, run_app, run_page
+from tests.apptest_helpers import chart_data, chart_title, charts, numbered_title, ok, run_app, run_page
 from ui.frame import share
 
 LESSONS = {lesson.url_path: lesson for lesson in COURSE}
 SETTINGS_FILE = "attention-lab-view.json"
-NOT_SETTINGS = {"share_upload", "share_download", "export_pick"}  # sidebar/page widgets that are no view setting
+# Widgets that are no view setting: the share panel's own, the export pick, and a guess being typed (an answer;
+# the puzzle it answers is in the link as fm_puzzle)
+NOT_SETTINGS = {"share_upload", "share_download", "export_pick", "fm_guess_text"}
 
 # Widgets moved by hand on each lesson, step by step (a later step's options can depend on an earlier one).
 MOVES = {
+    "block": [{"block_prompt": "def f(x): return x", "block_layer": 2, "block_pos": 5, "block_depth": 24, "seed": 3}],
     "qkv": [{"text": "I saw the saw", "seq_len": 3, "d_model": 8, "d_k": 5, "seed": 11}],
     "scaling": [{"text": "a cat", "d_k": 128, "scaling_on": False, "seed": 5, "attn_temp": 0.5, "scaling_d_v": 8,
                  "scaling_T": 8, "scaling_trials": 10}],
@@ -178,8 +181,9 @@ def test_link_of_an_untouched_page_is_complete():
     at = run_shared(LESSONS["qkv"].path)
     q = query(link(at))
     assert {k: v[0] for k, v in q.items()} == {
-        "present": "false", "text": "The cat sat on the warm mat", "seq_len": "16", "d_model": "16", "d_k": "8",
-        "seed": "0", "query": "mat"}
+        "present": "false", "level": "technical", "weights": "random", "text": "The cat sat on the warm mat",
+        "seq_len": "16", "d_model": "16", "d_k": "8", "seed": "0", "query": "mat", "qkv_angle_a": "30",
+        "qkv_angle_b": "60", "qkv_len_a": "1", "qkv_len_b": "1"}
 
 
 def test_link_in_the_whole_app_follows_the_widgets():
@@ -237,7 +241,7 @@ def test_moving_along_the_lesson_path_keeps_the_settings():
         widget(at, key).set_value(value)
     ok(at.run())
     ok(at.switch_page(LESSONS["masking"].path).run())
-    assert [str(t.value) for t in at.title] == ["3 · Masking"]
+    assert [str(t.value) for t in at.title] == [numbered_title("masking")]
     assert not at.warning, [w.value for w in at.warning]
     assert {k: widget(at, k).value for k in ("text", "seq_len", "d_k", "seed")} == {
         "text": "red green blue", "seq_len": 2, "d_k": 40, "seed": 9}

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from core.demos import circuit, communication, context, heads, masking, scaling, tiles
+from core.demos import circuit, communication, context, heads, masking, scaling, tiles, word_heads
 from ui.compute import model_store
 from ui.compute.memo import Shared, shared
 from ui.drawing import plots
@@ -27,6 +27,10 @@ same_word_two_contexts = Shared(context.same_word_two_contexts, 128)
 cross_attention = Shared(context.cross_attention, 128)
 order_view = Shared(communication.order_view, 128)
 encoder_decoder = Shared(communication.encoder_decoder, 128)
+# the toy-English model on a sentence (the word lessons' trained weights)
+trained_attention = Shared(word_heads.trained_attention, 128)
+trained_layer = Shared(word_heads.layer_heads, 128)
+bank_similarity = Shared(word_heads.bank_similarity, 64)
 
 # The scaling lesson's two experiments draw random vectors of their own, not the sentence's: the page's
 # seed does not reach them, so a seed or sentence move reuses them (each costs 10-70 ms to draw) and every

@@ -19,8 +19,9 @@ HEADROOM = 1.2  # the value axis reaches a little past the longest bar, to leave
 
 def bar_chart(title: str = "", x_title: str = "probability", y_title: str = "token",
               domain: tuple[float, float] | None = None, font_scale: float = 1.0,
-              data: pd.DataFrame | None = None) -> alt.Chart:
+              groups: tuple[tuple[str, str], ...] = (), data: pd.DataFrame | None = None) -> alt.Chart:
     """Horizontal bars from a frame with columns label, value (and order, to keep the given order).
+    groups, (name, colour) pairs: each bar takes the colour of its `group` column, named in a legend.
 
     Without a domain the value axis ends a little past the longest bar. Each bar lies on a light track
     as wide as the plot, and its number is printed in black at the track's right end: it reads the
@@ -37,6 +38,14 @@ def bar_chart(title: str = "", x_title: str = "probability", y_title: str = "tok
     # The track and the invisible mark are drawing aids, hidden from screen readers (aria=False).
     track = base.mark_bar(color=BAR_TRACK, aria=False).encode(x=alt.value(0), x2=alt.value("width"))
     bars = base.mark_bar(color=BAR_FILL).encode(x=x)
+    if groups:
+        names, fills = [g[0] for g in groups], [g[1] for g in groups]
+        # stack=None: a colour would otherwise stack the bars, and the stacked layer loses the bars' order
+        bars = bars.encode(x=alt.X("value:Q", title=x_title, scale=x_scale, stack=None,
+                                   axis=alt.Axis(tickCount=5, **fonts)),
+                           color=alt.Color("group:N", title=None, scale=alt.Scale(domain=names, range=fills),
+                                           legend=alt.Legend(orient="bottom", labelFontSize=fonts["labelFontSize"],
+                                                             labelLimit=px(320, font_scale))))
     layers = [track, bars]
     if not domain:  # an invisible mark past the longest bar stretches the axis to it
         layers.append(base.mark_point(opacity=0, aria=False).encode(x=alt.X("room:Q", scale=x_scale)))

@@ -79,7 +79,9 @@ def describe(matrix, row_labels, col_labels, title: str) -> str:
 def _draw(spec: dict, key: str | None, on_select: str | Callable, width: str | None, alt: str | None = None):
     """Send a whole spec, its data inside it (Streamlit then has no data of its own to convert)."""
     kwargs = {"key": key} if key else {}
-    if alt:
+    # A spec's own description already names its svg; Streamlit 1.67 logs a warning with a whole stack
+    # trace, at every draw, when alt is given as well, so alt goes only to a spec without one.
+    if alt and not spec.get("description"):
         kwargs["alt"] = alt[:500]
     if width:
         kwargs["width"] = width

@@ -2,7 +2,8 @@
 
 A lesson page calls `opening(COURSE, name)` first and `closing(COURSE, name, questions, code)` last; everything
 between is its own. Its controls and the sections they drive go in one function handed to `live()`, so that
-moving a control reruns that function alone.
+moving a control reruns that function alone. A section meant for the Technical level only (a proof, a mistake,
+a formula) is drawn under `if page.technical():`; a prose part can be marked so instead (ui/frame/prose.py).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from ui.text import show_code
 _SEEN = "_settings_seen"  # every URL-bound setting a lesson has drawn in this session
 
 
-def _keep_settings() -> None:
+def keep_settings() -> None:
     """Carry the settings over a move to another lesson (sidebar, or the previous / next links).
 
     A widget that stops being drawn loses its value, and a page switch stops every widget of the old
@@ -34,18 +35,38 @@ def _keep_settings() -> None:
             st.session_state[key] = st.session_state[key]
 
 
-def opening(course: nav.Course, name: str, formula: str = "") -> None:
-    """The sidebar's presenter switch and share panel, then the page's numbered title and the idea it opens
-    with (the lesson's prose part "idea"; `formula`, a prose part in LaTeX shown beneath it)."""
-    _keep_settings()
+def technical() -> bool:
+    """True at the Technical level (the default): the page adds its formulas, proofs, mistakes and code."""
+    return prose.technical()
+
+
+def level_switch() -> str:
+    """The sidebar's Simple / Technical switch, bound to the link as level=simple (technical is the default)."""
+    # the options are written as the link writes them: a bound radio compares its value with its labels
+    return controls.option(prose.LEVEL_KEY, "Level", prose.LEVELS, prose.DEFAULT_LEVEL, horizontal=True,
+                           help="Simple: the idea, the pictures and the exercises. Technical adds the formulas, "
+                                "proofs, common mistakes and the code.")
+
+
+def switches() -> None:
+    """What every page of the app begins with: the settings carried over from the last page, the presenter and
+    level switches at the top of the sidebar, and the page's style."""
+    keep_settings()
     controls.toggle(presenter.KEY, "Presenter mode", help="Large type and cells for a projector; the sidebar "
                     "starts collapsed when a link with present=true is opened.")
+    level_switch()
     presenter.apply_style()
+
+
+def opening(course: nav.Course, name: str, formula: str = "") -> None:
+    """The sidebar's presenter and level switches and share panel, then the page's numbered title and the idea it
+    opens with (the lesson's prose part "idea"; `formula`, a prose part in LaTeX shown beneath it, Technical)."""
+    switches()
     share.share_panel()
     lesson = course.lesson(name)
     st.title(f"{course.number(lesson)} · {lesson.title}")
     prose.show(name, "idea")
-    if formula:
+    if formula and technical():
         st.latex(prose.text(name, formula))
 
 
@@ -87,6 +108,11 @@ def link(lesson: nav.Lesson, label: str, container=st) -> None:
         container.markdown(f"[{label}](/{lesson.url_path})")
 
 
+def remember_settings() -> None:
+    """Note every setting this page drew, so that keep_settings() carries it to the next page."""
+    st.session_state.setdefault(_SEEN, set()).update(controls.current_view())
+
+
 @functools.cache
 def built_questions(questions: Callable[[], list[exercises.Exercise]]) -> tuple[exercises.Exercise, ...]:
     """A lesson's questions, built once per process: their answers come from the page's defaults, never from a
@@ -96,19 +122,19 @@ def built_questions(questions: Callable[[], list[exercises.Exercise]]) -> tuple[
 
 def closing(course: nav.Course, name: str, questions: Callable[[], list[exercises.Exercise]],
             code: Sequence[Callable] = ()) -> None:
-    """What to notice (the prose part "notice", if the lesson has one) and the code behind the page (not in
-    presenter mode); then its check-yourself questions, its guided path (the part "try_this"), the previous
-    and next lessons, and the export panel."""
+    """What to notice (the prose part "notice", if the lesson has one) and the code behind the page (Technical,
+    not in presenter mode); then its check-yourself questions, its guided path (the part "try_this"), the
+    previous and next lessons, and the export panel."""
     lesson = course.lesson(name)
     parts = prose.parts(name)
     if "notice" in parts:
-        st.markdown(parts["notice"])
-    if code and not presenter.presenting():
+        prose.show(name, "notice")
+    if code and technical() and not presenter.presenting():
         show_code(*code)
     st.divider()
     exercises.render(lesson.url_path, built_questions(questions))
-    if "try_this" in parts:
-        st.markdown("#### Try this\n\n" + parts["try_this"])
+    if "try_this" in parts and (steps := prose.text(name, "try_this")):
+        st.markdown("#### Try this\n\n" + steps)
     # previous at the left edge, next at the right: one horizontal container, not a block per column
     previous, following = course.neighbours(lesson)
     links = st.container(horizontal=True, horizontal_alignment="distribute")
@@ -116,7 +142,7 @@ def closing(course: nav.Course, name: str, questions: Callable[[], list[exercise
         link(previous, f"← Previous: {previous.title}", links)
     if following:
         link(following, f"Next: {following.title} →", links)
-    st.session_state.setdefault(_SEEN, set()).update(controls.current_view())
+    remember_settings()
     share.fill_share_panel()
     if not presenter.presenting():
         export.export_panel()

@@ -172,11 +172,11 @@ def attention_frame(source: tuple, ids: tuple[int, ...]) -> ChartData:
 
 @shared(64)
 def generate_text(source: tuple, ids: tuple[int, ...], n: int, temperature: float, top_k: int | None,
-                  seed: int) -> str:
+                  seed: int, top_p: float | None = None) -> str:
     """n sampled characters after the prompt; the same arguments always give the same text."""
     m = model_store.from_source(source)
     out = generate(m.params, m.cfg, np.array(ids, dtype=np.int64), n, temperature, top_k,
-                   rng=np.random.default_rng(seed))
+                   rng=np.random.default_rng(seed), top_p=top_p)
     return m.tokenizer.decode(out[len(ids):])
 
 
@@ -192,10 +192,10 @@ def bars(probs: np.ndarray, tokenizer, title: str) -> ChartData:
 
 
 def generate_all(sides: dict[str, Model], ids: tuple[int, ...], n: int, temperature: float, top_k: int,
-                 seed: int, settings: tuple) -> None:
+                 seed: int, settings: tuple, top_p: float | None = None) -> None:
     """Sample n characters from each side's model and keep the texts with the settings they were made with."""
     try:
-        texts = {which: generate_text(m.source, ids, n, temperature, top_k or None, seed)
+        texts = {which: generate_text(m.source, ids, n, temperature, top_k or None, seed, top_p)
                  for which, m in sides.items()}
     except ValueError as err:
         st.error(str(err))

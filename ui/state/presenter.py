@@ -21,6 +21,13 @@ BASE_CSS = """
   /* KaTeX draws a displayed formula a pixel or two wider and taller than its box, which made each one a
      scrolling region that no keyboard can reach; the formulas are written to fit the page's width. */
   [data-testid="stMarkdownContainer"] .katex-display { overflow: visible; }
+  /* On a phone, a chart wider than the screen scrolls inside its own frame; without this it ran past the
+     screen's edge and made the whole main area scroll sideways, text included. Phones only: on a wider
+     screen a chart a few pixels wider than its column would become a scrolling region with nothing a
+     keyboard can focus in it. */
+  @media (max-width: 640px) {
+    [data-testid="stVegaLiteChart"] { max-width: 100%; overflow-x: auto; overflow-y: hidden; }
+  }
 </style>
 """
 

@@ -1,0 +1,1 @@
+"""The transformer-block lesson: page.py draws it, prose.md teaches it, questions.py checks it."""

@@ -1,0 +1,168 @@
+"""Lesson: the transformer block on the trained character model's own activations: layer norm on one row, the
+feed-forward layer, the residual stream, and pre-norm against post-norm (with why deep post-norm is harder)."""
+
+import numpy as np
+import streamlit as st
+
+from core import layers
+from core.demos import block as demo
+from core.model import block
+from lessons import COURSE
+from lessons.block import views as bv
+from lessons.block.questions import questions
+from lessons.block.views import (
+    DEFAULT_DEPTH,
+    DEFAULT_POSITION,
+    DEFAULT_PROMPT,
+    MAX_DEPTH,
+    MAX_POSITION,
+    MAX_PROMPT_CHARS,
+)
+from ui.compute.model_store import Model
+from ui.drawing import plots, render
+from ui.frame import page, prose
+from ui.sections import model_views as mv
+from ui.sections.views import heatmaps, token_rows
+from ui.state import controls
+from ui.text import code_span, shape_text
+
+ROW_PX = 900  # the room a (k, D) map of one row's steps may take
+
+
+def model_note(model: Model, error: str | None) -> None:
+    """Which weights the page reads: the trained model and what it was trained on, or random ones and why."""
+    if error:
+        st.error(error)
+    if not model.trained:
+        st.info(prose.text("block", "untrained"))
+        return
+    cfg = model.cfg
+    st.success(prose.text("block", "trained", name=code_span(model.name), layers=cfg.n_layers, D=cfg.d_model,
+                          H=cfg.n_heads, steps=f"{int(model.meta.get('steps', 0)):,}"))
+
+
+def prompt_section(model: Model, prompt: str) -> tuple[int, ...]:
+    """The prompt's ids as the model reads them (the last max_len); () when it is empty."""
+    st.subheader("The prompt, as the model reads it")
+    ids = mv.encode_prompt(model, prompt)  # warns of unknown characters and of a prompt past max_len
+    if not ids:
+        st.info(prose.text("block", "empty_prompt"))
+        return ()
+    st.markdown(f"The model reads {code_span(model.tokenizer.decode(ids))} ({len(ids)} characters).")
+    return ids
+
+
+def layer_norm_section(r: dict, label: str) -> None:
+    ln, layer = r["ln"], r["layer"] + 1
+    prose.section("Layer norm on one row", "block", "layer_norm", layer=layer)
+    rows = ["x (the row)", "x̂ (normalised)", "γ·x̂ + β (output)"]
+    wide = dict(cell_px=13, max_width=ROW_PX)  # D = 64 columns: each map takes the page's width
+    heatmaps(token_rows(np.stack([ln["x"], ln["x_hat"], ln["out"]]), rows, f"row {r['position']} “{label}” "
+                        "through layer norm", "block_ln", "row", "(3, D): before, normalised, scaled and shifted",
+                        y_title="step", **wide))
+    heatmaps(token_rows(np.stack([ln["g"], ln["b"]]), ["γ (gain)", "β (shift)"], f"block {layer}'s ln_1: γ and β",
+                        "block_gamma_beta", "γ, β", "(2, D), learned in training", y_title="", **wide))
+    b, n, a = ln["before"], ln["normalised"], ln["after"]
+    prose.show("block", "ln_numbers", position=r["position"], char=code_span(label), mean=b["mean"], var=b["var"],
+               hat_mean=n["mean"], hat_var=n["var"], eps=ln["eps"], out_mean=a["mean"], out_var=a["var"],
+               diff=r["ln_block_difference"])
+
+
+def ffn_section(r: dict, label: str) -> None:
+    prose.section("The feed-forward layer", "block", "ffn", param_share=r["ffn_param_share"])
+    st.caption(" → ".join([shape_text("ffn_in = ln_2(x + attention)", r["ffn_in"], "(T, D)"),
+                           shape_text("W_fc", r["w_fc"], "(D, F)"), shape_text("hidden", r["ffn_pre"], "(T, F)"),
+                           shape_text("W_proj", r["w_proj"], "(F, D)"), shape_text("ffn_out", r["ffn_out"], "(T, D)")]))
+    c, curve = bv.curves()
+    left, right = st.columns(2)
+    with left:
+        render.show(plots.line_chart, curve, width="stretch", title="GELU against ReLU", x_title="input",
+                    y_title="output")
+    with right:
+        render.show(plots.line_chart, bv.hidden_lines(r), width="stretch", x_title="hidden unit, lowest first",
+                    title=f"row {r['position']} “{label}”: its hidden units", y_title="value")
+    prose.show("block", "gelu", min_x=c["gelu_min_x"], min_y=c["gelu_min"])
+    prose.show("block", "firing", position=r["position"], char=code_span(label), fires=r["firing_row"], F=r["F"],
+               share=r["firing_mean"], D=r["D"], T=r["T"])
+    render.show(plots.line_chart, plots.line_frame(range(r["T"]), {"share of hidden units that fire": r["firing"]}),
+                width="stretch", title="How many hidden units fire, position by position", x_title="position",
+                y_title="share of the F units", whole_x=True)
+
+
+def residual_section(r: dict, label: str) -> None:
+    prose.section("The residual stream", "block", "residual", layer=r["layer"] + 1)
+    left, right = st.columns(2)
+    with left:
+        render.show(plots.bar_chart, bv.stream_bars(r), width="stretch", x_title="length ‖row‖",
+                    title=f"row {r['position']} “{label}”, piece by piece", y_title="")
+    with right:
+        render.show(plots.line_chart, bv.stream_lines(r), width="stretch", title="Row lengths along the prompt",
+                    x_title="position", y_title="length ‖row‖", whole_x=True)
+    n, e = r["row_norms"], r["sum_errors"]
+    prose.show("block", "residual_numbers", x=n["x"], attn=n["attn_out"], res_1=n["res_1"], ffn=n["ffn_out"],
+               res_2=n["res_2"], attn_share=r["attn_share"], ffn_share=r["ffn_share"], attn_error=e["attn"],
+               ffn_error=e["ffn"])
+
+
+def wirings_section(w: dict, r: dict, label: str) -> None:
+    prose.section("Pre-norm against post-norm", "block", "wirings", layer=r["layer"] + 1)
+    render.show(plots.line_chart, bv.wiring_lines(w), width="stretch", title="The same block, wired two ways",
+                x_title="position", y_title="length ‖row‖", whole_x=True)
+    p, q = w["stats"]["pre"][r["position"]], w["stats"]["post"][r["position"]]
+    prose.show("block", "wirings_numbers", position=r["position"], char=code_span(label), pre_mean=p["mean"],
+               pre_std=p["std"], post_mean=q["mean"], post_std=q["std"], diff=w["max_difference"],
+               own=float(abs(w["pre"] - r["res_2"]).max()))
+    st.caption(prose.text("block", "trained_pre"))
+
+
+def depth_section(depth: int, seed: int) -> None:
+    a, frame = bv.depth_experiment(depth, seed)
+    prose.section("Why deep post-norm stacks are harder to train", "block", "depth", nudge=a["size"],
+                  D=demo.DEPTH_D)
+    render.show(plots.line_chart, frame, width="stretch", title=f"Output moved by a {a['size']:.0%} nudge",
+                x_title="blocks in the stack", y_title="relative change of the output", whole_x=True)
+    part = "depth_numbers" if a["ratio"] >= 1.05 else "depth_close"
+    st.markdown(prose.text("block", part, depth=depth, seed=seed, pre=a["pre"][-1], post=a["post"][-1],
+                           ratio=a["ratio"]))
+
+
+def controls_and_sections() -> None:
+    """The page's controls and the sections they drive: a move of a control reruns this alone."""
+    prompt = controls.text("block_prompt", "Prompt", DEFAULT_PROMPT, max_chars=MAX_PROMPT_CHARS,
+                           help="Any text. The model reads it one character at a time (the last 64 at most).")
+    model, error = bv.the_model()
+    n_layers = model.cfg.n_layers
+    layer = controls.number_slider("block_layer", "Block", 1, n_layers, 1,
+                                   help="Which of the model's blocks is taken apart.") if n_layers > 1 else 1
+    asked = controls.number_slider("block_pos", "Position (the row looked at)", 0, MAX_POSITION - 1,
+                                   DEFAULT_POSITION, help="The character whose row goes through layer norm and "
+                                   "the feed-forward layer. Past the end of the prompt, the last one is used.")
+    st.sidebar.markdown("**Deep stacks**")
+    depth = controls.number_slider("block_depth", "Blocks in the stack", 2, MAX_DEPTH, DEFAULT_DEPTH,
+                                   help="How deep the random stack of the last section is.")
+    seed = controls.seed()
+    controls.show_url_notes()
+
+    model_note(model, error)
+    ids = prompt_section(model, prompt)
+    if ids:
+        position = min(asked, len(ids) - 1)
+        if position < asked:
+            st.caption(f"Position {asked} is past the end of the prompt, so its last character, {position}, "
+                       "is used.")
+        r = bv.reading(model.source, ids, layer - 1, position)
+        label = mv.shown(model.tokenizer.decode(ids[position : position + 1]))  # a space drawn as "␣"
+        layer_norm_section(r, label)
+        ffn_section(r, label)
+        residual_section(r, label)
+        wirings_section(bv.wired(model.source, ids, layer - 1), r, label)
+    depth_section(depth, seed)
+
+
+page.opening(COURSE, "block")
+
+page.live(controls_and_sections)
+
+page.closing(COURSE, "block", questions, code=(
+    layers.layer_norm, layers.gelu, layers.relu, layers.ffn_with_hidden, block, demo.layer_norm_steps,
+    demo.block_reading, demo.wirings, demo.unit_scale_blocks, demo.nudged, demo.amplification))

@@ -1,0 +1,85 @@
+"""What only the block lesson computes and draws: the model it reads, its readings of one block (computed once
+per process and shared, keyed by the model's small source tuple), and the chart data they make."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from core.demos import block
+from core.model import forward
+from ui.compute import model_store
+from ui.compute.memo import shared
+from ui.compute.model_store import Model
+from ui.drawing import plots
+from ui.drawing.chart_data import ChartData
+
+MODEL = "pydoc_char"  # the shipped character model this lesson reads
+DEFAULT_PROMPT = "Return the number of items in the list."
+MAX_PROMPT_CHARS = 1000
+MAX_POSITION = 64  # the position slider keeps one range (the model's max_len) so that it survives prompt edits
+DEFAULT_POSITION = 7
+MAX_DEPTH, DEFAULT_DEPTH = 32, 12  # blocks in the random stack of the depth experiment
+STREAM = {"x": "x (block input)", "attn_out": "attention adds", "res_1": "x + attention",
+          "ffn_out": "feed-forward adds", "res_2": "x + attention + feed-forward"}  # reading keys -> bar labels
+
+
+def the_model() -> tuple[Model, str | None]:
+    """The shipped model, or seeded random weights and why the model could not be read."""
+    try:
+        return model_store.load_model(MODEL), None
+    except ValueError as err:
+        return model_store.random_model(0), str(err)
+
+
+@shared(128)
+def reading(source: tuple, ids: tuple[int, ...], layer: int, position: int) -> dict:
+    """core.demos.block.block_reading of the model `source` names."""
+    m = model_store.from_source(source)
+    return block.block_reading(m.params, m.cfg, np.array(ids, dtype=np.int64), layer, position)
+
+
+@shared(128)
+def wired(source: tuple, ids: tuple[int, ...], layer: int) -> dict:
+    """The block `layer` wired pre-norm and post-norm on the input it gets in the model's own forward pass."""
+    m = model_store.from_source(source)
+    _, trace = forward(m.params, m.cfg, np.array(ids, dtype=np.int64))
+    return block.wirings(m.params["blocks"][layer], m.cfg, trace.layers[layer].x)
+
+
+@shared(64)
+def depth_experiment(depth: int, seed: int) -> tuple[dict, ChartData]:
+    """core.demos.block.amplification and its line chart's data."""
+    a = block.amplification(depth, seed)
+    return a, plots.line_frame(a["depth"], {"pre-norm": a["pre"], "post-norm": a["post"]})
+
+
+@shared(1)
+def curves() -> tuple[dict, ChartData]:
+    """GELU and ReLU on [-4, 4], and their line chart's data."""
+    c = block.activation_curves()
+    return c, plots.line_frame(c["x"], {"GELU": c["gelu"], "ReLU": c["relu"]})
+
+
+def stream_bars(r: dict) -> ChartData:
+    """The length of each piece of the residual stream at the reading's position, in the order it is built."""
+    return plots.bar_frame(list(STREAM.values()), [r["row_norms"][key] for key in STREAM])
+
+
+def stream_lines(r: dict) -> ChartData:
+    """Row lengths of the stream over the positions: the input, after attention, after the feed-forward."""
+    n = r["norms"]
+    return plots.line_frame(np.arange(r["T"]), {STREAM["x"]: n["x"], STREAM["res_1"]: n["res_1"],
+                                                STREAM["res_2"]: n["res_2"]})
+
+
+def hidden_lines(r: dict) -> ChartData:
+    """The row's F hidden units, lowest pre-activation first: before and after the activation."""
+    return plots.line_frame(np.arange(r["F"]), {"pre-activation": r["row_pre_sorted"],
+                                                "after GELU": r["row_act_sorted"]})
+
+
+def wiring_lines(w: dict) -> ChartData:
+    """Row lengths over the positions: the block's input and its output in each wiring."""
+    n = w["norms"]
+    return plots.line_frame(np.arange(len(n["input"])), {"input x": n["input"], "pre-norm output": n["pre"],
+                                                          "post-norm output": n["post"]})

@@ -1,0 +1,126 @@
+"""The head view: one layer's attention on the prompt drawn as lines, each character on the left (a query)
+joined to the characters it reads on the right (keys), one colour and dash per head, width and opacity by
+weight. Its controls (the layer, a switch per head) are bound to the link.
+
+One Vega-Lite chart: rule marks between two columns of text marks, its design built once per shape
+(ui.drawing.render) and its numbers sent as one (heads, T, T) grid (ui.drawing.chart_data).
+"""
+
+from __future__ import annotations
+
+import altair as alt
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from ui.compute.model_store import Model
+from ui.drawing import colours, render
+from ui.drawing.chart_data import ChartData, numbers
+from ui.drawing.charts import FONT, LABEL_PX, px, themed
+from ui.frame import prose
+from ui.sections import model_views as mv
+from ui.sections import views
+from ui.state import controls
+from ui.text import code_span
+
+MAX_POSITIONS = 32  # the last 32 characters: more rows than that no longer fit a screen
+MIN_WEIGHT = 0.01  # lines for weights below 1% are not drawn: they would be invisible anyway
+ROW_PX, WIDTH_PX, LABEL_ROOM_PX = 22, 420, 80
+# One colour per head, each at least 3:1 against both the light (#ffffff) and the dark (#0e1117) background,
+# and a dash pattern per head as well, for readers who cannot tell the colours apart.
+HEAD_COLOURS = ("#4c78a8", "#e6550d", "#54a24b", "#b279a2", "#9d755d", "#7f7f7f", "#d6616b", "#3182bd")
+HEAD_DASHES = ((1, 0), (6, 3), (2, 2), (8, 3, 2, 3), (12, 4), (4, 4), (1, 3), (10, 2, 2, 2))
+
+
+def head_name(h: int) -> str:
+    return f"head {h + 1}"
+
+
+def head_view_chart(n_positions: int, heads: tuple[int, ...], title: str = "", font_scale: float = 1.0,
+                    data: pd.DataFrame | None = None) -> alt.Chart:
+    """Lines from queries (left) to keys (right), from a grid frame with columns value, head, q, k and their
+    indices head_i, q_i, k_i (see frame()). heads: the heads drawn (0-based), which fixes their colours."""
+    width, room = px(WIDTH_PX, font_scale), px(LABEL_ROOM_PX, font_scale)
+    left, right = room, width - room
+    names = [head_name(h) for h in heads]
+    legend = alt.Legend(orient="top", title=None, labelFontSize=px(LABEL_PX, font_scale),
+                        symbolStrokeWidth=px(3, font_scale), symbolSize=px(300, font_scale))
+    scale = alt.Scale(domain=[-0.5, n_positions - 0.5], reverse=True)
+    base = alt.Chart(data if data is not None else pd.DataFrame())
+    lines = base.mark_rule().encode(
+        x=alt.value(left), x2=alt.value(right),
+        y=alt.Y("q_i:Q", axis=None, scale=scale), y2=alt.Y2("k_i"),
+        color=alt.Color("head:N", scale=alt.Scale(domain=names, range=[HEAD_COLOURS[h % 8] for h in heads]),
+                        legend=legend),
+        strokeDash=alt.StrokeDash("head:N", scale=alt.Scale(domain=names, range=[list(HEAD_DASHES[h % 8])
+                                                                                for h in heads]), legend=legend),
+        size=alt.Size("value:Q", scale=alt.Scale(domain=[0, 1], range=[0.5, px(4, font_scale)]), legend=None),
+        opacity=alt.Opacity("value:Q", scale=alt.Scale(domain=[0, 1], range=[0.15, 0.9]), legend=None),
+        tooltip=[alt.Tooltip("head:N"), alt.Tooltip("q:N", title="query (reads)"),
+                 alt.Tooltip("k:N", title="key (is read)"), alt.Tooltip("value:Q", title="weight", format=".3f")],
+    ).transform_filter(alt.datum.value >= MIN_WEIGHT)
+    text = dict(baseline="middle", font=FONT, fontSize=px(LABEL_PX + 2, font_scale), color=colours.subtitle_colour())
+    # one label per row: the first head's row of key 0 (every query has it), its column of query 0 (every key)
+    queries = base.mark_text(align="right", dx=-8, **text).encode(
+        x=alt.value(left), y=alt.Y("q_i:Q", axis=None, scale=scale), text="q:N",
+    ).transform_filter((alt.datum.head_i == 0) & (alt.datum.k_i == 0))
+    keys = base.mark_text(align="left", dx=8, **text).encode(
+        x=alt.value(right), y=alt.Y("k_i:Q", axis=None, scale=scale), text="k:N",
+    ).transform_filter((alt.datum.head_i == 0) & (alt.datum.q_i == 0))
+    chart = themed(alt.layer(lines, queries, keys).properties(width=width, height=px(ROW_PX, font_scale) * n_positions)
+                   ).configure_view(strokeWidth=0).properties(autosize=alt.AutoSizeParams(type="pad"))
+    # "pad": the plot keeps its size and the title and legend add to it (Streamlit would fit all of it in)
+    return chart.properties(title=title) if title else chart
+
+
+def frame(weights: np.ndarray, heads: tuple[int, ...], labels: list[str]) -> ChartData:
+    """weights (H, T, T) of one layer -> the grid of the heads drawn, (len(heads), T, T), one row per line."""
+    drawn = np.asarray(weights)[list(heads)]
+    T = drawn.shape[-1]
+    return ChartData({"value": numbers(drawn)}, {"head": [head_name(h) for h in heads], "q": labels, "k": labels},
+                     grid=(("head_i", len(heads)), ("q_i", T), ("k_i", T)))
+
+
+def strongest(weights: np.ndarray, heads: tuple[int, ...], labels: list[str]) -> list[tuple[str, str, float]]:
+    """For the last query, each drawn head's heaviest key: (head, key label, weight)."""
+    return [(head_name(h), labels[int(np.argmax(weights[h, -1]))], float(np.max(weights[h, -1]))) for h in heads]
+
+
+def describe(layer: int, heads: tuple[int, ...], labels: list[str], reads: list) -> str:
+    """The chart's text alternative: what it joins, which heads, and where the last character looks."""
+    looks = "; ".join(f"{head} to {key} ({w:.2f})" for head, key, w in reads)
+    return (f"Head view of layer {layer + 1}: lines from each of {len(labels)} characters (left, queries) to the "
+            f"characters it reads (right, keys), one colour per head for {', '.join(head_name(h) for h in heads)}; "
+            f"line width is the weight. From the last character {labels[-1]}, the heaviest lines go: {looks}.")
+
+
+def head_controls(n_layers: int, n_heads: int) -> tuple[int, tuple[int, ...]]:
+    """The layer (fm_hv_layer) and a switch per head (fm_hv_head1, ...), all bound to the link."""
+    row = views.in_a_row(1 + n_heads)
+    layer = controls.option("fm_hv_layer", "Layer", [f"layer {i + 1}" for i in range(n_layers)], container=row[0],
+                            horizontal=True)
+    on = [controls.toggle(f"fm_hv_head{h + 1}", head_name(h), True, container=row[1 + h]) for h in range(n_heads)]
+    return int(layer.split()[-1]) - 1, tuple(h for h in range(n_heads) if on[h])
+
+
+def head_view_section(model: Model, ids: tuple, weights: np.ndarray) -> None:
+    """weights (L, H, T, T): every layer's maps on the prompt, as read_prompt returns them."""
+    prose.section("Head view: who reads whom", "full_model", "head_view", min=MIN_WEIGHT)
+    layer, heads = head_controls(weights.shape[0], weights.shape[1])
+    controls.show_url_notes()
+    w = weights[layer][..., -MAX_POSITIONS:, -MAX_POSITIONS:]  # (H, T', T')
+    labels = [mv.shown(c) for c in model.tokenizer.decode(ids[-w.shape[-1]:])]
+    if not heads:
+        st.info(prose.text("full_model", "head_view_none"))
+        return
+    reads = strongest(w, heads, labels)
+    design = render.spec_for(head_view_chart, n_positions=w.shape[-1], heads=heads,
+                             title=f"Layer {layer + 1}: each character (left) and what it reads (right)",
+                             subtitle=f"weights · shape {tuple(w[list(heads)].shape)} = (heads drawn, T, T)")
+    spec = frame(w, heads, labels).inline(design)
+    spec["description"] = describe(layer, heads, labels, reads)
+    st.vega_lite_chart(spec, alt=spec["description"][:500], width="content")
+    cut = (" " + prose.text("full_model", "head_view_cut", drawn=w.shape[-1], T=len(ids))
+           if w.shape[-1] < len(ids) else "")
+    looks = "; ".join(f"{head} → {code_span(key)} ({weight:.2f})" for head, key, weight in reads)
+    st.caption(prose.text("full_model", "head_view_last", last=code_span(labels[-1]), looks=looks) + cut)

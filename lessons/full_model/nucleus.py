@@ -1,0 +1,55 @@
+"""The next-character bars with top-p: which characters are in the nucleus, which are cut, and a caption
+with the nucleus's size and mass. core.sampling decides which characters are in; this only counts them."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from core.sampling import probs_from_logits
+from ui.compute.model_store import Model
+from ui.drawing import plots, render
+from ui.drawing.chart_data import ChartData
+from ui.frame import prose
+from ui.sections import model_views as mv
+from ui.text import code_span
+
+IN, CUT = "in the nucleus (sampled from)", "cut by top-p"
+GROUPS = ((IN, plots.BAR_FILL), (CUT, "#808080"))  # grey: 3.2:1 on the bar's track, 3.9:1 on white, 4.8:1 on dark
+
+
+def read(model: Model, ids: tuple, temperature: float, top_k: int, top_p: float) -> dict:
+    """The side's probabilities before the top-p cut (temperature and top-k applied) and after it: (V,) each.
+    The nucleus is where `after` is above 0 (core.sampling.nucleus keeps the rest at exactly 0)."""
+    logits = mv.read_prompt(model.source, ids)["logits"]
+    before = probs_from_logits(logits, temperature, top_k or None)  # (V,)
+    after = probs_from_logits(logits, temperature, top_k or None, top_p)  # (V,) renormalised over the nucleus
+    inside = after > 0
+    return {"before": before, "after": after, "inside": inside, "n": int(inside.sum()),
+            "mass": float(before[inside].sum())}
+
+
+def frame(seen: dict, tokenizer) -> ChartData:
+    """The most likely characters before the cut (as mv.bars draws them), each marked in or out of the nucleus."""
+    before = seen["before"]
+    order = np.argsort(-before, kind="stable")[:mv.TOP_BARS]
+    order = order[before[order] > 0]
+    labels = [mv.shown(tokenizer.itos[i]) + (" (unknown)" if i == 0 else "") for i in order]
+    data = plots.bar_frame(labels, before[order])
+    data.columns["group"] = [IN if seen["inside"][i] else CUT for i in order]
+    return data
+
+
+def bars(seen: dict, tokenizer, title: str) -> ChartData:
+    data = frame(seen, tokenizer)
+    render.show(plots.bar_chart, data, width="stretch", title=title, y_title="next character", groups=GROUPS)
+    return data
+
+
+def caption(seen: dict, tokenizer, top_p: float, drawn: int) -> str:
+    """What top-p did to this side's distribution: the nucleus's size and mass, and the top character's
+    probability before and after the renormalisation; says so when the nucleus is longer than the bars."""
+    top = int(np.argmax(seen["after"]))
+    more = prose.text("full_model", "nucleus_more", drawn=drawn) if seen["n"] > drawn else ""
+    return prose.text("full_model", "nucleus", p=top_p, n=seen["n"], V=len(seen["before"]), mass=seen["mass"],
+                      top=code_span(mv.shown(tokenizer.itos[top])), top_before=seen["before"][top],
+                      top_after=seen["after"][top]) + (" " + more if more else "")

@@ -1,0 +1,46 @@
+"""The QKV lesson with trained weights: the toy-English model's embeddings, and the queries, keys, values,
+scores and weights of the head the measurements single out for the sentence's rule."""
+
+from __future__ import annotations
+
+import numpy as np
+import streamlit as st
+
+from ui.compute import cached
+from ui.frame import prose
+from ui.sections import trained_views as tv
+from ui.sections.views import heatmaps, square, token_rows
+from ui.state import controls
+
+
+def view() -> None:
+    """The sidebar's sentence box and the note on the fixed sizes, then the model's reading of the sentence."""
+    sentence = tv.sentence_box()
+    tv.fixed_settings_note()
+    controls.show_url_notes()
+    st.caption(tv.learned_note())
+    seen = tv.read(sentence)
+    if seen is None:
+        return
+    kind, layer, head = tv.rule_head(seen["rule"])
+    labels = seen["labels"]
+    first = cached.trained_layer(sentence, 0)
+    st.subheader("Embeddings X")
+    heatmaps(token_rows(first["block_in"], labels, "X = token + position", "qkv_tr_x", "X", shape="(T, d_model)",
+                        max_width=700))
+    prose.show("qkv", "trained_embeddings", D=first["block_in"].shape[1])
+    a = first if layer == 0 else cached.trained_layer(sentence, layer)
+    h, name = head, tv.head_name(layer, head)
+    st.subheader(f"Queries, keys, values of {name}")
+    prose.show("qkv", "trained_head" if layer == 0 else "trained_head_later", head=name, kind=kind,
+               layer=layer + 1, before=layer)
+    heatmaps(*[token_rows(np.asarray(a[x][h]), labels, f"{x.upper()} of {name}", f"qkv_tr_{x}", x.upper(),
+                          cell_px=22) for x in "qkv"])
+    st.subheader("Scores and weights")
+    scores = square(np.asarray(a["scores"][h]), labels, f"scores of {name}", "qkv_tr_scores", "Q Kᵀ / √d_k",
+                    diverging=True)
+    weights = tv.weights_heatmap({**seen, "weights": np.asarray(seen["weights"])}, layer, head, "qkv_tr_weights",
+                                 f"weights of {name}")
+    weights.note = tv.share_note(seen, layer, head)
+    heatmaps(scores, weights)
+    prose.show("qkv", "trained_mask")
