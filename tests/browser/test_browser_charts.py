@@ -55,11 +55,11 @@ SHARED = {
     "scaling": "d_k=100&attn_temp=0.5&seed=2&scaling_on=false&query=cat",
     "masking": "masking_pos=2&masking_word=fish&seed=4&query=sat",
     "multi-head": "heads=4&mh_head=2&mh_causal=true&query=on",
-    "communication": "comm_keep=0.8&comm_positions=true&comm_shuffle=5",
+    "communication": "comm_keep=0.8&comm_positions=true&comm_shuffle=5&weights=trained",
     "block": "block_prompt=def+f(x):+return+x&block_layer=2&block_pos=5&block_depth=24&seed=3",
     "tiles": "tl_block=3&tl_step=2&tl_causal=false",
     "bigram": "bg_top=20&bg_alpha=0.5&bg_length=50",
-    "model": "fm_prompt=def+f(x):&fm_top_k=5&fm_n_chars=40",
+    "model": "fm_prompt=def+f(x):&fm_top_k=5&fm_top_p=0.8&fm_n_chars=40&fm_hv_layer=layer+2",
     "circuit": "ci_length=12",
     "training": "present=true",
 }
