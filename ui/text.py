@@ -46,7 +46,7 @@ def idea(text: str) -> None:
 
 
 def notice(points: list[str], title: str = "What to notice") -> None:
-    st.markdown(f"#### {title}")
+    st.markdown(f"## {title}")
     st.markdown("\n".join(f"- {p}" for p in points))
 
 

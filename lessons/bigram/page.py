@@ -44,7 +44,7 @@ def pairs_section(fit: np.ndarray, tok: CharTokenizer, n: int, model: Model | No
 
 
 def counts_section(v: dict, labels: list[str], fit: np.ndarray) -> None:
-    st.subheader("Counts: which character follows which")
+    st.header("Counts: which character follows which")
     views.heatmaps(Heatmap(v["counts_top"], labels, labels, "counts[a, b]: b right after a", "bg_counts", "counts",
                           f"(n, n) of the full (V, V) = {v['counts'].shape}", dict(
                               x_title="next character b", y_title="character a", annotate=False, cell_px=30)))
@@ -70,7 +70,7 @@ def sample_section(text: str, length: int, seed: int) -> None:
 
 
 def loss_section(v: dict, model: Model | None, loss: float | None) -> None:
-    st.subheader("Loss on held-out text")
+    st.header("Loss on held-out text")
     cols = views.in_a_row(3)
     cols[0].metric("Bigram model", f"{v['loss']:.3f} nats" if np.isfinite(v["loss"]) else "∞")
     cols[1].metric("Transformer", f"{loss:.3f} nats" if loss is not None else "not available")

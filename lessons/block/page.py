@@ -43,7 +43,7 @@ def model_note(model: Model, error: str | None) -> None:
 
 def prompt_section(model: Model, prompt: str) -> tuple[int, ...]:
     """The prompt's ids as the model reads them (the last max_len); () when it is empty."""
-    st.subheader("The prompt, as the model reads it")
+    st.header("The prompt, as the model reads it")
     ids = mv.encode_prompt(model, prompt)  # warns of unknown characters and of a prompt past max_len
     if not ids:
         st.info(prose.text("block", "empty_prompt"))

@@ -81,7 +81,7 @@ def sequence_section(letters: str, a: dict, model) -> None:
 
 
 def heads_section(a: dict, labels: list[str], repeats: bool) -> None:
-    st.subheader("The two heads")
+    st.header("The two heads")
     prev, ind = a["previous"][PREVIOUS], a["induction"][INDUCTION]
     views.heatmaps(
         views.weights_map(a["weights"][PREVIOUS], labels, "layer 1 · head 2: previous token", "ci_prev",
@@ -100,7 +100,7 @@ def heads_section(a: dict, labels: list[str], repeats: bool) -> None:
 
 
 def loss_section(a: dict, repeats: bool, model) -> None:
-    st.subheader("Loss at each position")
+    st.header("Loss at each position")
     kinds = np.where(a["first"] > 0, 0, np.where(a["repeat"] > 0, 1, 2))
     if len(kinds) > 1:  # a line through one point has no scale to read: its ticks ran 10.037000, 10.037000
         frame = ChartData({"x": list(range(len(kinds))), "y": numbers(a["losses"]),

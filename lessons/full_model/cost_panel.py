@@ -30,7 +30,7 @@ def cost_controls() -> tuple[int, str]:
 
 
 def costs_section(cfg: ModelConfig) -> None:
-    st.subheader("What attention costs at length T")
+    st.header("What attention costs at length T")
     T, dtype = cost_controls()
     c = costs.attention_costs(T, cfg, dtype)
     cols = views.in_a_row(4)

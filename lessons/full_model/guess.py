@@ -151,7 +151,7 @@ def scoreboard(model: Model) -> None:
 
 def guess_section(model: Model | None) -> None:
     """The whole game: the puzzle number, the text, the guess, the result and the score."""
-    st.subheader("Guess the next character")
+    st.header("Guess the next character")
     if model is None:
         st.info(prose.text("full_model", "guess_no_model"))
         return

@@ -32,7 +32,7 @@ MAX_PROMPT_CHARS = 1000
 
 def prompt_section(model: Model, prompt: str) -> tuple[int, ...]:
     """The prompt's ids as the model reads them (the last max_len); () when it is empty."""
-    st.subheader("The prompt, as the model reads it")
+    st.header("The prompt, as the model reads it")
     ids = mv.encode_prompt(model, prompt)  # warns of unknown characters and of a prompt longer than max_len
     if not ids:
         st.info(prose.text("full_model", "empty_prompt"))
@@ -45,7 +45,7 @@ def prompt_section(model: Model, prompt: str) -> tuple[int, ...]:
 
 def next_character_section(sides: dict, ids: tuple, temperature: float, top_k: int, top_p: float) -> None:
     """The next-character bars of each side; with top-p below 1, the nucleus marked on them and described."""
-    st.subheader("Next character")
+    st.header("Next character")
     title = (f"P(next | prompt), temperature {temperature:g}" + (f", top-{top_k}" if top_k else "")
              + (f", top-p {top_p:g}" if top_p < 1 else ""))
     frames = []
@@ -74,7 +74,7 @@ def generate_section(sides: dict, ids: tuple, n_chars: int, sampling: tuple, see
 
 
 def attention_section(model: Model, ids: tuple, weights: np.ndarray) -> None:
-    st.subheader("Every attention map, layer by layer")
+    st.header("Every attention map, layer by layer")
     L, H, T = weights.shape[0], weights.shape[1], weights.shape[-1]
     drawn = min(T, mv.MAX_DRAWN)
     views.layers_heads_grid(mv.attention_frame(model.source, ids), L, H, drawn, width_px=1000, panel_px=180,
@@ -87,7 +87,7 @@ def attention_section(model: Model, ids: tuple, weights: np.ndarray) -> None:
 
 def positions_section(model: Model) -> None:
     cfg, sinusoidal = model.cfg, model.cfg.pos_encoding == "sinusoidal"
-    st.subheader("Positions")
+    st.header("Positions")
     pe = positional_encoding(cfg.max_len, cfg.d_model, cfg.pos_encoding, model.params.get("wpe"))  # (max_len, D)
     render.show_heatmap(pe, [str(p) for p in range(cfg.max_len)], dim_labels(cfg.d_model),
                         title="Sinusoidal positional encoding" if sinusoidal else "Learned positions wpe",
@@ -97,7 +97,7 @@ def positions_section(model: Model) -> None:
 
 
 def parameters_section(model: Model) -> None:
-    st.subheader("Parameters")
+    st.header("Parameters")
     parts = costs.param_count(model.cfg)
     total = parts.pop("total")
     left, right = st.columns([3, 1])

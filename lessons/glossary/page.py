@@ -32,7 +32,7 @@ def index(shown: list[glossary.Term]) -> None:
 def entry(t: glossary.Term, first: dict[str, str]) -> None:
     """One term: its title (the anchor the lessons link to), its definition and explanation, its formula at the
     Technical level, then where the course first uses it and the related terms."""
-    st.subheader(t.title, anchor=t.id)
+    st.header(t.title, anchor=t.id)
     st.markdown(f"**{t.short}**" + (f"\n\n{t.body}" if t.body else ""))
     if t.formula and page.technical():
         st.latex(t.formula)

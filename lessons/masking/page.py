@@ -30,7 +30,7 @@ compute, peek = cached.masking_view, cached.no_peeking
 
 
 def mask_section(a: dict, tokens: list[str]) -> None:
-    st.subheader("The causal mask")
+    st.header("The causal mask")
     heatmaps(weights_map(a["mask"].astype(float), tokens, "causal mask (1 = may look)", "masking_mask", "mask",
                          "(T, T), True on and below the diagonal"),
              square(a["masked_scores"], tokens, "masked scores Q Kᵀ / √d_k", "masking_scores", "masked scores",
@@ -41,7 +41,7 @@ def mask_section(a: dict, tokens: list[str]) -> None:
 def compare_section(a: dict, tokens: list[str]) -> int:
     """Weights and outputs without and with the mask; returns the query row picked (the last token unless the
     Query row box or a click on the masked weights says otherwise)."""
-    st.subheader("Compare: without and with the mask")
+    st.header("Compare: without and with the mask")
     query = views.query_picker(tokens)
     heatmaps(
         weights_map(a["weights_free"], tokens, "weights without a mask", "masking_free", shape="(T, T), rows sum to 1"),
@@ -122,7 +122,7 @@ def triu_inf_section(tri: dict, tokens: list[str]) -> None:
 
 
 def peek_section(tokens: list[str], asked: int, word: str, D: int, d_k: int, seed: int) -> None:
-    st.subheader("Proof of no peeking")
+    st.header("Proof of no peeking")
     replacement, position = word_tokens(word), min(asked, len(tokens) - 1)
     if len(tokens) < 2:
         st.info("With a single token there is no later token to change: add some words to the text.")

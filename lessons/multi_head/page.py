@@ -25,7 +25,7 @@ VECTORS = dict(diverging=True, x_title="dimension", y_title="token")  # rows of 
 
 def heads_section(a: dict, s: Setup) -> None:
     d_k = s.D // s.H
-    st.subheader(f"{s.H} head{'s' if s.H > 1 else ''}, each with d_k = {s.D} / {s.H} = {d_k}")
+    st.header(f"{s.H} head{'s' if s.H > 1 else ''}, each with d_k = {s.D} / {s.H} = {d_k}")
     for column, label, value in zip(views.in_a_row(3), ["d_model (D)", "heads (H)", "d_k = D / H"], [s.D, s.H, d_k]):
         column.metric(label, value)
     # 128 maps of 32 x 32 would be 131,072 cells: 3.8 MB sent per slider move, too small to read.
@@ -40,7 +40,7 @@ def heads_section(a: dict, s: Setup) -> None:
 
 def inside_head_section(a: dict, tokens: list[str], focus: int) -> None:
     h, d_k = focus - 1, a["Q"].shape[-1]
-    st.subheader(f"Inside head {focus}")
+    st.header(f"Inside head {focus}")
     small = dict(VECTORS, cell_px=26)
     heatmaps(*[Heatmap(a[name][h], tokens, dim_labels(d_k), f"{name} of head {focus}", f"mh_{name}",
                        f"{name}[{h}]", "(T, d_k)", small) for name in "QKV"])
@@ -57,7 +57,7 @@ def inside_head_section(a: dict, tokens: list[str], focus: int) -> None:
 
 def concat_section(a: dict, tokens: list[str]) -> None:
     (H, _, d_k), D = a["heads"].shape, a["X"].shape[1]
-    st.subheader("Concat, then W_O")
+    st.header("Concat, then W_O")
     concat_cols = [f"h{c // d_k + 1}·{c % d_k}" for c in range(D)]
     wide = dict(VECTORS, cell_px=22)
     heatmaps(Heatmap(a["concat"], tokens, concat_cols, "Concat of the head outputs", "mh_concat", "concat",
@@ -70,7 +70,7 @@ def concat_section(a: dict, tokens: list[str]) -> None:
 
 
 def forms_section(a: dict) -> None:
-    st.subheader("Three ways to write it, one answer")
+    st.header("Three ways to write it, one answer")
     table = forms_table(a)
     views.number_table(table, "%.1e", columns=list(table)[3:])
     worst = max(max(d) for d in a["max_diff"].values())
@@ -80,7 +80,7 @@ def forms_section(a: dict) -> None:
 
 
 def compare_section(a: dict, s: Setup) -> None:
-    st.subheader(f"Compare: 1 head vs {s.H} heads")
+    st.header(f"Compare: 1 head vs {s.H} heads")
     if s.H == 1:
         st.info("Pick more than one head in the sidebar to compare the split with a single head.")
         return

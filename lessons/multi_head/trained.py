@@ -36,12 +36,12 @@ def view() -> None:
         return
     L, H, T, _ = seen["weights"].shape
     cfg = tv.model_config()
-    st.subheader(f"{L} layers of {H} heads, each with d_k = {cfg.d_model} / {H} = {cfg.d_k}")
+    st.header(f"{L} layers of {H} heads, each with d_k = {cfg.d_model} / {H} = {cfg.d_k}")
     views.layers_heads_grid(heads_grid(sentence), L, H, T, width_px=1000, panel_px=240)
     prose.show("multi_head", "trained_heads", named=tv.heads_named())
     _, layer, head = tv.rule_head(seen["rule"])
     name = tv.head_name(layer, head)
-    st.subheader(f"The head for this sentence's rule: {name}")
+    st.header(f"The head for this sentence's rule: {name}")
     m = tv.weights_heatmap(seen, layer, head, "mh_tr_weights", f"weights of {name}")
     m.note = tv.share_note(seen, layer, head)
     views.heatmaps(m, widths=[1, 1])

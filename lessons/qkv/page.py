@@ -27,13 +27,13 @@ compute = cached.single_head
 
 
 def embeddings_section(a: dict, tokens: list[str]) -> None:
-    st.subheader("Embeddings X")
+    st.header("Embeddings X")
     heatmaps(token_rows(a["X"], tokens, "X", "qkv_x", shape="(T, d_model)", max_width=700))
     st.caption(prose.text("qkv", "embeddings"))
 
 
 def projections_section(a: dict) -> None:
-    st.subheader("Three projections")
+    st.header("Three projections")
     D, d_k = a["W_Q"].shape
     settings = dict(diverging=True, x_title="output dim", y_title="input dim", cell_px=22)
     heatmaps(*[Heatmap(a[name], dim_labels(D), dim_labels(d_k), name, f"qkv_{name}", shape="(d_model, d_k)",
@@ -41,7 +41,7 @@ def projections_section(a: dict) -> None:
 
 
 def qkv_section(a: dict, tokens: list[str]) -> None:
-    st.subheader("Queries, keys, values")
+    st.header("Queries, keys, values")
     heatmaps(*[token_rows(a[name], tokens, f"{name}: {role}", f"qkv_{name}", name, cell_px=26)
                for name, role in ROLES.items()])
 
@@ -71,7 +71,7 @@ def geometry_section(a: dict, tokens: list[str]) -> None:
 
 def scores_section(a: dict, tokens: list[str]) -> int:
     """The scores and their softmax, with the query row picked by the box or a click; returns that row."""
-    st.subheader("Raw scores Q Kᵀ")
+    st.header("Raw scores Q Kᵀ")
     query = views.query_picker(tokens)
     heatmaps(square(a["scores"], tokens, "scores = Q Kᵀ", "qkv_scores", "Q Kᵀ", diverging=True),
              weights_map(a["weights"], tokens, "softmax(Q Kᵀ / √d_k): click a row", "qkv_weights",
@@ -84,7 +84,7 @@ def scores_section(a: dict, tokens: list[str]) -> int:
 
 def walk_section(a: dict, tokens: list[str], query: int, D: int, d_k: int, seed: int) -> None:
     """The picked query worked by hand: its dot products, its softmax, then its weighted sum of values."""
-    st.subheader("One query worked by hand")
+    st.header("One query worked by hand")
     walkthrough_views.walk_through(tokens, D, d_k, seed, query)
     prose.show("qkv", "walk_sum")
     views.explain_row(a["weights"], a["V"], tokens, query)

@@ -25,18 +25,18 @@ def view() -> None:
     kind, layer, head = tv.rule_head(seen["rule"])
     labels = seen["labels"]
     first = cached.trained_layer(sentence, 0)
-    st.subheader("Embeddings X")
+    st.header("Embeddings X")
     heatmaps(token_rows(first["block_in"], labels, "X = token + position", "qkv_tr_x", "X", shape="(T, d_model)",
                         max_width=700))
     prose.show("qkv", "trained_embeddings", D=first["block_in"].shape[1])
     a = first if layer == 0 else cached.trained_layer(sentence, layer)
     h, name = head, tv.head_name(layer, head)
-    st.subheader(f"Queries, keys, values of {name}")
+    st.header(f"Queries, keys, values of {name}")
     prose.show("qkv", "trained_head" if layer == 0 else "trained_head_later", head=name, kind=kind,
                layer=layer + 1, before=layer)
     heatmaps(*[token_rows(np.asarray(a[x][h]), labels, f"{x.upper()} of {name}", f"qkv_tr_{x}", x.upper(),
                           cell_px=22) for x in "qkv"])
-    st.subheader("Scores and weights")
+    st.header("Scores and weights")
     scores = square(np.asarray(a["scores"][h]), labels, f"scores of {name}", "qkv_tr_scores", "Q Kᵀ / √d_k",
                     diverging=True)
     weights = tv.weights_heatmap({**seen, "weights": np.asarray(seen["weights"])}, layer, head, "qkv_tr_weights",

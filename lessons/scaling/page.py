@@ -32,7 +32,7 @@ def line_chart(frame: ChartData, title: str, y_title: str, **settings) -> None:
 
 
 def weights_section(a: dict, tokens: list[str], d_k: int, temperature: float, scaled: bool) -> None:
-    st.subheader("Scores → weights")
+    st.header("Scores → weights")
     root, tau = np.sqrt(d_k), f"τ = {temperature:.2f}"
     formula = "softmax(Q Kᵀ / (√d_k · τ))" if scaled else "softmax(Q Kᵀ / τ), scaling switched off"
     st.markdown(f"weights = **{formula}**, with d_k = {d_k} and temperature {tau}.")
@@ -50,7 +50,7 @@ def weights_section(a: dict, tokens: list[str], d_k: int, temperature: float, sc
 
 
 def compare_section(a: dict, tokens: list[str], d_k: int) -> None:
-    st.subheader("Compare: unscaled vs scaled")
+    st.header("Compare: unscaled vs scaled")
     root = np.sqrt(d_k)
     prose.show("scaling", "compare", d_k=d_k, root=root)
     heatmaps(square(a["scores"], tokens, "unscaled scores Q Kᵀ", "scaling_raw", "Q Kᵀ", diverging=True,
@@ -65,7 +65,7 @@ def compare_section(a: dict, tokens: list[str], d_k: int) -> None:
 
 
 def saturation_section(T: int, trials: int) -> None:
-    st.subheader("The saturation experiment")
+    st.header("The saturation experiment")
     s, top, spread = cached.saturation(T, trials)
     prose.show("scaling", "experiment", T=T, trials=trials, draws="draws" if trials > 1 else "draw",
                d_max=scaling.D_K_SWEEP[-1])
@@ -95,7 +95,7 @@ def why_section() -> None:
 
 
 def d_v_section(mistake: dict, tokens: list[str], d_k: int, d_v: int) -> None:
-    st.subheader("A mistake: dividing by √d_v")
+    st.header("A mistake: dividing by √d_v")
     kind, factor = scaling.divisor_error(d_k, d_v)
     effect = prose.text("scaling", kind, wrong=mistake["wrong_divisor"], right=mistake["right_divisor"],
                         factor=factor, diff=mistake["largest_difference"])

@@ -56,7 +56,7 @@ def running_section(a: dict, tokens: list[str], step: int) -> None:
 
 
 def output_section(a: dict, tokens: list[str], step: int) -> None:
-    st.subheader("The output so far")
+    st.header("The output so far")
     s, n = a["tiled"]["steps"][step - 1], len(a["tiled"]["steps"])
     heatmaps(token_rows(s["out"], tokens, "tiled: acc / l so far", "tiles_out", "out"),
              token_rows(a["full_out"], tokens, "full: softmax(Q Kᵀ / √d_k) V", "tiles_full", "full out"))
@@ -67,7 +67,7 @@ def output_section(a: dict, tokens: list[str], step: int) -> None:
 
 
 def memory_section(d_k: int) -> None:
-    st.subheader("Memory: every score at once, or one tile")
+    st.header("Memory: every score at once, or one tile")
     left, middle, right = views.in_a_row(3)
     T = controls.number_box("tl_length", "Sequence length T", 1, MAX_LENGTH, 4096, step=1024, container=left,
                             help=f"Any whole number from 1 to {MAX_LENGTH:,}.")

@@ -111,7 +111,7 @@ def glossary_page():
 
 def test_the_page_lists_every_term_with_its_anchor(glossary_page):
     at = glossary_page
-    assert [(h.value, h.proto.anchor) for h in at.subheader] == [(t.title, t.id) for t in TERMS.values()]
+    assert [(h.value, h.proto.anchor) for h in at.header] == [(t.title, t.id) for t in TERMS.values()]
     shown = "\n".join(m.value for m in at.markdown)
     assert all(t.short in shown for t in TERMS.values())
     assert len(at.latex) == sum(bool(t.formula) for t in TERMS.values())  # the Technical level, by default
@@ -124,7 +124,7 @@ def test_the_page_lists_every_term_with_its_anchor(glossary_page):
 
 def test_the_search_is_in_the_link():
     at = ok(run_page(PAGE, {"term": "mask"}))
-    titles = [h.value for h in at.subheader]
+    titles = [h.value for h in at.header]
     assert "Causal mask" in titles and "Token" not in titles
     assert all(t.matches("mask") for t in TERMS.values() if t.title in titles)
     assert at.text_input(key="term").value == "mask"
@@ -133,16 +133,16 @@ def test_the_search_is_in_the_link():
 
 def test_a_search_that_finds_nothing_says_so():
     at = ok(run_page(PAGE, {"term": "*zebra*"}))
-    assert not at.subheader
+    assert not at.header
     assert "No term matches “\\*zebra\\*”" in at.info[0].value
 
 
 def test_the_simple_level_leaves_out_the_formulas():
     at = ok(run_page(PAGE, {"level": "simple"}))
-    assert len(at.subheader) == len(TERMS) and not at.latex
+    assert len(at.header) == len(TERMS) and not at.latex
 
 
 def test_the_page_is_in_the_navigation():
     at = run_app()
     ok(at.switch_page(PAGE).run())
-    assert at.title[0].value == "Glossary" and len(at.subheader) == len(TERMS)
+    assert at.title[0].value == "Glossary" and len(at.header) == len(TERMS)

@@ -127,8 +127,11 @@ def test_learning_rate_1000_shows_an_error_and_keeps_the_previous_model():
     assert session(at).run.state == "diverged"
     errors = [e.value for e in at.error]
     assert len(errors) == 1 and "learning rate 1000 is probably too high" in errors[0] and first in errors[0]
-    models = at.session_state["session_models"]
-    assert list(models) == [first]
+    # The diverged run keeps its own model too when a step before the blow-up was handed over in an earlier
+    # tick (on a busy machine a tick can end after step 1); the message says which happened.
+    models, run = at.session_state["session_models"], session(at).run
+    assert next(iter(models)) == first and set(models) <= {first, run.name}
+    assert ("(before it diverged) is kept" in errors[0]) == (run.name in models)
     for k, v in flatten(models[first].params).items():
         np.testing.assert_array_equal(v, before[k])
     assert at.button(key="tr_resume").disabled and not at.button(key="tr_train").disabled

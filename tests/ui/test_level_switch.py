@@ -32,7 +32,7 @@ def link(at: AppTest) -> dict:
 
 
 def headings(at: AppTest) -> str:
-    return "\n".join([*(str(h.value) for h in at.subheader), *(str(m.value) for m in at.markdown)])
+    return "\n".join([*(str(h.value) for h in at.header), *(str(m.value) for m in at.markdown)])
 
 
 def code_listing(at: AppTest) -> bool:
@@ -41,8 +41,8 @@ def code_listing(at: AppTest) -> bool:
 
 # what each page adds at the Technical level: (a heading or text it shows, how many formulas it draws)
 TECHNICAL_ONLY = {
-    "scaling": ("### Why √d_k?", "A mistake: dividing by √d_v"),
-    "masking": ("### Mistake 1: masking after the softmax", "### Mistake 4: building the mask"),
+    "scaling": ("## Why √d_k?", "A mistake: dividing by √d_v"),
+    "masking": ("## Mistake 1: masking after the softmax", "## Mistake 4: building the mask"),
     "multi-head": ("Three ways to write it, one answer",),
 }
 

@@ -68,8 +68,8 @@ def averaging_section():
 
 def test_a_section_heading_and_its_opening_text_are_one_element():
     at = AppTest.from_function(averaging_section).run()
-    assert not at.exception and not at.subheader
+    assert not at.exception and not at.header
     [element] = at.main.children.values()
     body = element.value
-    assert body.startswith("### The averaging trick\n\n")
+    assert body.startswith("## The averaging trick\n\n")
     assert body.endswith(prose.text("masking", "averaging"))

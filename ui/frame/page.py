@@ -134,7 +134,7 @@ def closing(course: nav.Course, name: str, questions: Callable[[], list[exercise
     st.divider()
     exercises.render(lesson.url_path, built_questions(questions))
     if "try_this" in parts and (steps := prose.text(name, "try_this")):
-        st.markdown("#### Try this\n\n" + steps)
+        st.markdown("## Try this\n\n" + steps)
     # previous at the left edge, next at the right: one horizontal container, not a block per column
     previous, following = course.neighbours(lesson)
     links = st.container(horizontal=True, horizontal_alignment="distribute")

@@ -85,4 +85,4 @@ def section(heading: str, lesson: str, part: str, **values) -> None:
     about the same per element whatever it holds, so a heading and a paragraph apart cost twice as much.
     Neither is drawn when the part is hidden at this level."""
     if body := text(lesson, part, **values):
-        st.markdown(f"### {heading}\n\n{body}")
+        st.markdown(f"## {heading}\n\n{body}")

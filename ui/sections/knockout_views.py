@@ -71,7 +71,7 @@ def knockout_section(model: Model, ids: tuple[int, ...], prefix: str, unit: str 
 
     counted: (T - 1,) 0/1 per prediction (position t predicts ids[t + 1]); when given, every loss is the
     mean over those positions only, which counted_name names ("the repeat")."""
-    st.subheader("Knock out a head")
+    st.header("Knock out a head")
     cfg = model.cfg
     knockout = knockout_controls(prefix, cfg.n_layers, cfg.n_heads)
     if len(ids) < 2:

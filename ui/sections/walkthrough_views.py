@@ -47,7 +47,7 @@ def walk_through(tokens: list[str], D: int, d_k: int, seed: int, query: int) -> 
     """The picked query's row of the heatmaps above, one key at a time: dot products, then the softmax."""
     w = walk(tokens, D, d_k, seed, query)
     label = code_span(unique_labels(tokens)[query])
-    st.markdown(f"##### One query, step by step: {label}")
+    st.markdown(f"### One query, step by step: {label}")
     prose.show("qkv", "walk_dots", token=label, d_k=d_k, scale=w["scale"])
     views.number_table(walk_table(w, tokens), "%.4f", ["q · k (score)", "÷ √d_k", "exp(· − max)", "weight"])
     st.caption(f"table · shape ({len(tokens)}, 6): one row per key; the score column is row {query} of the "

@@ -18,6 +18,10 @@ BASE_CSS = """
   [data-testid="stCaptionContainer"] { color: inherit; opacity: 1; }
   [data-testid="stCaptionContainer"] p { color: color-mix(in srgb, currentColor 85%, transparent); }
   [data-testid="stCaptionContainer"] code { color: inherit; }
+  /* A page's sections are h2 under its h1 title (a screen reader's outline skips no level); drawn at the size
+     of Streamlit's h3, so a section heading does not shout as loud as the title. */
+  .stMainBlockContainer h2 { font-size: 1.75rem; }
+  .stMainBlockContainer h3 { font-size: 1.25rem; }
   /* KaTeX draws a displayed formula a pixel or two wider and taller than its box, which made each one a
      scrolling region that no keyboard can reach; the formulas are written to fit the page's width. */
   [data-testid="stMarkdownContainer"] .katex-display { overflow: visible; }
