@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import re
-import socket
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
@@ -32,7 +31,15 @@ if _missing:
     pytest.skip(f"browser tests need {', '.join(_missing)}", allow_module_level=True)
 
 from lessons import COURSE  # noqa: E402
-from tests.browser.test_browser import CHROMIUM_ARGS, EXCEPTION, IDLE, PAGE_TIMEOUT_MS, RERUN_TIMEOUT_MS, Server  # noqa: E402
+from tests.browser.test_browser import (  # noqa: E402
+    CHROMIUM_ARGS,
+    EXCEPTION,
+    IDLE,
+    PAGE_TIMEOUT_MS,
+    RERUN_TIMEOUT_MS,
+    Server,
+    serve,
+)
 from ui.drawing.colours import contrast  # noqa: E402
 from ui.state.controls import DEFAULT_TEXT, MAX_TEXT_CHARS  # noqa: E402
 
@@ -69,22 +76,13 @@ PROBES = re.compile(r"/_stcore/(health|host-config)$")
 SUBTITLE = "g.role-title-subtitle text"
 
 
-def free_port() -> int:
-    for port in PORTS:
-        with socket.socket() as s:
-            try:
-                s.bind(("127.0.0.1", port))
-            except OSError:
-                continue
-            return port
-    raise RuntimeError(f"no free port in {PORTS}")
-
-
 @pytest.fixture(scope="module")
 def server():
-    srv = Server(free_port())
+    # a random free port, and another if a second test run took it first (the first free one, taken by two
+    # runs side by side, failed a run)
+    (srv,) = serve(Server, ports=PORTS)
     try:
-        yield srv.wait_ready()
+        yield srv
     finally:
         srv.stop()
 

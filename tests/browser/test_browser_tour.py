@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import itertools
 import os
-import socket
 from pathlib import Path
 from urllib.parse import quote, urlparse
 
@@ -31,7 +30,7 @@ if _missing:
     pytest.skip(f"browser tests need {', '.join(_missing)}", allow_module_level=True)
 
 from lessons import COURSE  # noqa: E402
-from tests.browser.test_browser import CHROMIUM_ARGS, EXCEPTION, IDLE, PAGE_TIMEOUT_MS, Server  # noqa: E402
+from tests.browser.test_browser import CHROMIUM_ARGS, EXCEPTION, IDLE, PAGE_TIMEOUT_MS, Server, serve  # noqa: E402
 from ui.drawing.charts import MIN_LABEL_PX  # noqa: E402
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(180)]
@@ -42,22 +41,13 @@ LOCAL_HOSTS = {"127.0.0.1", "localhost"}
 LONG_PROMPT = "abcdefghijklmnopqrstuvwxyz"  # 26 characters: the grid's labels were 6 px type, letters 4 px high
 
 
-def free_port() -> int:
-    for port in PORTS:
-        with socket.socket() as s:
-            try:
-                s.bind(("127.0.0.1", port))
-            except OSError:
-                continue
-            return port
-    raise RuntimeError(f"no free port in {PORTS}")
-
-
 @pytest.fixture(scope="module")
 def server():
-    srv = Server(free_port())
+    # a random free port, and another if a second test run took it first (the first free one, taken by two
+    # runs side by side, failed a run)
+    (srv,) = serve(Server, ports=PORTS)
     try:
-        yield srv.wait_ready()
+        yield srv
     finally:
         srv.stop()
 

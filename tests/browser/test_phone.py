@@ -1,5 +1,5 @@
-"""A phone (390 x 844, an iPhone 12 to 15 in portrait): no page is wider than the screen, and presenter mode
-leaves the Share button within reach.
+"""A phone (390 x 844, an iPhone 12 to 15 in portrait): no page is wider than the screen, a chart frame that
+scrolls can be reached by keyboard, and presenter mode leaves the Share button within reach.
 
 A page wider than the viewport scrolls sideways as a whole, sidebar toggle and text included; a wide chart
 must fit or scroll inside its own frame instead (ui/state/presenter.py BASE_CSS). Vega draws a chart after
@@ -52,7 +52,7 @@ CHARTS = """() => [...document.querySelectorAll('[data-testid="stVegaLiteChart"]
     const drawing = c.querySelector('svg.marks, canvas.marks');
     const style = getComputedStyle(c);
     return {drawn: !!drawing, drawing: drawing ? Math.round(drawing.getBoundingClientRect().width) : 0,
-            frame: c.clientWidth, scrolls: c.scrollWidth > c.clientWidth + 1,
+            frame: c.clientWidth, scrolls: c.scrollWidth > c.clientWidth + 1, focusable: c.tabIndex >= 0,
             overflow: style.overflowX, right: Math.round(c.getBoundingClientRect().right)};
 })"""
 
@@ -68,10 +68,16 @@ def phone(browser):  # noqa: F811 (the fixture above)
         context.close()
 
 
+# Every frame that scrolls can be focused (ui/state/presenter.py FOCUSABLE_FRAMES marks them once a chart is drawn)
+SCROLLING_FRAMES_FOCUSABLE = """() => [...document.querySelectorAll('[data-testid="stVegaLiteChart"]')]
+    .filter(c => c.scrollWidth > c.clientWidth + 1).every(c => c.tabIndex >= 0)"""
+
+
 @pytest.mark.parametrize("path", PAGES, ids=[p or "home" for p in PAGES])
 def test_no_page_is_wider_than_a_phone(server, phone, path):  # noqa: F811
     phone.goto(f"{server.url}/{path}")
     wait_until_drawn(phone)
+    phone.wait_for_function(SCROLLING_FRAMES_FOCUSABLE, timeout=RERUN_TIMEOUT_MS)
     width, inner = phone.evaluate(WIDTHS)
     assert width <= inner, f"{path or 'home'}: the page is {width} px wide on a {inner} px screen: " \
                            f"{phone.evaluate(TOO_WIDE)}"
@@ -81,18 +87,25 @@ def test_no_page_is_wider_than_a_phone(server, phone, path):  # noqa: F811
         if chart["drawing"] > chart["frame"] + 1:  # wider than its frame: it must scroll there, not be cut off
             assert chart["scrolls"] and chart["overflow"] in ("auto", "scroll"), \
                 f"{path or 'home'}: a wide chart neither fits nor scrolls in its frame: {chart}"
+        if chart["scrolls"]:  # a keyboard must reach what scrolls (WCAG 2.1.1)
+            assert chart["focusable"], f"{path or 'home'}: a scrolling chart frame cannot be focused: {chart}"
 
 
 def test_a_wide_chart_scrolls_in_its_own_frame(server, phone):  # noqa: F811
-    """The multi-head page's grid of heads is wider than a phone: its frame scrolls and shows the rest."""
+    """The multi-head page's grid of heads is wider than a phone: its frame scrolls and shows the rest, and a
+    keyboard reaches it: the frame takes the focus (as Tab gives it), and the arrow keys scroll it."""
     phone.goto(f"{server.url}/multi-head")
     wait_until_drawn(phone)
     wide = [i for i, c in enumerate(phone.evaluate(CHARTS)) if c["drawing"] > c["frame"] + 1]
     if not wide:
         pytest.skip("no chart on the page is wider than a phone's screen")
     frame = phone.locator(CHART).nth(wide[0])
-    frame.evaluate("c => { c.scrollLeft = c.scrollWidth; }")
-    assert frame.evaluate("c => c.scrollLeft") > 0, "the chart's frame did not scroll"
+    # by keyboard: the frame takes the focus and the arrow key scrolls it
+    phone.wait_for_function(SCROLLING_FRAMES_FOCUSABLE, timeout=RERUN_TIMEOUT_MS)
+    frame.focus()
+    expect(frame).to_be_focused()
+    phone.keyboard.press("ArrowRight")
+    phone.wait_for_function("c => c.scrollLeft > 0", arg=frame.element_handle(), timeout=RERUN_TIMEOUT_MS)
     width, inner = phone.evaluate(WIDTHS)
     assert width <= inner
 

@@ -32,7 +32,42 @@ BASE_CSS = """
   @media (max-width: 640px) {
     [data-testid="stVegaLiteChart"] { max-width: 100%; overflow-x: auto; overflow-y: hidden; }
   }
+  /* The element that carries FOCUSABLE_FRAMES' script shows nothing; without this it took a gap's height. */
+  [data-testid="stElementContainer"]:has(> [data-testid="stHtml"] > script:only-child) { display: none; }
 </style>
+"""
+
+# A chart wider than a phone's screen scrolls in its own frame (BASE_CSS), and a frame that scrolls must be
+# reachable by keyboard (WCAG 2.1.1): one with nothing focusable inside is given tabindex=0, so Tab reaches it
+# and the arrow keys scroll it. CSS cannot set tabindex, so a few lines of script do it, for frames that scroll
+# now and again whenever the page changes (a rerun redraws its charts) or the window is resized. Installed once a
+# browser tab; a constant with nothing a user typed in it.
+FOCUSABLE_FRAMES = """
+<script>
+(() => {
+  if (window.__chartFramesFocusable) return;
+  window.__chartFramesFocusable = true;
+  const mark = () => {
+    for (const frame of document.querySelectorAll('[data-testid="stVegaLiteChart"]')) {
+      const scrolls = frame.scrollWidth > frame.clientWidth + 1;
+      if (scrolls && !frame.hasAttribute('tabindex')) {
+        frame.tabIndex = 0;
+        frame.dataset.scrollFrame = 'true';
+      } else if (!scrolls && frame.dataset.scrollFrame) {
+        frame.removeAttribute('tabindex');
+        delete frame.dataset.scrollFrame;
+      }
+    }
+  };
+  let queued = false;
+  const soon = () => {
+    if (!queued) { queued = true; requestAnimationFrame(() => { queued = false; mark(); }); }
+  };
+  new MutationObserver(soon).observe(document.body, {childList: true, subtree: true});
+  window.addEventListener('resize', soon);
+  soon();
+})();
+</script>
 """
 
 CSS = """
@@ -58,8 +93,9 @@ def chart_scale() -> float:
 
 
 def apply_style() -> None:
-    """Readable captions on every page, and the page's type enlarged when presenting (constant stylesheets:
-    nothing a user typed is in them)."""
+    """Readable captions on every page, scrolling chart frames that a keyboard reaches, and the page's type
+    enlarged when presenting (constants: nothing a user typed is in them)."""
     st.html(BASE_CSS)
+    st.sidebar.html(FOCUSABLE_FRAMES, unsafe_allow_javascript=True)
     if presenting():
         st.html(CSS)
