@@ -13,7 +13,6 @@ from ui.drawing.chart_data import ChartData
 from ui.frame import prose
 from ui.sections import trained_views as tv
 from ui.sections import views
-from ui.state import controls
 
 
 @shared(64)
@@ -27,11 +26,7 @@ def heads_grid(sentence: str) -> ChartData:
 
 def view() -> None:
     """The sidebar's sentence box and the note on the fixed sizes, then every head and the rule's head."""
-    sentence = tv.sentence_box()
-    tv.fixed_settings_note()
-    controls.show_url_notes()
-    st.caption(tv.learned_note())
-    seen = tv.read(sentence)
+    sentence, seen = tv.opening()
     if seen is None:
         return
     L, H, T, _ = seen["weights"].shape

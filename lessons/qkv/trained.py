@@ -10,16 +10,11 @@ from ui.compute import cached
 from ui.frame import prose
 from ui.sections import trained_views as tv
 from ui.sections.views import heatmaps, square, token_rows
-from ui.state import controls
 
 
 def view() -> None:
     """The sidebar's sentence box and the note on the fixed sizes, then the model's reading of the sentence."""
-    sentence = tv.sentence_box()
-    tv.fixed_settings_note()
-    controls.show_url_notes()
-    st.caption(tv.learned_note())
-    seen = tv.read(sentence)
+    sentence, seen = tv.opening()
     if seen is None:
         return
     kind, layer, head = tv.rule_head(seen["rule"])

@@ -157,3 +157,14 @@ def weights_heatmap(seen: dict, layer: int, head: int, key: str, title: str) -> 
     return views.weights_map(np.asarray(seen["weights"][layer, head]), labels, title, key,
                              name=f"weights[{layer}, {head}]", shape="(T, T), rows sum to 1",
                              picked=rule["query"] if rule else None)
+
+
+def opening() -> tuple[str, dict | None]:
+    """What a one-sentence trained view (QKV, Multi-head) begins with: the sidebar's sentence box, the note on
+    the sizes a trained model fixes, the link's notes, where the weights come from, and the model's reading of
+    the sentence (None, after a message, when there is nothing to read)."""
+    sentence = sentence_box()
+    fixed_settings_note()
+    controls.show_url_notes()
+    st.caption(learned_note())
+    return sentence, read(sentence)
