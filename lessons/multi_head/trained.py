@@ -41,3 +41,4 @@ def view() -> None:
     m.note = tv.share_note(seen, layer, head)
     views.heatmaps(m, widths=[1, 1])
     prose.show("multi_head", "trained_jobs")
+    tv.closing_note()

@@ -39,3 +39,4 @@ def view() -> None:
     weights.note = tv.share_note(seen, layer, head)
     heatmaps(scores, weights)
     prose.show("qkv", "trained_mask")
+    tv.closing_note()

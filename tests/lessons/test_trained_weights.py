@@ -59,6 +59,14 @@ def test_trained_qkv_draws_the_heads_vectors_and_no_random_sliders():
     assert not [s for s in at.slider if s.key in ("d_k", "seq_len", "seed")]
 
 
+@pytest.mark.parametrize("lesson", ["qkv", "multi_head"])
+def test_the_trained_view_says_the_closing_lists_follow_the_random_one(lesson):
+    """Their Try-this steps move d_k, the seed and the heads, sliders the trained view does not show."""
+    trained, random = ok(run_page(PAGES[lesson], TRAINED)), ok(run_page(PAGES[lesson]))
+    assert "are written for the random weights" in texts(trained)
+    assert "are written for the random weights" not in texts(random)
+
+
 def test_multi_head_names_every_rules_head():
     at = ok(run_page(PAGES["multi_head"], TRAINED))
     shown = texts(at)

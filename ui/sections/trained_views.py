@@ -168,3 +168,9 @@ def opening() -> tuple[str, dict | None]:
     controls.show_url_notes()
     st.caption(learned_note())
     return sentence, read(sentence)
+
+
+def closing_note() -> None:
+    """The end of a trained view: the lesson's closing lists name the random view's sliders, which it fixes."""
+    st.caption("“What to notice” and “Try this”, below, are written for the random weights and name sliders this "
+               "view fixes: switch **Weights** to random in the sidebar to follow them.")
