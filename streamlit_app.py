@@ -7,6 +7,7 @@ import streamlit as st
 from lessons import COURSE
 from lessons import glossary as glossary_page
 from tools.process import keep_freed_memory, one_blas_thread
+from ui.compute import warm
 from ui.drawing import export
 from ui.frame import exercises, glossary
 from ui.state import controls
@@ -92,4 +93,10 @@ def main() -> None:
     st.navigation(pages, expanded=True).run()
 
 
-main()
+if __name__ == "__main__":  # a visit: Streamlit runs this file as the script of every session's every run
+    main()
+else:
+    # `streamlit run streamlit_app.py` imports this file once when the server starts, finds this st.App and
+    # serves it: its lifespan warms every page in the background (ui/compute/warm.py), so the first student
+    # after a start finds the imports, the shipped weights and the chart designs ready.
+    app = st.App(__file__, lifespan=warm.at_start(["", *(lesson.url_path for lesson in COURSE), glossary.URL_PATH]))

@@ -270,7 +270,7 @@ def over_budget(lesson: Lesson, results: dict[str, Measured]) -> list[str]:
 
 async def section_server(lessons: list[Lesson], reruns: int, settle_ms: float) -> None:
     settle = settle_ms / 1000
-    with Server.start() as server:
+    with Server.start(until_warm=True) as server:
         before = cpu_seconds(server.pid)
         await asyncio.sleep(2)
         idle = (cpu_seconds(server.pid) - before) / 2
@@ -334,7 +334,7 @@ async def compare_lesson(servers: dict[str, Server], lesson: Lesson, turns: int,
 
 async def section_compare(lessons: list[Lesson], other: Path, turns: int, block: int, settle_ms: float) -> None:
     """This checkout against another (e.g. `git worktree add /tmp/base HEAD~1`), both served at once."""
-    servers = {"this": Server.start(), "other": Server.start(root=other)}
+    servers = {"this": Server.start(until_warm=True), "other": Server.start(root=other, until_warm=True)}
     try:
         print(f"## This checkout against {other}: server CPU ms per move at the defaults\n")
         print(f"Both servers run at once; each page is moved {block} times on one, then on the other, "
@@ -474,7 +474,7 @@ def section_browser(reruns: int) -> None:
         print(f"skipped: no browser at {CHROMIUM}")
         return
     title = "scores = Q K"
-    with Server.start() as server, sync_playwright() as p:
+    with Server.start(until_warm=True) as server, sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
         page.goto(f"{server.url}/qkv")

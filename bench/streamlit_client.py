@@ -162,10 +162,15 @@ def stop_tree(proc: subprocess.Popen, timeout: float = 10) -> None:
 class Server:
     """`streamlit run streamlit_app.py` on a loopback port, in a session of its own (a Ctrl-C in the terminal
     reaches the benchmark alone, which then stops it and every process under it).
-    root: the checkout to serve (another one, e.g. a git worktree of an older commit, to compare with)."""
+    root: the checkout to serve (another one, e.g. a git worktree of an older commit, to compare with).
+    until_warm: a checkout whose server warms its pages when it starts (ui/compute/warm.py, unless
+    ATTENTION_LAB_WARM_UP=0) is ready only once its log says `warmed N pages`, else the warm-up's CPU (tens of
+    seconds on a busy machine) lands in the first moves measured (bench_pages --compare read 4-5.5x)."""
 
     def __init__(self, port: int | None = None, post_script_gc: bool | None = None, extra: tuple[str, ...] = (),
-                 root: Path = ROOT):
+                 root: Path = ROOT, until_warm: bool = False):
+        self.warms = until_warm and (root / "ui/compute/warm.py").exists() \
+            and os.environ.get("ATTENTION_LAB_WARM_UP", "1") != "0"
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.log = tempfile.NamedTemporaryFile(prefix=f"streamlit-{self.port}-", suffix=".log", delete=False)
@@ -206,9 +211,16 @@ class Server:
                 raise RuntimeError(f"streamlit exited with {self.proc.returncode}:\n{self.output()}")
             with contextlib.suppress(OSError, http.client.HTTPException):
                 if self.health() == "ok" and self.owns_port():
-                    return self
+                    break
             time.sleep(0.2)
-        raise RuntimeError(f"streamlit did not answer on {self.url} within {timeout} s:\n{self.output()}")
+        else:
+            raise RuntimeError(f"streamlit did not answer on {self.url} within {timeout} s:\n{self.output()}")
+        warm_deadline = time.monotonic() + 300  # the warm-up gives up on a page after 180 s
+        while self.warms and re.search(r" warmed \d+ pages", Path(self.log.name).read_text(errors="replace")) is None:
+            if self.proc.poll() is not None or time.monotonic() > warm_deadline:
+                raise RuntimeError(f"streamlit on {self.url} did not finish its warm-up:\n{self.output()}")
+            time.sleep(0.2)
+        return self
 
     def owns_port(self) -> bool:
         """True when the socket listening on the port is this server's (not another process that took it)."""

@@ -1,0 +1,93 @@
+"""A fresh server warms itself: every page runs once, at its defaults, for no one, before the first student.
+
+The first view of a page after a start pays for what every later view reuses: importing the lesson's modules
+(and with them pandas and Altair), reading the shipped weights, designing its charts and computing its
+defaults (1.3-2.4 s measured, bench/bench_first_view.py). `streamlit run streamlit_app.py` finds the `st.App`
+that the entry script defines when it is imported rather than run, and starts the server through it; its
+`lifespan` is Streamlit's hook for "the server has started". `at_start(pages)` makes one that, once the
+server is up, runs each page in turn in a session of its own that no browser holds (the same bare session
+Streamlit's own script health check runs), as a bare link to the page would run it. The server answers
+health checks and students all along (the runs take their turn on the GIL like any session's): a student
+who arrives during the warm-up waits no longer than on a cold server, one who arrives after it finds every
+import, weight and chart design in place.
+
+What such a run leaves behind is what every session shares anyway: loaded modules and the per-process
+caches (ui/compute/__init__.py). Its own session state goes with it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import time
+from collections.abc import Callable, Sequence
+
+from streamlit.logger import get_logger
+from streamlit.proto.ClientState_pb2 import ClientState
+from streamlit.runtime import Runtime
+from streamlit.runtime.app_session import AppSession
+from streamlit.runtime.script_data import ScriptData
+from streamlit.runtime.state import SCRIPT_RUN_WITHOUT_ERRORS_KEY
+
+LOG = get_logger(__name__)
+RUN_TIMEOUT_S = 180  # one page's run on a busy machine; a page that takes longer is left to its first student
+SWITCH = "ATTENTION_LAB_WARM_UP"  # set to 0 for a server that stays cold until its first visitor (tests of that)
+
+
+async def run_page(runtime: Runtime, page: str) -> bool:
+    """Run the app's script once for page (its url path, "" for the default page), as a browser opening a bare
+    link would, in a session no browser holds; True when the run ended without an exception."""
+    session = AppSession(
+        script_data=ScriptData(runtime._main_script_path, runtime._is_hello),
+        uploaded_file_manager=runtime._uploaded_file_mgr,
+        script_cache=runtime._script_cache,
+        message_enqueued_callback=None,  # no browser to send to: what the run draws is dropped with the session
+        user_info={},
+    )
+    try:
+        session.request_rerun(ClientState(page_name=page))
+        deadline = time.monotonic() + RUN_TIMEOUT_S
+        while SCRIPT_RUN_WITHOUT_ERRORS_KEY not in session.session_state and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
+        return bool(session.session_state[SCRIPT_RUN_WITHOUT_ERRORS_KEY]) \
+            if SCRIPT_RUN_WITHOUT_ERRORS_KEY in session.session_state else False
+    finally:
+        session.shutdown()
+
+
+async def warm(pages: Sequence[str]) -> None:
+    """Run every page once, one after another; a page that fails is logged and left to its first visitor."""
+    runtime = Runtime.instance()
+    t0 = time.monotonic()
+    failed = []
+    for page in pages:
+        try:
+            ok = await run_page(runtime, page)
+        except Exception:  # a warm-up must never take the server down
+            LOG.exception("warming %r failed", page or "home")
+            ok = False
+        if not ok:
+            failed.append(page or "home")
+    LOG.info("warmed %d pages in %.1f s%s", len(pages), time.monotonic() - t0,
+             f"; not warmed: {', '.join(failed)}" if failed else "")
+
+
+def at_start(pages: Sequence[str]) -> Callable:
+    """A lifespan for st.App: warm `pages` in the background once the server has started (unless the environment
+    says ATTENTION_LAB_WARM_UP=0)."""
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_app):
+        if os.environ.get(SWITCH, "1") == "0":
+            yield
+            return
+        task = asyncio.get_running_loop().create_task(warm(pages), name="warm pages")
+        try:
+            yield
+        finally:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+
+    return lifespan
