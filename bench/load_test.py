@@ -466,7 +466,8 @@ def run_one(n: int, post_script_gc: bool | None, pages: list[str], duration: flo
     with contextlib.ExitStack() as stack:
         servers = []
         for _ in range(replicas):
-            servers.append(Server.start(post_script_gc=post_script_gc, extra=server_args))
+            # until_warm: the server's own start-up warm-up (ui/compute/warm.py) ends before the class arrives
+            servers.append(Server.start(post_script_gc=post_script_gc, extra=server_args, until_warm=True))
             stack.callback(servers[-1].stop)
         spy = start_py_spy(servers[0].pid, ramp + duration, profile) if profile else None
         target = Target([s.url for s in servers], [s.pid for s in servers], [(s.url, {}) for s in servers])
