@@ -373,6 +373,7 @@ class Session:
         self._current = Render()
         self._waiter: asyncio.Future | None = None
         self.closed_reason: str | None = None
+        self.runs_finished = 0  # every run the server ended, asked for or not (a rerun on save is not)
 
     @classmethod
     async def open(cls, base_url: str, page: str = "", query: str = "", timeout: float = 120,
@@ -492,6 +493,7 @@ class Session:
             elif block.WhichOneof("type") == "popover" and block.popover.id:
                 self._current.panels[block.popover.label] = block.popover.id
         elif kind == "script_finished" and msg.script_finished in DONE:
+            self.runs_finished += 1
             render, self._current = self._current, Render()
             render.status = FINISHED.Name(msg.script_finished)
             if render.fragment_ids:
