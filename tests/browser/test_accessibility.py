@@ -11,23 +11,18 @@ fades colours in with CSS transitions, so on a busy machine axe read text halfwa
 between the two themes) and reported contrast that no student sees. The test page therefore asks for reduced
 motion and switches CSS transitions and animations off before any script of the page runs (a style sheet
 added at document start), and waits until the colours of every element are the same in two readings 0.3 s
-apart. Same requirements as tests/browser/test_browser.py, plus the axe-playwright-python package
+apart. What it needs: what tests/browser/harness.py says, plus the axe-playwright-python package
 (requirements-dev.txt); one server for the module, one browser.
 """
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from lessons import COURSE
-from tests.browser.test_browser import (  # noqa: F401 (fixtures)
-    PAGE_TIMEOUT_MS,
-    RERUN_TIMEOUT_MS,
-    browser,
-    server,
-    sync_playwright,
-    wait_until_drawn,
-)
+from tests.browser.harness import PAGE_TIMEOUT_MS, RERUN_TIMEOUT_MS, wait_until_drawn
 from ui.frame import glossary
 
 try:
@@ -35,9 +30,7 @@ try:
 except ImportError:  # pragma: no cover - depends on the machine
     Axe = None
 
-if Axe is None and sync_playwright is not None:
-    import os
-
+if Axe is None:
     if os.environ.get("REQUIRE_BROWSER") == "1":
         pytest.fail("REQUIRE_BROWSER=1 but axe-playwright-python is missing", pytrace=False)
     pytest.skip("the accessibility test needs axe-playwright-python", allow_module_level=True)
@@ -93,7 +86,7 @@ def report(violations: list[dict]) -> str:
 
 
 @pytest.mark.parametrize(("path", "theme"), CHECKS, ids=[f"{page_id(p)}-{t}" for p, t in CHECKS])
-def test_no_serious_accessibility_violation(server, browser, path, theme):  # noqa: F811
+def test_no_serious_accessibility_violation(server, browser, path, theme):
     context = browser.new_context(viewport={"width": 1400, "height": 1000}, color_scheme=theme,
                                   reduced_motion="reduce")
     try:

@@ -4,48 +4,29 @@ picking that query, links and pasted text corrected in the address bar and the b
 AppTest sees the specs the server sends, never whether Vega could draw them: a spec whose selection
 Vega cannot resolve passes every AppTest test and draws a blank box here. Vega draws after the script
 has finished, so every check waits for what it asserts (Playwright's expect, wait_for_function).
-Same requirements as tests/browser/test_browser.py, with its own server on a loopback port in 9600-9699.
+What it needs and how it skips without it: tests/browser/harness.py.
 """
 
 from __future__ import annotations
 
-import os
 import re
-from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
-
-try:
-    from playwright.sync_api import expect, sync_playwright
-except ImportError:  # pragma: no cover - depends on the machine
-    sync_playwright = None
-
-_missing = [what for what, gone in (("playwright", sync_playwright is None),
-                                    (CHROMIUM, not Path(CHROMIUM).exists())) if gone]
-if _missing:
-    if os.environ.get("REQUIRE_BROWSER") == "1":
-        pytest.fail(f"REQUIRE_BROWSER=1 but {', '.join(_missing)} is missing", pytrace=False)
-    pytest.skip(f"browser tests need {', '.join(_missing)}", allow_module_level=True)
-
-from lessons import COURSE  # noqa: E402
-from tests.browser.test_browser import (  # noqa: E402
-    CHROMIUM_ARGS,
+from lessons import COURSE
+from tests.browser.harness import (
     EXCEPTION,
     IDLE,
     PAGE_TIMEOUT_MS,
     RERUN_TIMEOUT_MS,
-    Server,
-    serve,
+    expect,
 )
-from ui.drawing.colours import contrast  # noqa: E402
-from ui.state.controls import DEFAULT_TEXT, MAX_TEXT_CHARS  # noqa: E402
+from ui.drawing.colours import contrast
+from ui.state.controls import DEFAULT_TEXT, MAX_TEXT_CHARS
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(240)]
 
-PORTS = range(9600, 9700)
 LESSONS = {lesson.url_path: lesson for lesson in COURSE}
 PAGES = ["", *LESSONS]  # "" is the home page
 THEMES = ("light", "dark")
@@ -74,27 +55,6 @@ SHARED = {
 # its own probing, logged by the browser as failed loads, not an error of the app.
 PROBES = re.compile(r"/_stcore/(health|host-config)$")
 SUBTITLE = "g.role-title-subtitle text"
-
-
-@pytest.fixture(scope="module")
-def server():
-    # a random free port, and another if a second test run took it first (the first free one, taken by two
-    # runs side by side, failed a run)
-    (srv,) = serve(Server, ports=PORTS)
-    try:
-        yield srv
-    finally:
-        srv.stop()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        try:
-            yield chromium
-        finally:
-            chromium.close()
 
 
 class Tab:

@@ -1,71 +1,33 @@
 """Classroom features in headless Chromium: a shared presenter link, a real CSV download, the lesson path.
 
-Same requirements as tests/browser/test_browser.py (Debian's Chromium and playwright; skipped without them
-unless REQUIRE_BROWSER=1), with its own server on a loopback port in 9200-9299.
+What it needs and how it skips without it: tests/browser/harness.py.
 """
 
 from __future__ import annotations
 
 import io
-import os
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
-CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
-
-try:
-    from playwright.sync_api import expect, sync_playwright
-except ImportError:  # pragma: no cover - depends on the machine
-    sync_playwright = None
-
-_missing = [what for what, gone in (("playwright", sync_playwright is None),
-                                    (CHROMIUM, not Path(CHROMIUM).exists())) if gone]
-if _missing:
-    if os.environ.get("REQUIRE_BROWSER") == "1":
-        pytest.fail(f"REQUIRE_BROWSER=1 but {', '.join(_missing)} is missing", pytrace=False)
-    pytest.skip(f"browser tests need {', '.join(_missing)}", allow_module_level=True)
-
-from lessons import COURSE  # noqa: E402
-from tests.browser.test_browser import (  # noqa: E402
+from lessons import COURSE
+from tests.browser.harness import (
     CHART,
-    CHROMIUM_ARGS,
     EXCEPTION,
     PAGE_TIMEOUT_MS,
     RERUN_TIMEOUT_MS,
-    Server,
     chart,
-    serve,
+    expect,
     wait_until_drawn,
 )
-from ui.drawing.charts import unique_labels  # noqa: E402
-from ui.state.controls import DEFAULT_TEXT  # noqa: E402
+from ui.drawing.charts import unique_labels
+from ui.state.controls import DEFAULT_TEXT
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
 
-PORTS = range(9200, 9300)
 URL_PATHS = {lesson.url_path for lesson in COURSE}
 TOKENS = DEFAULT_TEXT.split()
-
-
-@pytest.fixture(scope="module")
-def server():
-    (srv,) = serve(Server, ports=PORTS)
-    try:
-        yield srv
-    finally:
-        srv.stop()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        try:
-            yield chromium
-        finally:
-            chromium.close()
 
 
 @pytest.fixture

@@ -9,25 +9,20 @@ exception, and (presenter mode) chart text smaller than 18 px.
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
-import tempfile
 from pathlib import Path
 
 import pytest
 
 from lessons import COURSE
 from tests.apptest_helpers import ROOT
-from tests.browser.test_browser import (
-    CHROMIUM,
-    CHROMIUM_ARGS,
+from tests.browser.harness import (
     EXCEPTION,
     PAGE_TIMEOUT_MS,
     RERUN_TIMEOUT_MS,
     Server,
     expect,
     serve,
-    sync_playwright,
+    stop_all,
     wait_until_drawn,
 )
 
@@ -39,38 +34,15 @@ PAGES = [("home", "")] + [(lesson.url_path, lesson.url_path) for lesson in COURS
 THEMES = ("light", "dark")
 
 
-class ThemedServer(Server):
-    """The app as `streamlit run streamlit_app.py --theme.base <theme>` starts it."""
-
-    def __init__(self, port: int, theme: str):
-        self.port = port
-        self.url = f"http://127.0.0.1:{port}"
-        self.log = tempfile.NamedTemporaryFile(prefix=f"streamlit-{port}-", suffix=".log", delete=False)
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", "streamlit_app.py", "--server.port", str(port),
-             "--server.address", "127.0.0.1", "--server.headless", "true", "--theme.base", theme],
-            cwd=ROOT, stdout=self.log, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1"},
-        )
-
-
 @pytest.fixture(scope="module")
 def themed_servers():
-    servers = {theme: serve(lambda port, theme=theme: ThemedServer(port, theme))[0] for theme in THEMES}
+    """The app as `streamlit run streamlit_app.py --theme.base <theme>` starts it, one server a theme."""
+    servers = {theme: serve(lambda port, theme=theme: Server(port, ("--theme.base", theme)))[0]
+               for theme in THEMES}
     try:
         yield servers
     finally:
-        for srv in servers.values():
-            srv.stop()
-
-
-@pytest.fixture(scope="module")
-def chromium():
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        try:
-            yield browser
-        finally:
-            browser.close()
+        stop_all(servers.values())
 
 
 SMALLEST_CHART_TEXT = """() => {
@@ -108,10 +80,10 @@ SETTLED = """timeoutMs => new Promise(resolve => {
 @pytest.mark.parametrize("present", [False, True], ids=["normal", "presenter"])
 @pytest.mark.parametrize("theme", THEMES)
 @pytest.mark.parametrize(("name", "path"), PAGES, ids=[name for name, _ in PAGES])
-def test_screenshot(themed_servers, chromium, theme, present, name, path):
+def test_screenshot(themed_servers, browser, theme, present, name, path):
     srv = themed_servers[theme]
     # With a light and a dark theme configured, the browser's colour scheme picks one (--theme.base does not)
-    context = chromium.new_context(viewport={"width": WIDTH, "height": HEIGHT}, color_scheme=theme)
+    context = browser.new_context(viewport={"width": WIDTH, "height": HEIGHT}, color_scheme=theme)
     tab = context.new_page()
     tab.set_default_timeout(PAGE_TIMEOUT_MS)
     try:

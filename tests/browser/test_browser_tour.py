@@ -2,64 +2,25 @@
 characters inside an emoji are named where they would show nothing, and no page asks anything of a
 server other than the app's own (the app must work offline).
 
-Same requirements as tests/browser/test_browser.py (Debian's Chromium and playwright; skipped without them
-unless REQUIRE_BROWSER=1), with its own server on a loopback port in 9400-9499.
+What it needs and how it skips without it: tests/browser/harness.py.
 """
 
 from __future__ import annotations
 
 import itertools
-import os
-from pathlib import Path
 from urllib.parse import quote, urlparse
 
 import pytest
 
-CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
-
-try:
-    from playwright.sync_api import expect, sync_playwright
-except ImportError:  # pragma: no cover - depends on the machine
-    sync_playwright = None
-
-_missing = [what for what, gone in (("playwright", sync_playwright is None),
-                                    (CHROMIUM, not Path(CHROMIUM).exists())) if gone]
-if _missing:
-    if os.environ.get("REQUIRE_BROWSER") == "1":
-        pytest.fail(f"REQUIRE_BROWSER=1 but {', '.join(_missing)} is missing", pytrace=False)
-    pytest.skip(f"browser tests need {', '.join(_missing)}", allow_module_level=True)
-
-from lessons import COURSE  # noqa: E402
-from tests.browser.test_browser import CHROMIUM_ARGS, EXCEPTION, IDLE, PAGE_TIMEOUT_MS, Server, serve  # noqa: E402
-from ui.drawing.charts import MIN_LABEL_PX  # noqa: E402
+from lessons import COURSE
+from tests.browser.harness import EXCEPTION, IDLE, PAGE_TIMEOUT_MS, expect
+from ui.drawing.charts import MIN_LABEL_PX
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(180)]
 
-PORTS = range(9400, 9500)
 URL_PATHS = {lesson.url_path for lesson in COURSE}
 LOCAL_HOSTS = {"127.0.0.1", "localhost"}
 LONG_PROMPT = "abcdefghijklmnopqrstuvwxyz"  # 26 characters: the grid's labels were 6 px type, letters 4 px high
-
-
-@pytest.fixture(scope="module")
-def server():
-    # a random free port, and another if a second test run took it first (the first free one, taken by two
-    # runs side by side, failed a run)
-    (srv,) = serve(Server, ports=PORTS)
-    try:
-        yield srv
-    finally:
-        srv.stop()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        try:
-            yield chromium
-        finally:
-            chromium.close()
 
 
 @pytest.fixture

@@ -3,8 +3,8 @@ scrolls can be reached by keyboard, and presenter mode leaves the Share button w
 
 A page wider than the viewport scrolls sideways as a whole, sidebar toggle and text included; a wide chart
 must fit or scroll inside its own frame instead (ui/state/presenter.py BASE_CSS). Vega draws a chart after
-the script has finished, so each check first waits until every chart holds its svg or canvas. Same
-requirements as tests/browser/test_browser.py; one server for the module, one browser.
+the script has finished, so each check first waits until every chart holds its svg or canvas. What it
+needs and how it skips without it: tests/browser/harness.py; one server for the module, one browser.
 """
 
 from __future__ import annotations
@@ -13,23 +13,11 @@ import re
 
 import pytest
 
-from tests.browser.test_browser import (  # noqa: F401 (fixtures)
-    CHART,
-    PAGE_TIMEOUT_MS,
-    RERUN_TIMEOUT_MS,
-    browser,
-    server,
-    sync_playwright,
-    wait_until_drawn,
-)
+from lessons import COURSE
+from tests.browser.harness import CHART, PAGE_TIMEOUT_MS, RERUN_TIMEOUT_MS, expect, wait_until_drawn
+from ui.frame import glossary
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
-
-if sync_playwright is not None:
-    from playwright.sync_api import expect
-
-from lessons import COURSE  # noqa: E402
-from ui.frame import glossary  # noqa: E402
 
 PHONE = {"width": 390, "height": 844}
 PAGES = ["", *(lesson.url_path for lesson in COURSE), glossary.URL_PATH]  # "" is the home page
@@ -58,7 +46,7 @@ CHARTS = """() => [...document.querySelectorAll('[data-testid="stVegaLiteChart"]
 
 
 @pytest.fixture
-def phone(browser):  # noqa: F811 (the fixture above)
+def phone(browser):
     context = browser.new_context(viewport=PHONE, device_scale_factor=3, is_mobile=True, has_touch=True)
     tab = context.new_page()
     tab.set_default_timeout(PAGE_TIMEOUT_MS)
@@ -74,7 +62,7 @@ SCROLLING_FRAMES_FOCUSABLE = """() => [...document.querySelectorAll('[data-testi
 
 
 @pytest.mark.parametrize("path", PAGES, ids=[p or "home" for p in PAGES])
-def test_no_page_is_wider_than_a_phone(server, phone, path):  # noqa: F811
+def test_no_page_is_wider_than_a_phone(server, phone, path):
     phone.goto(f"{server.url}/{path}")
     wait_until_drawn(phone)
     phone.wait_for_function(SCROLLING_FRAMES_FOCUSABLE, timeout=RERUN_TIMEOUT_MS)
@@ -91,7 +79,7 @@ def test_no_page_is_wider_than_a_phone(server, phone, path):  # noqa: F811
             assert chart["focusable"], f"{path or 'home'}: a scrolling chart frame cannot be focused: {chart}"
 
 
-def test_a_wide_chart_scrolls_in_its_own_frame(server, phone):  # noqa: F811
+def test_a_wide_chart_scrolls_in_its_own_frame(server, phone):
     """The multi-head page's grid of heads is wider than a phone: its frame scrolls and shows the rest, and a
     keyboard reaches it: the frame takes the focus (as Tab gives it), and the arrow keys scroll it."""
     phone.goto(f"{server.url}/multi-head")
@@ -110,7 +98,7 @@ def test_a_wide_chart_scrolls_in_its_own_frame(server, phone):  # noqa: F811
     assert width <= inner
 
 
-def test_presenter_mode_keeps_the_share_button(server, browser):  # noqa: F811
+def test_presenter_mode_keeps_the_share_button(server, browser):
     """Switching presenter mode on leaves the sidebar open with its Share button; a present=true link opens
     with the sidebar folded, and one click on its arrow brings Share back."""
     context = browser.new_context(viewport={"width": 1400, "height": 1000})

@@ -81,7 +81,7 @@ KILL_AT_S = 3.0
 RECONNECT_S = 45.0  # a dropped student must be back within this
 MOVE_BOUND_S = 15.0  # a live student's move during the failover (two shared, busy cores)
 IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"][data-test-connection-state="CONNECTED"]'
-# The page as a user sees it once everything has arrived (as tests/browser/test_browser.py's DRAWN): a title under an
+# The page as a user sees it once everything has arrived (as tests/browser/harness.py's DRAWN): a title under an
 # idle app (the run that drew it has ended: IDLE alone also holds before the first run starts), and no
 # skeleton left (a slider, like a chart, is loaded lazily and drawn a while after the run has ended).
 DRAWN = """() => {
