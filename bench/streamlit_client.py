@@ -338,6 +338,8 @@ class Render:
     fragment_ids: tuple[str, ...] = ()  # the fragments this run ran (empty: a full run), from its new_session
     panels: dict[str, str] = field(default_factory=dict)  # expanders, popovers with a key: label -> widget id
     code: list[str] = field(default_factory=list)  # the text of each st.code block
+    # each download button's label -> the path of the file it holds (/media/…; "" for a file made at the click)
+    downloads: dict[str, str] = field(default_factory=dict)
     elements: int = 0
     bytes: int = 0
 
@@ -521,6 +523,8 @@ class Session:
             self._current.captions.append(el.markdown.body)
         elif kind == "code":
             self._current.code.append(el.code.code_text)
+        elif kind == "download_button":
+            self._current.downloads[el.download_button.label] = el.download_button.url
         elif kind == "heading":
             self._current.headings.append(el.heading.body)
         elif kind == "exception":

@@ -37,7 +37,9 @@ def start_and_stop(session: ts.TrainingSession, settings: Settings) -> None:
 
 def live(session: ts.TrainingSession, settings: Settings) -> None:
     """Progress, loss curve and attention maps; while training, this part reruns on its own timer (and
-    records its maps for the export panel afresh each time)."""
+    records its maps for the export panel afresh each time, so the panel offers no file until a Stop)."""
+    export.hold(f"Training is running, so its maps are redrawn every {view.TICK_EVERY_S:g} s. Press **Stop** to "
+                "export them as they stand; **Resume** then goes on with the run." if session.running else None)
     st.fragment(view.live_panel, run_every=view.TICK_EVERY_S if session.running else None)(settings, export.drawn())
     view.saved_model(session)
 

@@ -109,6 +109,34 @@ def test_export_csv_download(server, page):
     no_exception(page)  # the button does not rerun the page (on_click="ignore"): what is drawn is final
 
 
+def test_export_png_is_made_then_saved_from_the_keyboard(server, page):
+    """PNG takes two presses: the first makes the file (the panel reruns), the Save PNG button that appears
+    under it downloads it. From the keyboard: the focus stays on PNG through its rerun, and Tab reaches Save.
+    The file is a PNG of the first matrix, named after it."""
+    open_page(page, f"{server.url}/qkv")
+    expect(page.locator(CHART).first).to_be_visible()
+    panel = page.locator('[data-testid="stExpander"]', has_text="Export the matrices on this page")
+    panel.locator("summary").click()
+    make = panel.get_by_role("button", name="PNG", exact=True)
+    expect(make).to_be_visible(timeout=PAGE_TIMEOUT_MS)
+    wait_until_drawn(page, RERUN_TIMEOUT_MS)
+    make.focus()
+    page.keyboard.press("Enter")
+    save = panel.get_by_role("button", name="Save PNG")
+    expect(save).to_be_visible(timeout=RERUN_TIMEOUT_MS)
+    wait_until_drawn(page, RERUN_TIMEOUT_MS)
+    expect(make).to_be_focused()
+    page.keyboard.press("Tab")
+    expect(save).to_be_focused()
+    with page.expect_download(timeout=30_000) as info:
+        page.keyboard.press("Enter")
+    download = info.value
+    assert download.suggested_filename == "x.png"
+    assert Path(download.path()).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    expect(panel.locator('[data-testid="stAlert"]')).to_have_count(0)
+    no_exception(page)
+
+
 def test_next_link_keeps_the_settings(server, page):
     """Follow the lesson path from Scaling to Masking: the same sentence and d_k, and charts, not 'no tokens'."""
     open_page(page, f"{server.url}/scaling?text=red+green+blue&d_k=40")

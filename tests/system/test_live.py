@@ -5,12 +5,17 @@ protocol as the browser does (bench/streamlit_client.py): a move of a control dr
 is sent with that fragment's id, and the server reruns only the fragment. What a user would check:
 the page redraws without an error, the address bar follows the move, that address reopens the same view,
 and the share link and the export panel hold what is on screen now, not what was there before the move.
+The export panel's files are still there when the browser fetches them, however many runs of other
+students' pages end in between.
 """
 
 from __future__ import annotations
 
 import asyncio
+import io
 import re
+import urllib.error
+import urllib.request
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -118,6 +123,43 @@ def test_the_export_panel_counts_each_matrix_once_after_moves_and_follows_a_move
         moved = await s.move(seed, 6)
         assert not moved.fragment_ids and moved.status == "FINISHED_SUCCESSFULLY"
         assert matrices_counted(moved.captions) == n and not moved.exceptions
+        await s.close()
+
+    run(go())
+
+
+def fetch(url: str) -> tuple[int, str, bytes]:
+    """GET a file as the browser does after a click on a download button: status, type, body."""
+    try:
+        with urllib.request.urlopen(url, timeout=30) as response:
+            return response.status, response.headers.get_content_type(), response.read()
+    except urllib.error.HTTPError as error:
+        return error.code, "", b""
+
+
+def test_the_export_panel_files_outlast_other_students_runs(server):
+    # Streamlit deletes a file no session holds at the second end of a run, anyone's: a file made at the
+    # click was such a file, and in a busy class it was gone before the browser asked for it.
+    async def go():
+        s, first = await Session.open(server.url, "qkv")
+        opened = await s.set_panel(first, EXPORT, True)
+        csv_path = opened.downloads.get("CSV")
+        assert csv_path, f"the CSV button holds no file: {opened.downloads}"
+        made = await s.press("make_png")  # the first press makes the PNG; the button in its place saves it
+        assert made.fragment_ids and not made.exceptions
+        png_path = made.downloads.get("Save PNG")
+        assert png_path, f"no Save PNG button after the press: {made.downloads}, buttons {list(made.buttons)}"
+        other, _ = await Session.open(server.url, "scaling")
+        for _ in range(3):
+            await other.rerun()
+        await other.close()
+        status, kind, body = fetch(server.url + csv_path)
+        assert (status, kind) == (200, "text/csv"), status
+        header = next(csv_lines := io.StringIO(body.decode("utf-8")))
+        assert header.rstrip("\r\n").split(",")[1:] == [f"d{j}" for j in range(16)]
+        assert len(list(csv_lines)) == 7  # X: one row per token of "The cat sat on the warm mat"
+        status, kind, body = fetch(server.url + png_path)
+        assert (status, kind) == (200, "image/png") and body[:8] == b"\x89PNG\r\n\x1a\n", status
         await s.close()
 
     run(go())

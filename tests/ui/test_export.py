@@ -1,8 +1,9 @@
 """Export: every heatmap on a lesson can be taken away as CSV (alone or all in a ZIP), PNG or SVG.
 
-The export buttons hand out callables (files are made on click), so AppTest shows each button with a
-deferred file id and no URL. The tests catch the callables the page registers and call them, which is
-exactly what Streamlit does when the button is clicked.
+Every download button holds its file, made in the run that drew it (a file made at the click could be
+deleted before the browser fetched it: tests/system/test_live.py). The CSV is made in every run of the open
+panel; PNG, SVG and the ZIP are made by a press, after which a Save button under it holds the file. The tests
+read the files the page handed to Streamlit (the `saved` fixture), by file name.
 
 The export expander is filled only while open: the tests of its content open it first (its state key
 ui.drawing.export.OPEN_KEY set, as a click would); test_closed_export_panel_draws_nothing checks the closed one.
@@ -29,7 +30,7 @@ from ui.drawing.charts import CHAR_EM, unique_labels
 
 LESSONS = {lesson.url_path: lesson for lesson in COURSE}
 WITH_HEATMAPS = [url for url in ("qkv", "scaling", "masking", "multi-head", "model") if url in LESSONS]
-BUTTONS = ("export_csv", "export_png", "export_svg", "export_zip")
+BUTTONS = ("export_csv", "make_png", "make_svg", "make_zip")  # as the panel opens: CSV, then the make buttons
 LABEL = "Export the matrices on this page (CSV, PNG, SVG)"
 
 
@@ -58,17 +59,38 @@ def assert_same_numbers(got, want, what: str) -> None:
 
 
 @pytest.fixture
-def deferred(monkeypatch):
-    """What each deferred download button would produce when clicked, by file name."""
+def saved(monkeypatch):
+    """The file each download button holds, by file name (the latest run's): (bytes, type). A button given
+    a function instead (a file made at the click) fails the test."""
     files = {}
-    real = MediaFileManager.add_deferred
+    real_add = MediaFileManager.add
+
+    def add(self, path_or_data, mimetype, coordinates, file_name=None, is_for_static_download=False):
+        if is_for_static_download:
+            files[file_name] = (path_or_data, mimetype)
+        return real_add(self, path_or_data, mimetype, coordinates, file_name, is_for_static_download)
 
     def add_deferred(self, data_callable, mimetype, coordinates, file_name=None, **kwargs):
-        files[file_name] = (data_callable, mimetype)
-        return real(self, data_callable, mimetype, coordinates, file_name=file_name, **kwargs)
+        pytest.fail(f"{file_name} is made at the click: in a busy class it can be gone before it is fetched")
 
+    monkeypatch.setattr(MediaFileManager, "add", add)
     monkeypatch.setattr(MediaFileManager, "add_deferred", add_deferred)
     return files
+
+
+def text(saved: dict, name: str) -> str:
+    return saved[name][0].decode("utf-8")
+
+
+def buttons_in_panel(at: AppTest) -> dict:
+    """The panel's buttons by key: download buttons (CSV, and Save once a file is made) and make buttons."""
+    return {b.key: b for b in [*at.get("download_button"), *at.button]
+            if b.key and b.key.startswith(("export_", "make_"))}
+
+
+def press(at: AppTest, kind: str) -> AppTest:
+    """Press PNG, SVG or ZIP: the run that follows shows the Save button holding the file."""
+    return ok(at.button(key=f"make_{kind}").click().run())
 
 
 def panel(at: AppTest):
@@ -85,8 +107,9 @@ def count_caption(at: AppTest) -> str:
 
 
 def run_open(page: str, query: dict | None = None) -> AppTest:
-    """The page with its export panel open."""
-    return ok(run_page(page, query, opened=[export.OPEN_KEY]))
+    """The page with its export panel open, in the app (whose entry script starts each run's list of
+    matrices afresh, so that a rerun after a press lists them once)."""
+    return ok(run_app(page, query, opened=[export.OPEN_KEY]))
 
 
 # ---- what is recorded -----------------------------------------------------------------------------------
@@ -120,21 +143,24 @@ def picker(at: AppTest):
 
 
 @pytest.mark.parametrize("lesson", WITH_HEATMAPS)
-def test_export_panel_lists_every_matrix(lesson, deferred):
+def test_export_panel_lists_every_matrix(lesson, saved):
     at = run_open(LESSONS[lesson].path)
     items = drawn(at)
     n = len(items)
     assert count_caption(at) == f"{n} {'matrix' if n == 1 else 'matrices'} on this page."
     pick = picker(at)
     assert pick.options == [f"{i + 1}. {item['title']}" for i, item in enumerate(items)]
-    buttons = {b.key: b for b in at.get("download_button") if b.key in BUTTONS}
+    buttons = buttons_in_panel(at)
     assert set(buttons) == set(BUTTONS)
-    for b in buttons.values():  # files are made on click, not on every rerun
-        assert b.proto.deferred_file_id and not b.proto.url, b.key
+    assert buttons["export_csv"].proto.url and not buttons["export_csv"].proto.deferred_file_id
+    assert "attention-lab.zip" not in saved  # made by a press, not on every run
     # the ZIP holds one CSV per matrix, in page order, each the matrix's own CSV
-    make, mime = deferred["attention-lab.zip"]
+    at = press(at, "zip")
+    save = buttons_in_panel(at)["export_zip"]
+    assert save.label == "Save ZIP" and save.proto.url and "make_zip" in buttons_in_panel(at)  # both, one above
+    data, mime = saved["attention-lab.zip"]
     assert mime == "application/zip"
-    with zipfile.ZipFile(io.BytesIO(make())) as zf:
+    with zipfile.ZipFile(io.BytesIO(data)) as zf:
         names = zf.namelist()
         assert names == [f"{i + 1:02d}-{export.slug(item['title'])}.csv" for i, item in enumerate(items)]
         for name, item in zip(names, items):
@@ -154,21 +180,19 @@ def test_rerun_does_not_pile_up_matrices():
         assert len(picker(at).options) == n
 
 
-def test_csv_button_follows_the_picker(deferred):
+def test_csv_button_follows_the_picker(saved):
     """Pick the scores in the picker: the CSV button now hands out the scores, labelled with the tokens."""
     at = run_open(LESSONS["qkv"].path)
     items = drawn(at)
-    make, mime = deferred["x.csv"]
-    assert mime == "text/csv"
-    first = read_csv(make())
+    assert saved["x.csv"][1] == "text/csv"
+    first = read_csv(text(saved, "x.csv"))
     assert_same_numbers(first.to_numpy(), items[0]["matrix"], "X")
     target = next(i for i, item in enumerate(items) if item["title"].startswith("scores"))
-    deferred.clear()
+    saved.clear()
     picker(at).set_value(picker(at).options[target])
     ok(at.run())
     name = f"{export.slug(items[target]['title'])}.csv"
-    make, _ = deferred[name]
-    scores = read_csv(make())
+    scores = read_csv(text(saved, name))
     tokens = "The cat sat on the warm mat".split()
     assert list(scores.columns) == unique_labels(tokens) and list(scores.index) == unique_labels(tokens)
     assert scores.shape == (7, 7)
@@ -236,7 +260,7 @@ def assert_training_exports_what_is_drawn(at: AppTest) -> None:
     assert_same_numbers(matrix(chart_by_title(at, "Weight on the key")).to_numpy(), mass["matrix"], "mass")
 
 
-def test_training_page_exports_its_attention_maps(deferred):
+def test_training_page_exports_its_attention_maps(saved):
     """Before a run, the page draws the untrained model's maps: each layer x head map and the answer-key
     weights are listed in the export panel, their files are what the grid shows."""
     at = ok(run_app(TRAINING, FAST, opened=[export.OPEN_KEY]))
@@ -246,10 +270,12 @@ def test_training_page_exports_its_attention_maps(deferred):
     assert picker(at).options == [f"{i + 1}. {item['title']}" for i, item in enumerate(items)]
     name = export.slug(items[0]["title"])
     assert name == "attention-layer-1-head-1"
-    assert_same_numbers(read_csv(deferred[f"{name}.csv"][0]()).to_numpy(), items[0]["matrix"], name)
-    svg = deferred[f"{name}.svg"][0]()
+    assert_same_numbers(read_csv(text(saved, f"{name}.csv")).to_numpy(), items[0]["matrix"], name)
+    at = press(press(at, "svg"), "png")  # the maps are drawn from a function (a grid's panel): made all the same
+    svg = text(saved, f"{name}.svg")
     assert "Attention, layer 1 · head 1" in svg and svg.count('aria-roledescription="rect mark"') >= 16 * 16
-    assert deferred[f"{name}.png"][0]()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert saved[f"{name}.png"][0][:8] == b"\x89PNG\r\n\x1a\n"
+    assert {"export_svg", "export_png"} <= set(buttons_in_panel(at))
 
 
 def live_panel_ticks():
@@ -277,9 +303,10 @@ def test_a_tick_of_the_live_panel_records_its_maps_once():
                       "Weight on the key that holds the answer"]
 
 
-def test_training_exports_the_maps_now_drawn_as_it_trains(monkeypatch, deferred):
-    """While a run trains, the live panel draws new maps on every update: the export panel lists each map
-    once (not once per update), with the numbers now on screen."""
+def test_training_exports_the_maps_once_stopped(monkeypatch, saved):
+    """While a run trains, the live panel draws new maps every second: the export panel offers no file (one
+    would not hold what is on screen a moment later) and says to press Stop. Stopped, it lists each map once
+    (not once per update), with the numbers now on screen."""
     monkeypatch.setattr(ts, "TICK_BUDGET_S", 0.01)
     at = ok(run_app(TRAINING, {**FAST, "tr_steps": "2000"}, opened=[export.OPEN_KEY]))
     before = drawn(at)[0]["matrix"]
@@ -287,38 +314,45 @@ def test_training_exports_the_maps_now_drawn_as_it_trains(monkeypatch, deferred)
     for _ in range(3):
         ok(at.run())
         assert_training_exports_what_is_drawn(at)
-        assert count_caption(at) == "3 matrices on this page."
+        (said,) = [i.value for i in panel(at).info]
+        assert "Training is running" in said and "**Stop**" in said and "**Resume**" in said
+        assert not export_content(at)
+    saved.clear()
+    ok(at.button(key="tr_stop").click().run())
     assert at.session_state[ts.SESSION_KEY].run.steps > 0
+    assert_training_exports_what_is_drawn(at)
+    assert count_caption(at) == "3 matrices on this page." and not panel(at).info
     now = drawn(at)[0]["matrix"]
     assert not np.allclose(now, before)  # trained: the maps moved
     name = export.slug(drawn(at)[0]["title"])
-    assert_same_numbers(read_csv(deferred[f"{name}.csv"][0]()).to_numpy(), now, name)
+    assert_same_numbers(read_csv(text(saved, f"{name}.csv")).to_numpy(), now, name)
+    ok(at.button(key="tr_resume").click().run())  # training again: no file until the next Stop
+    assert "Training is running" in panel(at).info[0].value and not export_content(at)
 
 
 def export_content(at: AppTest) -> list:
     """What the export panel draws inside: its picker, its buttons, its count."""
-    return [*[s for s in at.selectbox if s.key.startswith(export.PICK_KEY)],
-            *[b for b in at.get("download_button") if b.key in BUTTONS],
+    return [*[s for s in at.selectbox if s.key.startswith(export.PICK_KEY)], *buttons_in_panel(at).values(),
             *[c for c in at.caption if str(c.value).endswith("on this page.")]]
 
 
-def test_closed_export_panel_draws_nothing(deferred):
-    """Closed (as every page opens), the panel is its label alone: no picker, no buttons, no file callables;
+def test_closed_export_panel_draws_nothing(saved):
+    """Closed (as every page opens), the panel is its label alone: no picker, no buttons, no files;
     the heatmaps are still recorded, so that opening it (a click) draws it all, for the current numbers.
     (In the app: the entry script starts each run's list afresh.)"""
     at = ok(run_app(LESSONS["qkv"].path))
     assert panel(at).proto.expanded is False
-    assert drawn(at) and not export_content(at) and not deferred
+    assert drawn(at) and not export_content(at) and not saved
     at.sidebar.slider(key="d_k").set_value(3)  # a slider move with the panel closed costs it nothing
     ok(at.run())
-    assert not export_content(at) and not deferred
+    assert not export_content(at) and not saved
     at.session_state[export.OPEN_KEY] = True  # a click on the label
     ok(at.run())
     items = drawn(at)
     assert picker(at).options == [f"{i + 1}. {item['title']}" for i, item in enumerate(items)]
-    assert {b.key for b in at.get("download_button") if b.key in BUTTONS} == set(BUTTONS)
+    assert set(buttons_in_panel(at)) == set(BUTTONS)
     assert count_caption(at) == f"{len(items)} matrices on this page."
-    assert read_csv(deferred["x.csv"][0]()).shape == items[0]["matrix"].shape == (7, 16)
+    assert read_csv(text(saved, "x.csv")).shape == items[0]["matrix"].shape == (7, 16)
     w_q = next(item for item in items if item["title"].startswith("W_Q"))
     assert w_q["matrix"].shape == (16, 3)  # the matrices of this run, at d_k = 3
     at.session_state[export.OPEN_KEY] = False  # closed again
@@ -326,25 +360,44 @@ def test_closed_export_panel_draws_nothing(deferred):
     assert not export_content(at)
 
 
-def test_png_and_svg_are_real_images(deferred):
+def test_png_and_svg_are_real_images(saved):
     """The PNG and SVG buttons of one heatmap (vl_convert is slow to start: one heatmap only)."""
-    at = run_open(LESSONS["qkv"].path)
+    at = press(press(run_open(LESSONS["qkv"].path), "svg"), "png")
     item = drawn(at)[0]
     name = export.slug(item["title"])
-    svg_make, svg_mime = deferred[f"{name}.svg"]
-    png_make, png_mime = deferred[f"{name}.png"]
-    svg = svg_make()
+    svg, svg_mime = saved[f"{name}.svg"]
+    png, png_mime = saved[f"{name}.png"]
+    svg = svg.decode("utf-8")
     assert svg_mime == "image/svg+xml"
     assert svg.lstrip().startswith("<svg") and svg.rstrip().endswith("</svg>")
     assert item["title"] in svg  # the title is drawn
     # every cell is a rect mark: T x D of them (the heatmap's data travelled with it)
     T, D = item["matrix"].shape
     assert svg.count('aria-roledescription="rect mark"') >= T * D or svg.count("<path") >= T * D
-    png = png_make()
     assert png_mime == "image/png"
     assert png[:8] == b"\x89PNG\r\n\x1a\n"
     width, height = int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
     assert width > 2 * D * 10 and height > 2 * T * 10  # drawn at twice the size, cells of 10 px or more
+
+
+def test_a_made_file_is_saved_while_what_it_shows_is_on_screen(saved):
+    """Press SVG: a Save SVG button holds that chart's file, through reruns that change nothing. A move that
+    changes the chart, or a pick of another matrix, takes the Save button away: it never holds a file of
+    something no longer shown."""
+    at = press(run_open(LESSONS["qkv"].path), "svg")
+    name = export.slug(drawn(at)[0]["title"])
+    assert buttons_in_panel(at)["export_svg"].label == "Save SVG"
+    first = text(saved, f"{name}.svg")
+    ok(at.run())
+    assert buttons_in_panel(at)["export_svg"].label == "Save SVG"  # the same chart: the same file
+    at.sidebar.slider(key="seed").set_value(3)
+    ok(at.run())
+    assert "make_svg" in buttons_in_panel(at) and "export_svg" not in buttons_in_panel(at)
+    at = press(at, "svg")
+    assert text(saved, f"{name}.svg") != first  # made again, from the new numbers
+    picker(at).set_value(picker(at).options[1])
+    ok(at.run())
+    assert "make_svg" in buttons_in_panel(at) and "export_svg" not in buttons_in_panel(at)
 
 
 def clickable(items: list[dict]) -> int:
@@ -353,26 +406,26 @@ def clickable(items: list[dict]) -> int:
                 if any(p.get("name") == "pick" for p in export.spec_of(item).get("params", [])))
 
 
-def test_clickable_weights_export_as_png_and_svg(deferred):
+def test_clickable_weights_export_as_png_and_svg(saved):
     """The weights a student clicks a row of carry a selection; their PNG and SVG are made all the same."""
     at = run_open(LESSONS["qkv"].path)
     items = drawn(at)
     target = clickable(items)
     picker(at).set_value(picker(at).options[target])
     ok(at.run())
+    at = press(press(at, "svg"), "png")
     item = drawn(at)[target]
     name = export.slug(item["title"])
-    svg = deferred[f"{name}.svg"][0]()
+    svg = text(saved, f"{name}.svg")
     assert svg.lstrip().startswith("<svg") and item["title"] in svg
     assert svg.count('aria-roledescription="text mark"') == item["matrix"].size  # its numbers, printed
-    png = deferred[f"{name}.png"][0]()
-    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    assert saved[f"{name}.png"][0][:8] == b"\x89PNG\r\n\x1a\n"
     assert not at.error
 
 
-def test_a_file_that_cannot_be_made_is_said_on_the_page(deferred, monkeypatch):
-    """A PNG the converter fails on: the click's rerun says so in the export panel, which file and why (the
-    download itself fails, which the button notes for a few seconds). The next run says it no more."""
+def test_a_file_that_cannot_be_made_is_said_on_the_page(saved, monkeypatch):
+    """A PNG the converter fails on: the press's rerun says so in the export panel, which file and why, and
+    offers no Save button; the PNG button stays, to try again. The next run says it no more."""
     import vl_convert
 
     def fails(spec, **kwargs):
@@ -387,10 +440,9 @@ def test_a_file_that_cannot_be_made_is_said_on_the_page(deferred, monkeypatch):
     ok(at.run())
     assert not at.error
     title = drawn(at)[target]["title"]
-    with pytest.raises(export.ExportError, match="Unrecognized signal name"):
-        deferred[f"{export.slug(title)}.png"][0]()
-    button = next(b for b in at.get("download_button") if b.key == "export_png")
-    ok(button.click().run())
+    at = press(at, "png")
+    assert "make_png" in buttons_in_panel(at) and "export_png" not in buttons_in_panel(at)
+    assert f"{export.slug(title)}.png" not in saved
     (said,) = [e.value.replace("\\", "") for e in panel(at).error]
     assert f"The PNG of “{title}” could not be made" in said
     assert 'Unrecognized signal name: "pick"' in said and "CSV" in said and "vega-util" not in said

@@ -1,12 +1,19 @@
 """Export what is on screen: every matrix as CSV, every chart as PNG or SVG, all matrices as one ZIP.
 
 The heatmap helper in ui.drawing.render records each matrix it draws in this run; the page's footer offers
-them here. Files are made only when a button is clicked (download_button with a callable), so an
-export costs nothing on an ordinary slider move.
+them here, in a panel filled only while it is open, so an ordinary slider move costs the panel nothing.
+
+Every button holds its file's bytes, made in the run that drew it, never a function to call at the click:
+Streamlit stores a file made at a click without tying it to the session, and deletes such a file at the
+second end of a run anywhere on the server, so in a busy class the browser's fetch of it could come too
+late. A file made in a run stays until this session's next full run, or until a rerun of the panel puts
+another in its place. The CSV of the picked matrix is made in every run of the open panel (about a
+millisecond); the PNG, the SVG and the ZIP cost more (the converter, every matrix), so their first press
+makes the file and a Save button under it saves it. A page whose matrices change on their
+own (Training, while it trains) holds the panel: it says why and offers no file (hold).
 
 A chart file is drawn from the chart's spec with two changes (file_spec): one font that has every character
-the titles use, and cells wide enough for their numbers. A click on PNG or SVG also reruns the panel, which
-says so if the file could not be made.
+the titles use, and cells wide enough for their numbers. A file that could not be made is said in the panel.
 """
 
 from __future__ import annotations
@@ -35,6 +42,8 @@ from ui.drawing.charts import CHAR_EM, unique_labels
 from ui.text import escape_md
 
 _DRAWN = "_drawn_matrices"
+_HELD = "_export_held"  # why the page's matrices cannot be exported now (they change on their own), or absent
+_MADE_FILES = "_export_made"  # the last file made on request of each kind: {kind: (what it was made from, bytes)}
 _FAILED = "_export_failed"  # the message of a PNG or SVG that could not be made, for the panel to show once
 PICK_KEY = "export_pick"  # prefix of the matrix picker's key
 OPEN_KEY = "export_open"  # the export expander's state: True while it is open
@@ -53,7 +62,9 @@ class ExportError(RuntimeError):
 
 
 def start_run() -> None:
+    """A full run of the page: its matrices are recorded afresh."""
     st.session_state[_DRAWN] = []
+    st.session_state.pop(_HELD, None)  # a page that holds its matrices says so again in each run
 
 
 def record(title: str, matrix, row_labels, col_labels, spec: dict | Callable[[], dict]) -> None:
@@ -71,7 +82,6 @@ def drawn() -> list[dict]:
 def keep_only(items: list[dict]) -> None:
     """Forget every matrix recorded after `items` (a drawn() taken earlier in this script run): a part of
     the page that reruns alone (page.live) records its matrices again."""
-    # In place: the panel's buttons read this list when clicked (see _now).
     st.session_state.setdefault(_DRAWN, [])[:] = items
 
 
@@ -193,11 +203,15 @@ _MADE_MAX = 8
 _MADE_LOCK = threading.Lock()
 
 
+def _chart_key(kind: str, spec: dict) -> bytes:
+    return hashlib.blake2b(json.dumps([kind, spec], sort_keys=True).encode(), digest_size=16).digest()
+
+
 def chart_file(kind: str, spec: dict) -> bytes | str:
-    """The chart as a PNG (bytes) or an SVG (text). A click asks twice, for its download and in the rerun
-    that checks it (_check_file), at about the same time: the first asks the converter, the other waits
-    for that answer. Raises ExportError."""
-    key = hashlib.blake2b(json.dumps([kind, spec], sort_keys=True).encode(), digest_size=16).digest()
+    """The chart as a PNG (bytes) or an SVG (text). A class asks for the same chart at about the same time
+    (the lesson's default view): the first press asks the converter, the others wait for its answer.
+    Raises ExportError."""
+    key = _chart_key(kind, spec)
     with _MADE_LOCK:
         made = _MADE.get(key)
         mine = made is None
@@ -234,27 +248,63 @@ def all_csv_zip(items: list[dict]) -> bytes:
 
 # ---- the panel ------------------------------------------------------------------------------------------
 
+# The files made on request: the button's label and help, the saved file's name (None: the picked matrix's
+# name), its type.
+ON_REQUEST = {
+    "png": ("PNG", "Makes a PNG picture of the picked matrix's chart; a Save button under it then saves it.", None,
+            "image/png"),
+    "svg": ("SVG", "Makes an SVG drawing of the picked matrix's chart; a Save button under it then saves it.", None,
+            "image/svg+xml"),
+    "zip": ("All as CSV (ZIP)", "Makes one ZIP holding a CSV of every matrix on this page; a Save button under it "
+            "then saves it.", "attention-lab.zip", "application/zip"),
+}
 
-def _now(live: list, items: list[dict]) -> list[dict]:
-    """The matrices on the page now, for a click: the Training page's live panel records its maps again on
-    its timer; while it is part way through, the panel's own list (`items`) answers."""
-    now = list(live)
-    return now if [i["title"] for i in now] == [i["title"] for i in items] else items
+
+def hold(reason: str | None) -> None:
+    """A page whose matrices change on their own (training) says why the panel offers no file now, or None."""
+    if reason:
+        st.session_state[_HELD] = reason
+    else:
+        st.session_state.pop(_HELD, None)
 
 
-def _file_now(kind: str, live: list, items: list[dict], index: int) -> bytes | str:
-    return chart_file(kind, spec_of(_now(live, items)[index]))
+def _source(kind: str, items: list[dict], index: int) -> bytes:
+    """What a file of this kind is made from, as a digest: the picked chart's spec for PNG and SVG, every
+    matrix with its title and labels for the ZIP. A made file is offered while its source is on screen."""
+    if kind != "zip":
+        return _chart_key(kind, spec_of(items[index]))
+    digest = hashlib.blake2b(digest_size=16)
+    for item in items:
+        digest.update(json.dumps([item["title"], item["rows"], item["cols"], item["matrix"].shape,
+                                  str(item["matrix"].dtype)]).encode())
+        digest.update(np.ascontiguousarray(item["matrix"]).tobytes())
+    return digest.digest()
 
 
-def _check_file(kind: str, live: list, items: list[dict], index: int) -> None:
-    """A click on PNG or SVG reruns the panel through here, so that a file that cannot be made is said there
-    (its download asks for the same file at the same time: chart_file makes it once for both)."""
+def _make(kind: str, items: list[dict], index: int) -> None:
+    """The first press of PNG, SVG or ZIP (its callback: the matrices are those of the run that drew the
+    button, the ones on screen). A file that cannot be made is said in the panel instead."""
     try:
-        _file_now(kind, live, items, index)
+        data = all_csv_zip(items) if kind == "zip" else chart_file(kind, spec_of(items[index]))
     except ExportError as error:
         title = escape_md(items[index]["title"])
         st.session_state[_FAILED] = (f"**The {kind.upper()} of “{title}” could not be made.** The chart "
                                      f"converter said: {escape_md(error)}. Its numbers are still in the CSV.")
+        return
+    st.session_state.setdefault(_MADE_FILES, {})[kind] = (_source(kind, items, index), data)
+
+
+def _file_button(column, kind: str, items: list[dict], index: int, name: str) -> None:
+    """PNG, SVG or ZIP: a button that makes the file and, under it once the file is made from what is on screen
+    and picked now, one that saves it. The first stays where it was, so a keyboard keeps its focus there and
+    the next Tab reaches Save. (The source is compared only once a file of this kind was made.)"""
+    label, help_text, file_name, mime = ON_REQUEST[kind]
+    file_name = file_name or f"{name}.{kind}"
+    column.button(label, key=f"make_{kind}", on_click=_make, args=(kind, items, index), help=help_text)
+    made = st.session_state.get(_MADE_FILES, {}).get(kind)
+    if made is not None and made[0] == _source(kind, items, index):
+        column.download_button(f"Save {kind.upper()}", made[1], file_name=file_name, mime=mime,
+                               key=f"export_{kind}", on_click="ignore", icon=":material/download:")
 
 
 def export_panel() -> None:
@@ -269,13 +319,17 @@ def export_panel() -> None:
     # the page. The label says no count: a label that changed would close the expander.
     box = st.expander("Export the matrices on this page (CSV, PNG, SVG)", key=OPEN_KEY, on_change="rerun")
     if box.open:
-        with box:  # a fragment: a rerun of the whole page, stopped by a second click, lost that click's file
+        with box:  # a fragment: a pick or a press reruns the panel alone
             st.fragment(_panel)()
 
 
 def _panel() -> None:
-    items, live = drawn(), st.session_state.setdefault(_DRAWN, [])
+    items = drawn()
     if not items:  # a part of the page that reran alone and failed part way: nothing to offer until it draws
+        return
+    held = st.session_state.get(_HELD)
+    if held:
+        st.info(held, icon=":material/pause_circle:")
         return
     st.caption(f"{len(items)} {'matrix' if len(items) == 1 else 'matrices'} on this page.")
     # Named by title alone, not shape: a slider that reshapes a matrix keeps the choice on that matrix
@@ -286,15 +340,12 @@ def _panel() -> None:
     st.caption(f"shape {'×'.join(str(n) for n in items[index]['matrix'].shape)}")
     name = slug(items[index]["title"])
     cols = st.columns(4)
-    cols[0].download_button("CSV", lambda: item_csv(_now(live, items)[index]), file_name=f"{name}.csv",
-                            mime="text/csv", key="export_csv", on_click="ignore")
-    for col, kind, mime in ((cols[1], "png", "image/png"), (cols[2], "svg", "image/svg+xml")):
-        col.download_button(kind.upper(), functools.partial(_file_now, kind, live, items, index),
-                            file_name=f"{name}.{kind}", mime=mime, key=f"export_{kind}", on_click=_check_file,
-                            args=(kind, live, items, index))
-    cols[3].download_button("All as CSV (ZIP)", lambda: all_csv_zip(_now(live, items)),
-                            file_name="attention-lab.zip", mime="application/zip", key="export_zip",
-                            on_click="ignore")
-    failed = st.session_state.pop(_FAILED, None)  # said once, in the run the click started
+    cols[0].download_button("CSV", item_csv(items[index]), file_name=f"{name}.csv", mime="text/csv",
+                            key="export_csv", on_click="ignore")
+    for col, kind in zip(cols[1:], ON_REQUEST):
+        _file_button(col, kind, items, index, name)
+    st.caption("CSV saves at once. PNG, SVG and the ZIP take a moment to make: a press makes the file, and the "
+               "Save button that appears under it saves it.")
+    failed = st.session_state.pop(_FAILED, None)  # said once, in the run the press started
     if failed:
         st.error(failed, icon=":material/error:")
