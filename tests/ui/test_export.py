@@ -24,7 +24,7 @@ from streamlit.testing.v1 import AppTest
 from lessons import COURSE
 from lessons.training import session as ts
 from tests.apptest_helpers import chart_by_title, chart_spec, chart_title, charts, matrix, ok, run_app, run_page
-from ui.drawing import export
+from ui.drawing import chart_files, export
 from ui.drawing.chart_data import ChartData
 from ui.drawing.charts import CHAR_EM, unique_labels
 
@@ -433,7 +433,7 @@ def test_a_file_that_cannot_be_made_is_said_on_the_page(saved, monkeypatch):
                          "    at l (vega-util.js:7:324)")
 
     monkeypatch.setattr(vl_convert, "vegalite_to_png", fails)
-    monkeypatch.setattr(export, "_MADE", {})  # no file made by an earlier test
+    monkeypatch.setattr(chart_files, "_MADE", {})  # no file made by an earlier test
     at = run_open(LESSONS["qkv"].path)
     target = clickable(drawn(at))
     picker(at).set_value(picker(at).options[target])
@@ -461,21 +461,21 @@ def test_every_annotated_heatmap_has_room_for_its_numbers_in_a_file(lesson):
     pass the chart's own test for printing the numbers, bandwidth >= widest * CHAR_EM * size + 4."""
     at = ok(run_page(LESSONS[lesson].path))
     for item in drawn(at):
-        spec = export.file_spec(export.spec_of(item))
+        spec = chart_files.file_spec(export.spec_of(item))
         texts = ChartData.from_spec(spec).columns.get("text") or [""]
         widest = max(map(len, texts))
         for layer in text_layers(spec) if widest else []:
             size = layer["mark"]["fontSize"]
             assert spec["width"]["step"] >= widest * CHAR_EM * size + 4, (item["title"], spec["width"])
             assert spec["height"]["step"] >= size + 2, (item["title"], spec["height"])
-            assert layer["mark"]["font"] == export.FILE_FONTS
+            assert layer["mark"]["font"] == chart_files.FILE_FONTS
 
 
 def test_masked_scores_file_prints_its_numbers():
     """The user's case: the masked scores (purple-orange, '-1.23' and '-inf') kept no number in their file."""
     at = ok(run_page(LESSONS["masking"].path))
     item = next(i for i in drawn(at) if i["title"].startswith("masked scores"))
-    svg = export.chart_file("svg", export.spec_of(item))
+    svg = chart_files.chart_file("svg", export.spec_of(item))
     printed = re.findall(r'aria-roledescription="text mark"[^>]*?(?:/>|>([^<]*)</text>)', svg)
     assert len(printed) == item["matrix"].size and all(printed), printed
     assert sorted(printed) == sorted(ChartData.from_spec(export.spec_of(item)).columns["text"])

@@ -1,4 +1,4 @@
-"""The PNG and SVG files of the export panel, made from chart specs without a page.
+"""The PNG and SVG files of the export panel (ui.drawing.chart_files), made from chart specs without a page.
 
 A file is drawn on the server from the chart's spec as the page sent it: the tests build that spec the way
 ui.drawing.render does (the cached design, the numbers put inside it) and read the files back: the SVG's text and
@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from ui.drawing import charts, export, render
+from ui.drawing import chart_files, charts, render
 
 TOKENS = "The cat sat on the warm mat".split()
 TITLE = "softmax(Q Kᵀ / √d_k): click a row"
@@ -78,7 +78,7 @@ def text_marks(svg: str) -> list[tuple[str, str]]:
 
 def without_numbers(spec: dict) -> dict:
     """The same file with no layer of numbers: same cells, same size."""
-    spec = export.file_spec(spec)
+    spec = chart_files.file_spec(spec)
     inner = spec["layer"][0]
     inner["layer"] = [view for view in inner["layer"] if view["mark"]["type"] != "text"]
     return spec
@@ -93,20 +93,20 @@ def test_the_numbers_did_not_fit_the_design_cells():
     a file is drawn at the design's own size."""
     widest = max(len(t) for t in charts.heatmap_frame(scores(), TOKENS, TOKENS).columns["text"])
     assert widest == 5 and charts.CELL_PX < widest * charts.CHAR_EM * charts.CELL_TEXT_PX + 4
-    spec = export.file_spec(heatmap_spec(scores(), diverging=True))
+    spec = chart_files.file_spec(heatmap_spec(scores(), diverging=True))
     assert spec["width"]["step"] >= widest * charts.CHAR_EM * charts.CELL_TEXT_PX + 4
     assert spec["height"] == {"step": charts.CELL_PX}  # rows were tall enough already
 
 
 def test_cells_that_fit_their_numbers_keep_their_size():
     spec = heatmap_spec(weights(), domain=(0.0, 1.0))  # '0.38': four characters fit 34 px
-    assert export.file_spec(spec)["width"] == spec["width"] == {"step": charts.CELL_PX}
+    assert chart_files.file_spec(spec)["width"] == spec["width"] == {"step": charts.CELL_PX}
 
 
 def test_file_spec_leaves_the_drawn_spec_alone():
     spec = heatmap_spec(scores(), diverging=True)
     before = repr(spec)
-    export.file_spec(spec)
+    chart_files.file_spec(spec)
     assert repr(spec) == before  # the page's spec is cached and shared
 
 
@@ -116,15 +116,15 @@ def test_png_and_svg_print_every_number(diverging):
     cell there is ink of another colour than the cell's, which the same file without its numbers lacks."""
     m = scores() if diverging else weights()
     spec = heatmap_spec(m, TITLE, diverging=diverging, **({} if diverging else {"domain": (0.0, 1.0)}))
-    svg = export.chart_file("svg", spec)
+    svg = chart_files.chart_file("svg", spec)
     printed = text_marks(svg)
     assert len(printed) == m.size
     assert all(got == want and want for want, got in printed), printed[:5]
-    png = export.chart_file("png", spec)
+    png = chart_files.chart_file("png", spec)
     ink = ink_per_cell(png, svg)
     assert len(ink) == m.size and min(ink) >= 20, ink
     bare = without_numbers(spec)
-    blank = ink_per_cell(export.chart_file("png", bare), export.chart_file("svg", bare))
+    blank = ink_per_cell(chart_files.chart_file("png", bare), chart_files.chart_file("svg", bare))
     assert len(blank) == m.size and max(blank) == 0, blank  # what counts as ink is the numbers alone
 
 
@@ -136,10 +136,10 @@ def test_a_clickable_heatmap_exports_as_png_and_svg():
     view, where the converter finds their signals."""
     spec = heatmap_spec(weights(), TITLE, domain=(0.0, 1.0), select_rows=True)
     assert any(p["name"] == "pick" for p in spec["params"])
-    svg = export.chart_file("svg", spec)
+    svg = chart_files.chart_file("svg", spec)
     assert svg.lstrip().startswith("<svg") and TITLE in svg
     assert svg.count('aria-roledescription="rect mark"') >= weights().size
-    image = png_image(export.chart_file("png", spec))
+    image = png_image(chart_files.chart_file("png", spec))
     assert image.shape[1] > 2 * 7 * charts.CELL_PX and image.shape[0] > 2 * 7 * charts.CELL_PX
 
 
@@ -148,8 +148,8 @@ def test_a_conversion_that_fails_says_why():
     drawn: the error names the problem, without the converter's script stack."""
     spec = heatmap_spec(weights(), TITLE, domain=(0.0, 1.0), select_rows=True)
     spec["layer"][0]["params"] = spec.pop("params")
-    with pytest.raises(export.ExportError) as failed:
-        export.chart_file("png", spec)
+    with pytest.raises(chart_files.ExportError) as failed:
+        chart_files.chart_file("png", spec)
     said = str(failed.value)
     assert "Unrecognized signal name" in said and "PNG" in said
     assert "\n" not in said and " at " not in said, said
@@ -164,11 +164,11 @@ def test_a_file_is_made_once_for_a_click_and_a_failure_is_tried_again(monkeypatc
         release.wait(5)
         return b"file"
 
-    monkeypatch.setattr(export, "_draw_file", slow)
-    monkeypatch.setattr(export, "_MADE", {})
+    monkeypatch.setattr(chart_files, "_draw_file", slow)
+    monkeypatch.setattr(chart_files, "_MADE", {})
     spec = {"mark": "point", "description": "made once"}
     got = []
-    askers = [threading.Thread(target=lambda: got.append(export.chart_file("png", spec))) for _ in range(2)]
+    askers = [threading.Thread(target=lambda: got.append(chart_files.chart_file("png", spec))) for _ in range(2)]
     for asker in askers:
         asker.start()
     release.set()
@@ -180,10 +180,10 @@ def test_a_file_is_made_once_for_a_click_and_a_failure_is_tried_again(monkeypatc
         calls.append(kind)
         raise RuntimeError("Vega-Lite to SVG conversion failed:\nError: no\n    at f (x.js:1:1)")
 
-    monkeypatch.setattr(export, "_draw_file", broken)
+    monkeypatch.setattr(chart_files, "_draw_file", broken)
     for _ in range(2):
-        with pytest.raises(export.ExportError, match=r"SVG conversion failed: Error: no$"):
-            export.chart_file("svg", spec)
+        with pytest.raises(chart_files.ExportError, match=r"SVG conversion failed: Error: no$"):
+            chart_files.chart_file("svg", spec)
     assert calls == ["png", "svg", "svg"]  # not remembered: a later click tries again
 
 
@@ -192,7 +192,7 @@ def test_a_file_is_made_once_for_a_click_and_a_failure_is_tried_again(monkeypatc
 
 def test_the_file_font_ships_with_the_requirements_and_has_every_glyph():
     """DejaVu Sans comes with matplotlib, which requirements.txt installs: no system font is assumed."""
-    folder = export.font_directory()
+    folder = chart_files.font_directory()
     assert folder is not None, "the file font is missing: requirements.txt must install matplotlib"
     ttlib = pytest.importorskip("fontTools.ttLib")  # installed with matplotlib
     for name in ("DejaVuSans.ttf", "DejaVuSans-Bold.ttf"):  # titles are bold, labels regular
@@ -203,17 +203,17 @@ def test_the_file_font_ships_with_the_requirements_and_has_every_glyph():
 
 def test_every_text_of_a_file_is_in_the_file_font():
     spec = heatmap_spec(weights(), TITLE, domain=(0.0, 1.0), subtitle="weights · shape (7, 7) = (T, T)")
-    svg = export.chart_file("svg", spec)
+    svg = chart_files.chart_file("svg", spec)
     families = set(re.findall(r'font-family="([^"]*)"', svg))
-    assert families == {export.FILE_FONTS}, families
-    assert re.search(rf'font-family="{export.FILE_FONTS}"[^>]*>{re.escape(TITLE)}</text>', svg)
+    assert families == {chart_files.FILE_FONTS}, families
+    assert re.search(rf'font-family="{chart_files.FILE_FONTS}"[^>]*>{re.escape(TITLE)}</text>', svg)
 
 
 def title_png(text: str) -> np.ndarray:
     """A chart of nothing but its title, large, as a file draws it; the title's ink as True."""
     spec = {"title": {"text": text, "anchor": "start", "fontSize": 40}, "width": 300, "height": 10,
             "mark": "rect", "data": {"values": []}}
-    return png_image(export.chart_file("png", spec)).min(axis=2) < 128
+    return png_image(chart_files.chart_file("png", spec)).min(axis=2) < 128
 
 
 def test_a_title_with_a_superscript_stays_in_one_sans_serif_font():
