@@ -24,6 +24,11 @@ def code_span(text: str) -> str:
     return f"{fence} {text} {fence}" if "`" in text else f"{fence}{text}{fence}"
 
 
+def counted(n: int, noun: str, plural: str | None = None) -> str:
+    """3, 'head' -> '3 heads'; 1, 'head' -> '1 head' (plural: the noun's plural when it is not noun + 's')."""
+    return f"{n} {noun if n == 1 else plural or noun + 's'}"
+
+
 def shape_str(shape) -> str:
     """(7, 8) -> '(7, 8)'; a 1-D shape keeps Python's trailing comma: '(7,)'."""
     dims = [str(int(n)) for n in shape]

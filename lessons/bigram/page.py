@@ -15,7 +15,7 @@ from ui.sections import views
 from ui.sections.model_views import shown
 from ui.sections.views import Heatmap, beside
 from ui.state import controls
-from ui.text import code_span
+from ui.text import code_span, counted
 
 
 def text_section(source: str, own: str, tok: CharTokenizer, fit: np.ndarray, held: np.ndarray) -> None:
@@ -24,7 +24,8 @@ def text_section(source: str, own: str, tok: CharTokenizer, fit: np.ndarray, hel
     unknown = tok.unknown(own) if source == bv.SOURCES[1] else []
     if unknown:
         chars = " ".join(code_span(shown(c)) for c in unknown[:20])  # a joiner or selector named, not blank
-        st.warning(prose.text("bigram", "unknown", n=len(unknown), chars=chars, unk=code_span(tok.UNKNOWN)))
+        st.warning(prose.text("bigram", "unknown", characters=counted(len(unknown), "character"), chars=chars,
+                              unk=code_span(tok.UNKNOWN)))
 
 
 def pairs_section(fit: np.ndarray, tok: CharTokenizer, n: int, model: Model | None) -> None:

@@ -15,6 +15,7 @@ from ui.frame import page, prose
 from ui.sections import views
 from ui.sections.views import PAIR_PX, Heatmap, heatmaps, square, token_rows
 from ui.state import controls
+from ui.text import counted
 
 MAX_T = 32  # seq_len's upper end: the block and step sliders keep one fixed range so they survive text edits
 MAX_LENGTH = 1_000_000
@@ -63,7 +64,8 @@ def output_section(a: dict, tokens: list[str], step: int) -> None:
     if step == n:
         st.success(prose.text("tiles", "same", diff=f"{a['diffs'][-1]:.1e}", n=n))
     else:
-        st.info(prose.text("tiles", "not_yet", diff=f"{a['diffs'][step - 1]:.3g}", left=n - step))
+        st.info(prose.text("tiles", "not_yet", diff=f"{a['diffs'][step - 1]:.3g}",
+                           left=counted(n - step, "more block")))
 
 
 def memory_section(d_k: int) -> None:

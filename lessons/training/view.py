@@ -22,7 +22,7 @@ from ui.drawing import charts, export, plots, render
 from ui.frame import page
 from ui.sections import views
 from ui.state import presenter
-from ui.text import escape_md, shape_str, shape_text
+from ui.text import counted, escape_md, shape_str, shape_text
 
 TICK_EVERY_S = ts.TICK_EVERY_S  # the live panel reruns this often while training (a fragment timer)
 STATE_WORDS = {"running": "Training", "paused": "Stopped", "finished": "Finished", "diverged": "Diverged"}
@@ -38,8 +38,8 @@ def shown(c: str) -> str:
 
 def model_summary(settings: Settings) -> None:
     st.markdown(f"Each update trains for up to {ts.TICK_BUDGET_S} s, then redraws. The model is "
-                f"{settings.n_layers} layer(s), d_model {settings.d_model}, {settings.n_heads} head(s) of "
-                f"d_k = {settings.d_model // settings.n_heads}.")
+                f"{counted(settings.n_layers, 'layer')}, d_model {settings.d_model}, "
+                f"{counted(settings.n_heads, 'head')} of d_k = {settings.d_model // settings.n_heads}.")
 
 
 def messages(session: ts.TrainingSession) -> None:

@@ -87,7 +87,7 @@ def test_long_prompt_keeps_the_grid_labels_readable(server, page):
     width = page.locator('[data-testid="stVegaLiteChart"]', has_text="layers x").locator("svg").first.evaluate(
         "svg => svg.getBoundingClientRect().width")
     assert width <= 1100, width
-    assert page.locator(EXCEPTION).count() == 0
+    expect(page.locator(EXCEPTION)).to_have_count(0)
 
 
 def test_characters_inside_an_emoji_are_named(server, page):

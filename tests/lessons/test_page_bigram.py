@@ -237,8 +237,9 @@ def test_too_short_text_says_so(text):
 def test_unknown_characters_and_markup_are_shown_as_text():
     text = "héllo wörld <script>alert(1)</script> **bold** :red[x] $x$ 🐱 " * 3
     at = ok(run_page(PAGE, {"bg_source": OWN, "bg_text": text}))
-    warning = next(str(w.value) for w in at.warning if "not in the vocabulary" in str(w.value))
+    warning = next(str(w.value) for w in at.warning if "Not in the vocabulary" in str(w.value))
     assert "`é`" in warning and "`ö`" in warning and "`🐱`" in warning
+    assert warning.startswith("Not in the vocabulary: 4 characters of your text")  # é ö $ 🐱
     for md in at.markdown:
         if md.allow_html:
             assert "<script" not in str(md.value)

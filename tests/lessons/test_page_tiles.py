@@ -153,6 +153,9 @@ def test_stepping_through_the_blocks():
         at.sidebar.slider(key="tl_step").set_value(step).run()
         ok(at)
         assert f"Step {step} of 3: keys {4 * (step - 1)} to {4 * step - 1}" in texts(at)
+        if step < 3:
+            left = "1 more block" if step == 2 else "2 more blocks"
+            assert f"{left} of keys to fold in" in "\n".join(str(i.value) for i in at.info)
         assert grid(at, "running max m").shape == (T, step)
         assert_tile_holds_at_most_t_by_b(at, T, 4)
         diffs.append(np.abs(grid(at, "tiled:") - full_attention(at)).max())

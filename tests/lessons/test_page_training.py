@@ -49,9 +49,12 @@ def test_defaults_show_the_controls_limits_and_an_idle_panel():
     assert set(at.sidebar.radio(key="tr_data").options) >= {"copy", "reverse", "induction", "text"}
     assert "at most 2000 steps, d_model 64, 2 layers, context 64, batch 32" in shown
     assert "Press **Train** to start" in shown and "What to notice" in shown
+    assert "The model is 2 layers, d_model 32, 2 heads of d_k = 16." in shown
     assert not at.button(key="tr_train").disabled
     assert at.button(key="tr_stop").disabled and at.button(key="tr_resume").disabled
     assert at.sidebar.select_slider(key="tr_heads").options == ["1", "2", "4", "8"]  # divisors of 32, <= 8
+    at.sidebar.select_slider(key="tr_heads").set_value("1").run()
+    assert "2 layers, d_model 32, 1 head of d_k = 32." in texts(ok(at))
     assert any(e.label == "Show the code" for e in at.expander)
 
 
