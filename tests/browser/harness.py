@@ -192,11 +192,14 @@ IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'  # the hook 
 #   between the action and the run it asks for); a title together with it means the run that drew the title
 #   has ended, since the frontend handles the messages in order (start, elements, end);
 # - a lazily loaded element (a chart, a table, a page link) is a skeleton for a while after the run has ended;
-# - Vega draws a chart into its container after that: it is on screen once its svg (or canvas) is there.
+# - Vega draws a chart into its container after that: it is on screen once its svg (or canvas) is there;
+# - a font is fetched when text first needs it (italic, code): until it has come the text above a chart may still
+#   re-flow and move the chart.
 DRAWN = """() => {
     const app = document.querySelector('[data-testid="stApp"]');
     if (!app || app.dataset.testScriptState !== 'notRunning' || app.dataset.testConnectionState !== 'CONNECTED'
-        || !app.querySelector('h1') || app.querySelector('[data-testid="stSkeleton"]')) return false;
+        || !app.querySelector('h1') || app.querySelector('[data-testid="stSkeleton"]')
+        || document.fonts.status !== 'loaded') return false;
     return [...app.querySelectorAll('[data-testid="stVegaLiteChart"]')]
         .every(c => c.querySelector('svg.marks, canvas.marks'));
 }"""
@@ -204,7 +207,7 @@ NOT_DRAWN = """() => {
     const app = document.querySelector('[data-testid="stApp"]');
     return {script: app && app.dataset.testScriptState, connection: app && app.dataset.testConnectionState,
             title: !!document.querySelector('h1'),
-            skeletons: document.querySelectorAll('[data-testid="stSkeleton"]').length,
+            skeletons: document.querySelectorAll('[data-testid="stSkeleton"]').length, fonts: document.fonts.status,
             undrawn_charts: [...document.querySelectorAll('[data-testid="stVegaLiteChart"]')]
                 .filter(c => !c.querySelector('svg.marks, canvas.marks')).map(c => c.textContent.slice(0, 80))};
 }"""

@@ -20,7 +20,9 @@ from tests.browser.harness import (
     IDLE,
     PAGE_TIMEOUT_MS,
     RERUN_TIMEOUT_MS,
+    PlaywrightTimeout,
     expect,
+    wait_until_drawn,
 )
 from ui.drawing.colours import contrast
 from ui.state.controls import DEFAULT_TEXT, MAX_TEXT_CHARS
@@ -162,13 +164,48 @@ def weights_map(page, path: str):
     return page.locator(CHART, has_text=CLICKABLE[path]).first
 
 
+# What is under the pointer at each click (the heatmap cell's label where there is one), so that a click that
+# picked nothing can say where it landed.
+RECORD_CLICKS = """() => {
+    if (window.clicksSeen) return;
+    window.clicksSeen = [];
+    document.addEventListener('click', e => window.clicksSeen.push(document.elementsFromPoint(e.clientX, e.clientY)
+        .map(el => el.getAttribute && el.getAttribute('aria-label')).find(Boolean) || e.target.tagName), true);
+}"""
+# An element's box is the same in two readings at least two animation frames and 100 ms apart.
+STILL = """el => new Promise(done => {
+    const box = () => JSON.stringify(el.getBoundingClientRect());
+    const first = box();
+    setTimeout(() => requestAnimationFrame(() => requestAnimationFrame(() => done(box() === first))), 100);
+})"""
+
+
 def click_row(page, path: str, label: str) -> None:
     """Click the middle of the first cell of row `label` in the page's weights map, as a mouse does (the
-    cell's number sits on top of it and takes the click, as it does for a student)."""
+    cell's number sits on top of it and takes the click, as it does for a student).
+
+    A click goes to a point on the screen, so first nothing may still move the cell away from it: the page
+    drawn (harness.wait_until_drawn: every chart, no skeleton, every font), then the cell's box unchanged
+    over 100 ms. (Under load a click read its box too early and landed one row above: the map had moved.)"""
+    wait_until_drawn(page, RERUN_TIMEOUT_MS)
     cell = weights_map(page, path).locator(f'{CELL}[aria-label*="query: {label};"]').first
     cell.evaluate("c => c.scrollIntoView({block: 'center'})")
+    page.wait_for_function(STILL, arg=cell.element_handle(), timeout=RERUN_TIMEOUT_MS)
     box = cell.bounding_box()
+    page.evaluate(RECORD_CLICKS)
     page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+
+
+def pick_by_click(page, path: str, label: str, in_link: str | None = None) -> None:
+    """Click row `label` of the weights map and wait until the link carries it (as `in_link`, a pattern of the
+    query's value in the address, when it is not the label itself); a click that picked nothing says where it
+    landed."""
+    click_row(page, path, label)
+    try:
+        page.wait_for_url(re.compile(rf"[?&]query={in_link or re.escape(label)}(&|$)"), timeout=RERUN_TIMEOUT_MS)
+    except PlaywrightTimeout:
+        raise AssertionError(f"a click on row {label!r} did not pick it: the address is {page.url}; the clicks "
+                             f"landed on {page.evaluate('() => window.clicksSeen')}") from None
 
 
 def outlined_row(page, path: str) -> str | None:
@@ -204,18 +241,15 @@ def test_a_click_on_a_row_picks_that_query(server, tabs, path, theme):
     wait_for_every_chart(page)
     last = DEFAULT_TEXT.split()[-1]
     expect_query(page, path, last)  # the last token until something else is picked
-    click_row(page, path, "cat")
-    page.wait_for_url(re.compile(r"[?&]query=cat(&|$)"), timeout=RERUN_TIMEOUT_MS)
+    pick_by_click(page, path, "cat")
     expect_query(page, path, "cat")
     if path == "qkv":  # the worked example follows: row 1 of the scores, written out
         expect(page.get_by_text("row 1 of the scores heatmap", exact=False)).to_have_count(1)
     expect(page.get_by_role("combobox", name="Query row")).to_have_value("cat")  # the box follows the click
     # a second click on another row, then back on the first: both count
-    click_row(page, path, "sat")
-    page.wait_for_url(re.compile(r"[?&]query=sat(&|$)"), timeout=RERUN_TIMEOUT_MS)
+    pick_by_click(page, path, "sat")
     expect_query(page, path, "sat")
-    click_row(page, path, "cat")
-    page.wait_for_url(re.compile(r"[?&]query=cat(&|$)"), timeout=RERUN_TIMEOUT_MS)
+    pick_by_click(page, path, "cat")
     expect_query(page, path, "cat")
     wait_for_every_chart(page)
     assert_clean(tab)
@@ -227,8 +261,7 @@ def test_a_click_in_presenter_mode(server, tabs, theme):
     tab = tabs(theme).open(f"{server.url}/masking?present=true")
     page = tab.page
     wait_for_every_chart(page)
-    click_row(page, "masking", "sat")
-    page.wait_for_url(re.compile(r"[?&]query=sat(&|$)"), timeout=RERUN_TIMEOUT_MS)
+    pick_by_click(page, "masking", "sat")
     expect_query(page, "masking", "sat")
     assert query_of(page).get("present") == ["true"]
     assert_clean(tab)
@@ -260,8 +293,7 @@ def test_a_repeated_token_is_picked_by_its_position(server, tabs):
     tab = tabs().open(f"{server.url}/qkv?text=the+cat+and+the+dog")
     page = tab.page
     wait_for_every_chart(page)
-    click_row(page, "qkv", "the (3)")
-    page.wait_for_url(re.compile(r"[?&]query=the(\+|%20)%283%29(&|$)"), timeout=RERUN_TIMEOUT_MS)
+    pick_by_click(page, "qkv", "the (3)", in_link=r"the(\+|%20)%283%29")
     expect_query(page, "qkv", "the (3)")
     other = Tab(page.context.browser).open(page.url)  # the link as a student opens it
     try:
