@@ -33,6 +33,14 @@ metadata.run.fragment_ids is empty) and re-armed by the auto_rerun messages of t
 cancels single fragments. `rerun_fragment(fragment_id)` sends one such tick and waits for its end; when to
 send the next is the caller's choice (the frontend uses setInterval, open loop).
 
+The browser's message cache is kept too, as the frontend keeps it: a ForwardMsg whose metadata says
+`cacheable` (a new element at least `global.minCachedMessageSize` bytes long) is stored under its hash with
+the run it last served; each rerun_script lists the hashes held (`cached_message_hashes`), and the server then
+sends an element the browser already holds as a short `ref_hash` message instead of the element itself. At
+the end of each run (not one that ends early for a rerun) a message unused for more than the session's
+`max_cached_message_age` runs is dropped, and after a fragment's run only that fragment's messages age. So
+`Render.bytes` counts what a browser is sent, and the server's work per move is the work a browser causes.
+
 Used by bench/load_test.py, bench/soak.py and tests/system/test_load_smoke.py.
 """
 
@@ -342,10 +350,47 @@ class Render:
     downloads: dict[str, str] = field(default_factory=dict)
     elements: int = 0
     bytes: int = 0
+    references: int = 0  # elements sent as a reference to one the browser's message cache holds
 
     @property
     def title(self) -> str:
         return self.headings[0] if self.headings else ""
+
+
+class MessageCache:
+    """The browser's ForwardMsg cache (see the module's docstring): hash -> (message, fragment id, last run)."""
+
+    def __init__(self) -> None:
+        self.messages: dict[str, tuple[ForwardMsg, str, int]] = {}
+        self.runs = 0
+        self.max_age = 2  # Streamlit's default; each session's new_session message says the server's
+
+    def take(self, msg: ForwardMsg) -> ForwardMsg:
+        """The message a received one stands for: itself (kept when cacheable), or the one a reference names."""
+        if msg.WhichOneof("type") == "ref_hash":
+            held, fragment_id, _ = self.messages[msg.ref_hash]  # a miss is the server's bug, as in the browser
+            self.messages[msg.ref_hash] = (held, fragment_id, self.runs)
+            found = ForwardMsg()
+            found.CopyFrom(held)
+            found.metadata.CopyFrom(msg.metadata)
+            return found
+        if msg.metadata.cacheable and msg.hash:  # kept, or (held already) marked as used in this run
+            held = self.messages.get(msg.hash)
+            self.messages[msg.hash] = (held[0], held[1], self.runs) if held else (
+                msg, msg.delta.fragment_id if msg.HasField("delta") else "", self.runs)
+        return msg
+
+    def run_finished(self, fragment_ids: tuple[str, ...]) -> None:
+        """A run ended: messages unused for more than max_age runs go (after a fragment run, only its own)."""
+        self.runs += 1
+        for key, (_, fragment_id, used) in list(self.messages.items()):
+            if fragment_ids and fragment_id not in fragment_ids:
+                continue
+            if self.runs - used > self.max_age:
+                del self.messages[key]
+
+    def hashes(self) -> list[str]:
+        return list(self.messages)
 
 
 # ---- the session ---------------------------------------------------------------------------------------
@@ -376,6 +421,7 @@ class Session:
         self._waiter: asyncio.Future | None = None
         self.closed_reason: str | None = None
         self.runs_finished = 0  # every run the server ended, asked for or not (a rerun on save is not)
+        self.cache = MessageCache()
 
     @classmethod
     async def open(cls, base_url: str, page: str = "", query: str = "", timeout: float = 120,
@@ -465,8 +511,13 @@ class Session:
     def _handle(self, raw: bytes) -> None:
         msg = ForwardMsg.FromString(raw)
         self._current.bytes += len(raw)
+        if msg.WhichOneof("type") == "ref_hash":
+            self._current.references += 1
+        msg = self.cache.take(msg)
         kind = msg.WhichOneof("type")
         if kind == "new_session":  # a run starts (a full run, or the fragments in metadata.run.fragment_ids)
+            if msg.new_session.config.max_cached_message_age:
+                self.cache.max_age = msg.new_session.config.max_cached_message_age
             self.page_script_hash = msg.new_session.page_script_hash or self.page_script_hash
             self.session_id = msg.new_session.initialize.session_id or self.session_id
             self._current.fragment_ids = tuple(msg.metadata.run.fragment_ids)
@@ -494,7 +545,9 @@ class Session:
                 self._current.panels[block.expandable.label] = block.expandable.id
             elif block.WhichOneof("type") == "popover" and block.popover.id:
                 self._current.panels[block.popover.label] = block.popover.id
-        elif kind == "script_finished" and msg.script_finished in DONE:
+        elif kind == "script_finished" and msg.script_finished != FINISHED.FINISHED_EARLY_FOR_RERUN:
+            self.cache.run_finished(self._current.fragment_ids)
+        if kind == "script_finished" and msg.script_finished in DONE:
             self.runs_finished += 1
             render, self._current = self._current, Render()
             render.status = FINISHED.Name(msg.script_finished)
@@ -552,6 +605,7 @@ class Session:
         cs.widget_states.widgets.extend(triggers)
         cs.fragment_id = fragment_id
         cs.is_auto_rerun = is_auto_rerun
+        cs.cached_message_hashes.extend(self.cache.hashes())
         cs.context_info.timezone = "UTC"
         cs.context_info.locale = "en-US"
         cs.context_info.url = f"{self.base_url}/{self.page}" + (f"?{self.query}" if self.query else "")

@@ -115,7 +115,14 @@ def wirings_section(w: dict, r: dict, label: str) -> None:
     st.caption(prose.text("block", "trained_pre"))
 
 
-def depth_section(depth: int, seed: int) -> None:
+def depth_section() -> None:
+    """The deep random stacks: a live part of its own (its two controls reach nothing else, and it does not
+    read the prompt)."""
+    st.sidebar.markdown("**Deep stacks**")
+    depth = controls.number_slider("block_depth", "Blocks in the stack", 2, MAX_DEPTH, DEFAULT_DEPTH,
+                                   help="How deep the random stack of the last section is.")
+    seed = controls.seed()
+    controls.show_url_notes()
     a, frame = bv.depth_experiment(depth, seed)
     prose.section("Why deep post-norm stacks are harder to train", "block", "depth", nudge=a["size"],
                   D=demo.DEPTH_D)
@@ -127,7 +134,7 @@ def depth_section(depth: int, seed: int) -> None:
 
 
 def controls_and_sections() -> None:
-    """The page's controls and the sections they drive: a move of a control reruns this alone."""
+    """The prompt's controls and the sections that read it: a move of a control reruns this alone."""
     prompt = controls.text("block_prompt", "Prompt", DEFAULT_PROMPT, max_chars=MAX_PROMPT_CHARS,
                            help="Any text. The model reads it one character at a time (the last 64 at most).")
     model, error = bv.the_model()
@@ -137,10 +144,6 @@ def controls_and_sections() -> None:
     asked = controls.number_slider("block_pos", "Position (the row looked at)", 0, MAX_POSITION - 1,
                                    DEFAULT_POSITION, help="The character whose row goes through layer norm and "
                                    "the feed-forward layer. Past the end of the prompt, the last one is used.")
-    st.sidebar.markdown("**Deep stacks**")
-    depth = controls.number_slider("block_depth", "Blocks in the stack", 2, MAX_DEPTH, DEFAULT_DEPTH,
-                                   help="How deep the random stack of the last section is.")
-    seed = controls.seed()
     controls.show_url_notes()
 
     model_note(model, error)
@@ -156,12 +159,12 @@ def controls_and_sections() -> None:
         ffn_section(r, label)
         residual_section(r, label)
         wirings_section(bv.wired(model.source, ids, layer - 1), r, label)
-    depth_section(depth, seed)
 
 
 page.opening(COURSE, "block")
 
 page.live(controls_and_sections)
+page.live(depth_section)
 
 page.closing(COURSE, "block", questions, code=(
     layers.layer_norm, layers.gelu, layers.relu, layers.ffn_with_hidden, block, demo.layer_norm_steps,

@@ -50,6 +50,14 @@ def contexts_section(D: int, d_k: int, seed: int, trained: bool = False) -> tupl
     return tokens_1, tokens_2
 
 
+def two_sentences_section(D: int, d_k: int, seed: int, trained: bool) -> None:
+    """The two sentences and what attention makes of them: a live part of its own (its three boxes reach
+    nothing else)."""
+    tokens_1, tokens_2 = contexts_section(D, d_k, seed, trained)
+    cross_section(tokens_1, tokens_2, D, d_k, seed)
+    controls.show_url_notes()
+
+
 def cross_section(tokens_1: list[str], tokens_2: list[str], D: int, d_k: int, seed: int) -> None:
     prose.section("Self-attention and cross-attention", "communication", "cross")
     if not tokens_1 or not tokens_2:
@@ -68,6 +76,7 @@ def order_section(tokens: list[str], D: int, d_k: int, seed: int) -> None:
                           help="Original positions in their new order, e.g. 2 1 0 for three words.")
     positions = controls.toggle("comm_positions", "Add positional encodings", container=right,
                                 help="Add the sinusoidal positions to the embeddings before attention.")
+    controls.show_url_notes()
     if len(tokens) < 2:
         st.info("One token has no order to change: add words to the sidebar text.")
         return
@@ -90,6 +99,7 @@ def recurrence_section(r: dict, tokens: list[str]) -> None:
     keep = controls.number_slider("comm_keep", "Share a recurrence step keeps", 0.0, 1.0, 0.5, step=0.05,
                                   container=st.columns(2)[0],
                                   help="h_t = keep · h_(t−1) + (1 − keep) · x_t: what each step passes on.")
+    controls.show_url_notes()
     context_views.reach(communication.reach_of_first_token(r["V"], r["weights_decoder"], keep), tokens, keep)
 
 
@@ -97,22 +107,17 @@ def controls_and_sections() -> None:
     """The page's controls and the sections they drive: a move of a control reruns this alone."""
     trained = trained_views.weights_switch()  # only the first section has a trained model to show
     sentence, max_tokens, D, d_k, seed = views.sentence_settings()
-    notes = st.container()  # the link's notes, for controls drawn further down too
+    controls.show_url_notes()  # now, in case an empty sidebar text stops the page below
 
-    tokens_1, tokens_2 = contexts_section(D, d_k, seed, trained)
-    cross_section(tokens_1, tokens_2, D, d_k, seed)
-    with notes:
-        controls.show_url_notes()  # now, in case an empty sidebar text stops the page below
-
+    # The sections with controls of their own are live parts of their own: a move of one reruns that alone.
+    page.live(two_sentences_section, D, d_k, seed, trained)
     st.divider()
     prose.show("communication", "sidebar_sentence")
     tokens = views.tokens_line(sentence, max_tokens)
-    order_section(tokens, D, d_k, seed)
+    page.live(order_section, tokens, D, d_k, seed)
     talk = encoder_decoder(tokens, D, d_k, seed)
     encoder_section(talk, tokens)
-    recurrence_section(talk, tokens)
-    with notes:
-        controls.show_url_notes()
+    page.live(recurrence_section, talk, tokens)
 
 
 page.opening(COURSE, "communication")

@@ -114,14 +114,10 @@ def head_view_section(model: Model, ids: tuple, weights: np.ndarray) -> None:
         st.info(prose.text("full_model", "head_view_none"))
         return
     reads = strongest(w, heads, labels)
-    design = render.spec_for(head_view_chart, n_positions=w.shape[-1], heads=heads,
-                             title=f"Layer {layer + 1}: each character (left) and what it reads (right)",
-                             subtitle=f"weights · shape {tuple(w[list(heads)].shape)} = (heads drawn, T, T)")
-    spec = frame(w, heads, labels).inline(design)
-    # the description names the chart's svg for a screen reader; an alt= beside it made Streamlit log a warning
-    # with a stack trace at every draw (ui/drawing/render.py _draw)
-    spec["description"] = describe(layer, heads, labels, reads)[:500]
-    st.vega_lite_chart(spec, width="content")
+    render.show(head_view_chart, frame(w, heads, labels), width="content", n_positions=w.shape[-1], heads=heads,
+                title=f"Layer {layer + 1}: each character (left) and what it reads (right)",
+                subtitle=f"weights · shape {tuple(w[list(heads)].shape)} = (heads drawn, T, T)",
+                description=describe(layer, heads, labels, reads)[:500])
     cut = (" " + prose.text("full_model", "head_view_cut", drawn=w.shape[-1], T=len(ids))
            if w.shape[-1] < len(ids) else "")
     looks = "; ".join(f"{head} → {code_span(key)} ({weight:.2f})" for head, key, weight in reads)

@@ -121,7 +121,16 @@ def triu_inf_section(tri: dict, tokens: list[str]) -> None:
                right=numbers_text(tri["right_weights"][0]))
 
 
-def peek_section(tokens: list[str], asked: int, word: str, D: int, d_k: int, seed: int) -> None:
+def peek_section(tokens: list[str], D: int, d_k: int, seed: int) -> None:
+    """The no-peeking check: a live part of its own, since its two controls reach nothing else."""
+    st.sidebar.markdown("**No-peeking check**")
+    # One fixed range: a range that followed the text's length would reset the slider on every edit.
+    asked = controls.number_slider("masking_pos", "Position to change", 0, MAX_T - 1, 4,
+                                   help="The token at this position is replaced; only later outputs may "
+                                        "change. Past the end of the text, the last token is changed.")
+    word = controls.text("masking_word", "Replacement word", "dog", max_chars=40,
+                         help="The word put in at that position (its first token is used).")
+    controls.show_url_notes()
     st.header("Proof of no peeking")
     replacement, position = word_tokens(word), min(asked, len(tokens) - 1)
     if len(tokens) < 2:
@@ -156,13 +165,6 @@ def peek_changes(p: dict, tokens: list[str]) -> None:
 def controls_and_sections() -> None:
     """The page's controls and the sections they drive: a move of a control reruns this alone."""
     sentence, max_tokens, D, d_k, seed = views.sentence_settings(seq_len_hi=MAX_T)
-    st.sidebar.markdown("**No-peeking check**")
-    # One fixed range: a range that followed the text's length would reset the slider on every edit.
-    asked_position = controls.number_slider("masking_pos", "Position to change", 0, MAX_T - 1, 4,
-                                            help="The token at this position is replaced; only later outputs may "
-                                                 "change. Past the end of the text, the last token is changed.")
-    word = controls.text("masking_word", "Replacement word", "dog", max_chars=40,
-                         help="The word put in at that position (its first token is used).")
     controls.show_url_notes()
 
     tokens = views.tokens_line(sentence, max_tokens)
@@ -176,7 +178,7 @@ def controls_and_sections() -> None:
         fully_masked_section(a["fully_masked"], a["fills"], a["causal_fill_difference"], tokens)
         multiplied_section(a["multiplied"], tokens)
         triu_inf_section(a["triu_inf"], tokens)
-    peek_section(tokens, asked_position, word, D, d_k, seed)
+    page.live(peek_section, tokens, D, d_k, seed)
 
 
 page.opening(COURSE, "masking")

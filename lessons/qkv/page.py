@@ -47,7 +47,8 @@ def qkv_section(a: dict, tokens: list[str]) -> None:
 
 
 def geometry_section(a: dict, tokens: list[str]) -> None:
-    """Two arrows the student turns, their dot product, and what that says about the sentence's scores."""
+    """Two arrows the student turns, their dot product, and what that says about the sentence's scores: a live
+    part of its own, since its four sliders reach nothing else."""
     prose.section("How a query meets a key: the dot product", "qkv", "geometry")
     turn, chart = st.columns((2, 3))
     angle_a = controls.number_slider("qkv_angle_a", "Direction of a (degrees)", 0, 360, 30, step=5, container=turn)
@@ -103,7 +104,7 @@ def controls_and_sections() -> None:
     embeddings_section(a, tokens)
     projections_section(a)
     qkv_section(a, tokens)
-    geometry_section(a, tokens)
+    page.live(geometry_section, a, tokens)
     query = scores_section(a, tokens)
     walk_section(a, tokens, query, D, d_k, seed)
 

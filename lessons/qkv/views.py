@@ -9,7 +9,6 @@ from math import atan2, cos, degrees, sin
 
 import altair as alt
 import pandas as pd
-import streamlit as st
 
 from ui.drawing import render
 from ui.drawing.chart_data import ChartData, numbers
@@ -75,6 +74,5 @@ def arrows_description(g: dict) -> str:
 
 def draw_arrows(g: dict, title: str) -> None:
     """The arrows of core.demos.geometry.two_arrows's result g, with its description for screen readers."""
-    spec = arrows_frame(g["a"], g["b"]).inline(render.spec_for(arrows_chart, title=title))
-    spec["description"] = arrows_description(g)
-    st.vega_lite_chart(spec, width="content")
+    render.show(arrows_chart, arrows_frame(g["a"], g["b"]), width="content", title=title,
+                description=arrows_description(g))

@@ -40,7 +40,8 @@ def live(session: ts.TrainingSession, settings: Settings) -> None:
     records its maps for the export panel afresh each time, so the panel offers no file until a Stop)."""
     export.hold(f"Training is running, so its maps are redrawn every {view.TICK_EVERY_S:g} s. Press **Stop** to "
                 "export them as they stand; **Resume** then goes on with the run." if session.running else None)
-    st.fragment(view.live_panel, run_every=view.TICK_EVERY_S if session.running else None)(settings, export.drawn())
+    page.live(view.live_panel, settings, name="training_panel",
+              run_every=view.TICK_EVERY_S if session.running else None)
     view.saved_model(session)
 
 

@@ -163,14 +163,10 @@ def draw_run(run: Run) -> None:
         time_left(run)
 
 
-def live_panel(settings: Settings | None = None, before: list[dict] | None = None) -> None:
-    """The part of the page that reruns on its own while training: a chunk of steps, then the charts.
-    Before the first run, what the settings would start from (see preview).
-
-    before: export.drawn() as the page's run reached this panel. A rerun of the panel alone records its maps
-    again, so what it recorded the time before is forgotten first: the export panel lists each map once."""
-    if before is not None:
-        export.keep_only(before)
+def live_panel(settings: Settings | None = None) -> None:
+    """The part of the page that reruns on its own while training (a live part with a timer, ui.frame.page.live,
+    which records its maps for the export panel afresh on each tick): a chunk of steps, then the charts.
+    Before the first run, what the settings would start from (see preview)."""
     start = time.perf_counter()
     session = ts.get(st.session_state)
     was_running = session.running

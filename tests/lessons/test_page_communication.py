@@ -67,7 +67,7 @@ def table_with(at, column: str) -> pd.DataFrame:
 
 def assert_contexts(at) -> dict:
     """The shared word's outputs, cosine and attention rows are core's for the sentences on screen (to the
-    6 significant digits a chart is sent with)."""
+    4 decimals a chart is sent with)."""
     s = settings(at)
     one, two = word_tokens(s["comm_one"], 32), word_tokens(s["comm_two"], 32)  # seq_len is the sidebar text's
     r = context.same_word_two_contexts(one, two, word_tokens(s["comm_word"])[0], *head_args(s))
@@ -95,7 +95,7 @@ def shown_order(at) -> list[int]:
 
 def assert_order(at) -> dict:
     """The permutation property: without positions the shuffled outputs are the old rows moved (rounding);
-    with positions they differ. Both largest differences are shown. (The charts carry 6 significant digits.)"""
+    with positions they differ. Both largest differences are shown. (The charts carry 4 decimals.)"""
     s = settings(at)
     tokens = word_tokens(s["text"], s["seq_len"])
     perm = shown_order(at)
@@ -128,7 +128,7 @@ def assert_encoder_decoder_and_reach(at) -> None:
     r = communication.encoder_decoder(tokens, *head_args(s))
     enc = matrix(chart_by_title(at, "encoder: no mask")).to_numpy()
     dec = matrix(chart_by_title(at, "decoder: causal mask")).to_numpy()
-    np.testing.assert_allclose(enc, r["weights_encoder"], rtol=SENT_RTOL, atol=1e-15)  # sent to 6 digits
+    np.testing.assert_allclose(enc, r["weights_encoder"], rtol=SENT_RTOL, atol=1e-15)  # as sent: 4 decimals
     np.testing.assert_allclose(dec, r["weights_decoder"], rtol=SENT_RTOL, atol=1e-15)
     np.testing.assert_allclose(enc.sum(axis=1), 1.0, atol=SENT_RTOL)
     np.testing.assert_allclose(dec.sum(axis=1), 1.0, atol=SENT_RTOL)

@@ -63,7 +63,7 @@ def lines(at, title: str) -> dict[str, np.ndarray]:
 
 
 def assert_charts_match_core(at):
-    """Every heatmap holds what core computes for the settings on screen, to the 6 significant digits a chart is
+    """Every heatmap holds what core computes for the settings on screen, to the 4 significant digits a chart is
     sent with; token labels on both axes."""
     tokens, view = expected(at)
     labels = unique_labels(tokens)
@@ -85,7 +85,7 @@ def assert_experiment_matches_core(at):
     r = scaling.saturation_experiment(scaling.D_K_SWEEP, T, trials, np.random.default_rng([0, T, trials]))
     top, spread = lines(at, "max weight vs d_k"), lines(at, "row entropy vs d_k")
     assert top["x"].tolist() == list(scaling.D_K_SWEEP)
-    np.testing.assert_allclose(top["unscaled"], r["max_unscaled"], rtol=SENT_RTOL)  # sent to 6 digits
+    np.testing.assert_allclose(top["unscaled"], r["max_unscaled"], rtol=SENT_RTOL)  # as sent: 4 decimals
     np.testing.assert_allclose(top["scaled by √d_k"], r["max_scaled"], rtol=SENT_RTOL)
     np.testing.assert_allclose(spread["unscaled"], r["entropy_unscaled"], rtol=SENT_RTOL)
     np.testing.assert_allclose(spread["scaled by √d_k"], r["entropy_scaled"], rtol=SENT_RTOL)
@@ -127,7 +127,7 @@ def test_compare_side_by_side(default_page):
     unscaled = matrix(chart_by_title(at, "unscaled weights")).to_numpy()
     scaled = matrix(chart_by_title(at, "scaled weights")).to_numpy()
     raw = matrix(chart_by_title(at, "unscaled scores")).to_numpy()
-    # both charts sent to 6 significant digits
+    # both charts sent to 4 decimals
     np.testing.assert_allclose(matrix(chart_by_title(at, "scaled scores")).to_numpy(), raw / 8, rtol=2 * SENT_RTOL)
     # at d_k = 64 the raw scores saturate the softmax: a bigger favourite per row, a lower entropy
     assert unscaled.max(axis=1).mean() > scaled.max(axis=1).mean() + 0.3
@@ -151,7 +151,7 @@ def test_variance_chart_and_table(default_page):
     np.testing.assert_allclose(v["measured: q·k / √d_k"], 1.0, rtol=0.15)
     table = next(df.value for df in default_page.dataframe if "Var(q·k)" in df.value.columns)
     assert table["d_k"].tolist() == list(scaling.D_K_SWEEP)
-    np.testing.assert_allclose(table["Var(q·k)"], v["measured: q·k"], rtol=SENT_RTOL)  # the chart's 6 digits
+    np.testing.assert_allclose(table["Var(q·k)"], v["measured: q·k"], rtol=SENT_RTOL)  # the chart's 4 decimals
     assert any("Var" in str(el.value) for el in default_page.get("latex"))
 
 

@@ -89,7 +89,7 @@ def test_full_output_is_the_plain_formula(default_page):
     scores = np.where(np.tril(np.ones((7, 7), dtype=bool)), head["Q"] @ head["K"].T / np.sqrt(8), -np.inf)
     weights = np.exp(scores - scores.max(axis=1, keepdims=True))
     expected = (weights / weights.sum(axis=1, keepdims=True)) @ head["V"]
-    np.testing.assert_allclose(full_attention(default_page), expected, rtol=SENT_RTOL, atol=1e-12)  # 6 digits sent
+    np.testing.assert_allclose(full_attention(default_page), expected, rtol=SENT_RTOL, atol=1e-12)  # 4 decimals sent
 
 
 def test_defaults_shapes(default_page):
@@ -114,7 +114,7 @@ def test_running_max_and_sum_behave(default_page):
                                                                                                    "running sum l")
     assert (np.diff(m, axis=1) >= 0).all()  # m only goes up
     np.testing.assert_array_equal(rescale[:, 0], 0.0)  # nothing to rescale before the first block
-    # exp(m_old - m_new), from the drawn m: each number sent to 6 significant digits moves the exponent by up to
+    # exp(m_old - m_new), from the drawn m: each number sent to 4 decimals moves the exponent by up to
     # SENT_RTOL / 2 of each m, and the rescale itself by SENT_RTOL / 2
     sent = SENT_RTOL * (1 + np.abs(m[:, :2]).sum(axis=1).max())
     np.testing.assert_allclose(rescale[:, 1], np.exp(m[:, 0] - m[:, 1]), rtol=sent)

@@ -101,10 +101,68 @@ def live_part_run_three_times():
 def test_a_rerun_alone_records_its_matrices_again_instead_of_adding_them(monkeypatch):
     # As the server does: the fragment runs in the full run, then alone on each move (here twice). A page
     # moved 500 times would otherwise keep 500 copies of its matrices in the session.
-    monkeypatch.setattr(page.st, "fragment", lambda run: lambda: [run() for _ in range(3)])
+    monkeypatch.setattr(page.st, "fragment", lambda run, run_every=None: lambda *args: [run(*args) for _ in range(3)])
     at = AppTest.from_function(live_part_run_three_times).run()
     assert not at.exception
     assert at.markdown[-1].value == "drawn before | drawn inside"
+
+
+FRAGMENTS: list = []  # the fragment bodies the script below made, in order (st.fragment replaced by the test)
+
+
+def nested_live_parts():
+    """A lesson's live part holding a section that is a live part of its own, each with a control and a matrix.
+    After the page's run, the moves: the inner part reruns alone twice, then the outer part once (which runs the
+    inner part again, as a part of its own run)."""
+    import numpy as np
+    import streamlit as st
+
+    from tests.system.test_live import FRAGMENTS
+    from ui.drawing import export
+    from ui.frame import page
+    from ui.state import controls
+
+    controls.start_run()
+    export.start_run()
+
+    def inner(n: int):
+        controls._record("inner_k", n, 1)  # what a control of the part records (a widget is drawn once a run)
+        export.record(f"inner map {n}", np.eye(2), ["a", "b"], ["a", "b"], {})
+
+    def outer():
+        controls._record("outer_k", 2, 2)
+        export.record("outer map 1", np.eye(2), ["a", "b"], ["a", "b"], {})
+        page.live(inner, len(FRAGMENTS), name="inner")
+        export.record("outer map 2", np.eye(2), ["a", "b"], ["a", "b"], {})
+
+    page.live(outer, name="outer")
+    export.record("after both", np.eye(2), ["a", "b"], ["a", "b"], {})
+    (outer_run, _), (inner_run, inner_args) = FRAGMENTS[:2]
+    inner_run(*inner_args)
+    inner_run(*inner_args)
+    st.markdown(" | ".join(item["title"] for item in export.drawn()))
+    outer_run()
+    st.markdown(" | ".join(item["title"] for item in export.drawn()))
+    st.markdown(" | ".join(sorted(controls.current_view())))
+
+
+def test_a_nested_part_rerun_alone_replaces_its_own_records_in_place(monkeypatch):
+    def fragment(run, run_every=None):
+        def call(*args):  # the enclosing run's own call; the moves call the stored body again
+            FRAGMENTS.append((run, args))
+            run(*args)
+        return call
+
+    FRAGMENTS.clear()
+    monkeypatch.setattr(page.st, "fragment", fragment)
+    at = AppTest.from_function(nested_live_parts).run()
+    assert not at.exception, [e.message for e in at.exception]
+    # the inner part's map stays between the outer part's two, once, after two moves of its own
+    assert at.markdown[-3].value == "outer map 1 | inner map 1 | outer map 2 | after both"
+    # the outer part's move draws the inner part afresh (a third fragment body: its argument is 2)
+    assert at.markdown[-2].value == "outer map 1 | inner map 2 | outer map 2 | after both"
+    assert at.markdown[-1].value == "inner_k | outer_k"
+
 
 
 def test_the_export_panel_counts_each_matrix_once_after_moves_and_follows_a_move_while_open(server):

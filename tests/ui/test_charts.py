@@ -75,13 +75,13 @@ def test_heatmap_frame_matches_matrix():
     df = charts.heatmap_frame(m, rows, cols).frame()
     assert len(df) == 12
     for rec in df.itertuples():
-        assert rec.value == pytest.approx(m[rec.row_i, rec.col_i], rel=1e-5)  # sent to 6 digits
+        assert rec.value == pytest.approx(m[rec.row_i, rec.col_i], rel=5e-4, abs=5e-5)  # sent to 4 decimals
         assert rec.row == rows[rec.row_i]
         assert rec.col == cols[rec.col_i]
         assert rec.text == f"{m[rec.row_i, rec.col_i]:.2f}"
     # pivoting back gives the matrix in display order
     back = df.pivot(index="row_i", columns="col_i", values="value").to_numpy()
-    np.testing.assert_allclose(back, m, rtol=1e-5)
+    np.testing.assert_allclose(back, m, rtol=5e-4, atol=5e-5)  # sent to 4 decimals
 
 
 def test_heatmap_frame_decimals():
@@ -284,7 +284,7 @@ def test_grid_chart_builds_and_validates():
     weights = rng.dirichlet(np.ones(5), size=(4, 5))  # (H, T, T), rows sum to 1
     df = charts.grid_frame(weights, [f"head {h}" for h in range(4)], labels(5), labels(5)).frame()
     assert len(df) == 4 * 5 * 5
-    np.testing.assert_allclose(df.groupby("panel_i")["value"].sum(), 5.0, rtol=1e-5)
+    np.testing.assert_allclose(df.groupby("panel_i")["value"].sum(), 5.0, atol=25 * 5e-5)  # 4 decimals each
     spec = charts.grid_chart(5, 5, columns=2, title="heads", data=df).to_dict()  # validates
     assert spec["facet"]["field"] == "panel"
     assert spec["columns"] == 2
@@ -465,14 +465,16 @@ def test_frame_serialises_as_json():
 # ---- chart data sent inside the spec ----------------------------------------------------------------
 
 
-def test_numbers_keep_six_digits_each():
-    """Each number keeps six significant digits of its own, so a -1e9 mask fill beside scores near 0.1
-    does not flatten them; the rounding error is far below what a tooltip (4 decimals) or a colour shows."""
-    x = np.array([0.123456789, -1e9, 3.14159265e-8, 0.0, 123456789.123, 1 / 3])
+def test_numbers_keep_what_a_tooltip_prints():
+    """Each number keeps the 4 decimals a tooltip prints, and a number smaller than that its 4 significant
+    digits, so a -1e9 mask fill beside scores near 0.1 does not flatten them and a weight of 3e-8 is not 0."""
+    x = np.array([0.123456789, -1e9, 3.14159265e-8, 0.0, 123456789.123, 1 / 3, -0.0123456])
     got = np.array(numbers(x))
-    assert got.tolist() == [0.123457, -1e9, 3.14159e-08, 0.0, 123457000.0, 0.333333]
+    assert got.tolist() == [0.1235, -1e9, 3.142e-08, 0.0, 123456789.123, 0.3333, -0.01235]
     wide = np.random.default_rng(0).standard_normal(10_000) * 10.0 ** np.arange(-5, 5).repeat(1000)
-    np.testing.assert_allclose(numbers(wide), wide, rtol=5e-6)
+    np.testing.assert_allclose(numbers(wide), wide, rtol=5e-4)  # 4 significant digits or better
+    large = np.abs(wide) >= 1e-3  # below that, 4 significant digits are more than 4 decimals
+    assert np.abs(np.array(numbers(wide))[large] - wide[large]).max() <= 5e-5 * (1 + 1e-9)  # the tooltip's digits
 
 
 def test_inline_round_trips_through_every_builder():

@@ -11,11 +11,11 @@ small arguments; a result must not be changed in place (its arrays cannot be).
 from __future__ import annotations
 
 import functools
-import threading
-from collections import OrderedDict
 
 import numpy as np
 import streamlit as st
+
+from ui.cache import SharedCache
 
 
 def _hashable(value):
@@ -49,37 +49,27 @@ def _own(result):
 
 
 class Shared:
-    """fn's results for its last `entries` argument lists, for every session."""
+    """fn's results for its last `entries` argument lists, for every session (ui.cache.SharedCache: a result
+    asked for by several sessions at once is computed once)."""
 
     def __init__(self, fn, entries: int, spinner: str = ""):
-        self.fn, self.entries, self.spinner = fn, entries, spinner
-        self.results: OrderedDict = OrderedDict()
-        self.lock = threading.Lock()  # sessions run in threads of their own
+        self.fn, self.spinner = fn, spinner
+        self.results = SharedCache(entries)
         functools.update_wrapper(self, fn)
 
     def __call__(self, *args, **kwargs):
         key = (_hashable(args), tuple(sorted((k, _hashable(v)) for k, v in kwargs.items())))
-        with self.lock:
-            found = key in self.results
-            if found:
-                result = self.results[key]
-                self.results.move_to_end(key)
-        if not found:  # computed outside the lock: a slow one must not hold up the others
-            if self.spinner:  # a miss that takes seconds says so on the page
-                with st.spinner(self.spinner):
-                    result = _read_only(self.fn(*args, **kwargs))
-            else:
-                result = _read_only(self.fn(*args, **kwargs))
-            with self.lock:
-                self.results[key] = result
-                while len(self.results) > self.entries:
-                    self.results.popitem(last=False)
-        return _own(result)
+        return _own(self.results.get(key, lambda: self._compute(args, kwargs)))
+
+    def _compute(self, args, kwargs):
+        if self.spinner:  # a miss that takes seconds says so on the page
+            with st.spinner(self.spinner):
+                return _read_only(self.fn(*args, **kwargs))
+        return _read_only(self.fn(*args, **kwargs))
 
     def clear(self) -> None:
         """Forget every result (tests; a server never needs to)."""
-        with self.lock:
-            self.results.clear()
+        self.results.clear()
 
 
 def shared(entries: int = 128, spinner: str = ""):

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import altair as alt
 import numpy as np
 
 # Properties that stay on the outer view; everything else (marks, encodings, transforms, layers, facets)
@@ -31,7 +30,23 @@ OUTER = ("$schema", "config", "title", "width", "height", "autosize", "padding",
 COMPOSITE = ("facet", "hconcat", "vconcat", "concat", "repeat")  # views that cannot sit inside a layer
 LABELS_PREFIX = "_labels_"
 GRID_KEY = "_grid"  # in the sent datum: [[index column, size], ...] of a table of array cells
-SIGNIFICANT = 6  # digits kept of each number: the tooltips print 4 decimals, the colours need far fewer
+# Digits sent of each number: as many as a tooltip prints (4 decimals), and 4 significant digits of a number
+# smaller than that, so a tiny value is not sent as 0; the colours need far fewer.
+DECIMALS = 4
+SIGNIFICANT = 4
+
+
+def split(spec: dict) -> tuple[dict, dict]:
+    """A chart's spec cut in two: what stays on the outer view, and the inner view that will hold the data."""
+    outer = {k: v for k, v in spec.items() if k in OUTER}
+    inner = {k: v for k, v in spec.items() if k not in OUTER and k not in ("data", "datasets")}
+    return outer, inner
+
+
+def inner_kind(inner: dict) -> str:
+    """How the outer view holds the inner one: as the only layer of a layer, or (a facet, a concatenation,
+    which cannot sit in a layer) as the only chart of a vconcat."""
+    return "vconcat" if any(k in inner for k in COMPOSITE) else "layer"
 
 
 @dataclass
@@ -77,24 +92,32 @@ class ChartData:
         names = parts[0].names() if parts else []
         return cls({name: [v for part in parts for v in part.column(name)] for name in names})
 
-    def inline(self, spec: dict) -> dict:
-        """spec (a chart without data) with this table inside it, as the browser will draw it."""
-        outer = {k: v for k, v in spec.items() if k in OUTER}
-        inner = {k: v for k, v in spec.items() if k not in OUTER and k not in ("data", "datasets")}
+    def datum(self) -> dict:
+        """The table as the one datum the browser unpacks: its columns, and each label column's labels."""
         datum = {**self.columns, **{LABELS_PREFIX + name: labels for name, labels in self.labels.items()}}
-        unpack = [{"flatten": list(self.columns)}] if self.columns else []
         if self.grid:
             datum[GRID_KEY] = [list(pair) for pair in self.grid]
+        return datum
+
+    def unpack(self) -> list[dict]:
+        """The transforms that turn the datum back into the table's rows (they go before the chart's own)."""
+        unpack = [{"flatten": list(self.columns)}] if self.columns else []
+        if self.grid:
             unpack.append({"window": [{"op": "row_number", "as": "_n"}]})  # 1, 2, ... in the rows' order
             stride = 1
             for index, size in reversed(self.grid):
-                unpack.append({"calculate": str(alt.expr.floor((alt.datum._n - 1) / stride) % size), "as": index})
+                unpack.append({"calculate": f"floor((datum._n - 1) / {stride}) % {size}", "as": index})
                 stride *= size
-        unpack += [{"calculate": str(alt.datum[LABELS_PREFIX + name][alt.datum[f"{name}_i"]]), "as": name}
+        unpack += [{"calculate": f"datum[{LABELS_PREFIX + name!r}][datum[{name + '_i'!r}]]", "as": name}
                    for name in self.labels]
-        inner["data"] = {"values": [datum]}
-        inner["transform"] = unpack + inner.get("transform", [])
-        return {**outer, ("vconcat" if any(k in inner for k in COMPOSITE) else "layer"): [inner]}
+        return unpack
+
+    def inline(self, spec: dict) -> dict:
+        """spec (a chart without data) with this table inside it, as the browser will draw it."""
+        outer, inner = split(spec)
+        inner["data"] = {"values": [self.datum()]}
+        inner["transform"] = self.unpack() + inner.get("transform", [])
+        return {**outer, inner_kind(inner): [inner]}
 
     @classmethod
     def from_spec(cls, spec: dict) -> ChartData:
@@ -108,18 +131,19 @@ class ChartData:
 
 
 def numbers(values) -> list:
-    """Numbers as a list for the browser, each to SIGNIFICANT digits (a -1e9 mask fill keeps its neighbours'
-    decimals), and None (JSON's null) for NaN and ±inf, which JSON cannot write; a chart draws a null as a
-    missing value."""
+    """Numbers as a list for the browser, each rounded to DECIMALS decimals (what a tooltip prints) or, for a
+    number smaller than that, to SIGNIFICANT significant digits; None (JSON's null) for NaN and ±inf, which
+    JSON cannot write. A chart draws a null as a missing value."""
     a = np.asarray(values, dtype=np.float64).ravel()
     finite = np.isfinite(a)
     with np.errstate(all="ignore"):
         magnitude = np.floor(np.log10(np.abs(a)))
-        decimals = np.clip(SIGNIFICANT - 1 - np.where(finite & (a != 0), magnitude, 0), -300, 300)
-        # Divide by a power of ten (or multiply, for decimals < 0) that is exact, so each result is the
-        # double nearest the short decimal and prints as one: 0.123457, not 0.12345700000000001.
-        up = 10.0 ** np.abs(decimals)
-        rounded = np.where(decimals >= 0, np.round(a * up) / up, np.round(a / up) * up)
+        decimals = np.maximum(DECIMALS, SIGNIFICANT - 1 - np.where(finite & (a != 0), magnitude, 0))
+        decimals = np.clip(decimals, -300, 300)
+        # Divide by a power of ten that is exact, so each result is the double nearest the short decimal and
+        # prints as one: 0.1235, not 0.12350000000000001.
+        up = 10.0 ** decimals
+        rounded = np.round(a * up) / up
     out = rounded.tolist()
     if not finite.all():
         out = [v if ok else None for v, ok in zip(out, finite.tolist())]

@@ -30,9 +30,11 @@ import streamlit as st
 
 from ui.drawing.chart_files import ExportError, chart_file, chart_key
 from ui.drawing.charts import unique_labels
+from ui.state import parts
 from ui.text import escape_md
 
-_DRAWN = "_drawn_matrices"
+_DRAWN = "_drawn_matrices"  # in page order: the matrices drawn, and a mark where each live part begins
+_AT = "_export_at"  # while a live part reruns alone: where its records go, in place of its last ones
 _HELD = "_export_held"  # why the page's matrices cannot be exported now (they change on their own), or absent
 _MADE_FILES = "_export_made"  # the last file made on request of each kind: {kind: (what it was made from, bytes)}
 _FAILED = "_export_failed"  # the message of a PNG or SVG that could not be made, for the panel to show once
@@ -43,25 +45,58 @@ OPEN_KEY = "export_open"  # the export expander's state: True while it is open
 def start_run() -> None:
     """A full run of the page: its matrices are recorded afresh."""
     st.session_state[_DRAWN] = []
+    st.session_state.pop(_AT, None)
     st.session_state.pop(_HELD, None)  # a page that holds its matrices says so again in each run
+
+
+def _put(entry: dict) -> None:
+    """Add a record in page order: at the end, or where a live part rerunning alone puts its own."""
+    items = st.session_state.setdefault(_DRAWN, [])
+    at = st.session_state.get(_AT)
+    if at is None:
+        items.append(entry)
+    else:
+        items.insert(at, entry)
+        st.session_state[_AT] = at + 1
 
 
 def record(title: str, matrix, row_labels, col_labels, spec: dict | Callable[[], dict]) -> None:
     """Remember a drawn heatmap (its numbers, and its chart as drawn, data included) for the export panel.
-    spec may be a function that builds it, for a chart not drawn as such (a map of a grid)."""
-    st.session_state.setdefault(_DRAWN, []).append(
-        {"title": title or "matrix", "matrix": np.asarray(matrix), "rows": list(row_labels),
-         "cols": list(col_labels), "spec": spec})
+    spec may be a function that builds it (a chart not drawn as such, a map of a grid; or one drawn as JSON)."""
+    _put({"title": title or "matrix", "matrix": np.asarray(matrix), "rows": list(row_labels),
+          "cols": list(col_labels), "spec": spec, "parts": parts.current()})
 
 
 def drawn() -> list[dict]:
-    return list(st.session_state.get(_DRAWN, []))
+    """The matrices on the page, in the order it drew them."""
+    return [item for item in st.session_state.get(_DRAWN, []) if "matrix" in item]
 
 
-def keep_only(items: list[dict]) -> None:
-    """Forget every matrix recorded after `items` (a drawn() taken earlier in this script run): a part of
-    the page that reruns alone (page.live) records its matrices again."""
-    st.session_state.setdefault(_DRAWN, [])[:] = items
+def part_begins(part: str, alone: bool) -> None:
+    """A live part (ui.frame.page.live) starts to draw, inside ui.state.parts.drawing(part). In the page's run
+    it marks its place; rerunning alone, it forgets what it recorded last time (its own parts' too), and what
+    it records now goes in that place until part_ends."""
+    items = st.session_state.setdefault(_DRAWN, [])
+    mark = next((i for i, item in enumerate(items) if item.get("part") == part), None)
+    if not alone or mark is None:
+        _put({"part": part, "parts": parts.current()[:-1]})
+        return
+    end = mark + 1
+    while end < len(items) and part in items[end]["parts"]:
+        end += 1
+    del items[mark + 1:end]
+    st.session_state[_AT] = mark + 1
+
+
+def part_ends(alone: bool) -> None:
+    """The live part that began (part_begins) has drawn: records go at the end again."""
+    if alone:
+        st.session_state.pop(_AT, None)
+
+
+def held() -> bool:
+    """The page holds its matrices now (they change on their own): the panel offers no file."""
+    return _HELD in st.session_state
 
 
 def panel_open() -> bool:

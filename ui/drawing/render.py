@@ -1,35 +1,61 @@
-"""Drawing charts fast: design each chart once, cache its Vega-Lite spec, send only the data per rerun.
+"""Drawing charts fast: each design built once per process, each finished heatmap made once per process.
 
 Building an Altair chart and validating it costs ~30 ms per heatmap; a page with eight of them would
 spend a quarter of a second on that alone. The spec depends only on a chart's shape and settings, so
-it is built once per process (an LRU cache keyed by the builder function and its settings) and every
-rerun puts just the numbers into it, as plain lists (ui.drawing.chart_data: no DataFrame, no Arrow).
+it is built once per process (keyed by the builder function and its settings), written as JSON once
+(ui.drawing.send), and every rerun puts just its numbers into it, as plain lists (ui.drawing.chart_data: no
+DataFrame, no Arrow).
+
+A heatmap is a pure function of its matrix, labels and settings, and a class moves the same sliders through
+the same values: a finished heatmap (its JSON, its description) is kept for the whole process, keyed by those,
+so the second student who draws it finds it made (ui.cache).
 """
 
 from __future__ import annotations
 
 import functools
+import hashlib
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 import streamlit as st
 
-from ui.drawing import alt_text, charts, colours, export
+from ui.cache import SharedCache
+from ui.drawing import alt_text, charts, colours, export, send
 from ui.drawing.chart_data import ChartData
 from ui.state import presenter
 
+_SPECS = SharedCache(entries=512)  # (builder, settings) -> spec without data
+_DESIGNS = SharedCache(entries=1024)  # (builder, settings, titled, width, described) -> send.Design
+# (matrix, labels, settings) -> HeatmapDrawing. A heatmap's JSON is 3-90 KB: 64 MB holds thousands.
+_HEATMAPS = SharedCache(entries=8192, budget=64 << 20, size=lambda d: len(d.text) + d.matrix.nbytes)
 
-@functools.lru_cache(maxsize=512)
+
 def _spec(builder: Callable, settings: tuple) -> dict:
     """The chart's spec without its data. Keyed by the builder itself (a function is hashable) and its
     (small, hashable) settings; a module reloaded by the dev server brings new functions, so new keys."""
     # Validation against the Vega-Lite schema is most of the build cost; the same design is validated
     # in the unit tests (tests/ui/test_charts.py), so skip it here.
-    spec = builder(**dict(settings)).to_dict(validate=False)
-    spec.pop("data", None)
-    spec.pop("datasets", None)
-    return spec
+    def build() -> dict:
+        spec = builder(**dict(settings)).to_dict(validate=False)
+        spec.pop("data", None)
+        spec.pop("datasets", None)
+        return spec
+
+    return _SPECS.get((builder, settings), build)
+
+
+def _design(builder: Callable, settings: tuple, titled: bool, width: str | None, described: bool) -> send.Design:
+    """The design of builder(**settings) as JSON with holes (ui.drawing.send), titled or not."""
+    def build() -> send.Design:
+        spec = dict(_spec(builder, settings))
+        if titled:
+            spec["title"] = ""  # a hole: each draw gives its own
+        return send.design(spec, width, described)
+
+    return _DESIGNS.get((builder, settings, titled, width, described), build)
 
 
 def spec_for(builder: Callable, **settings) -> dict:
@@ -48,27 +74,49 @@ def spec_for(builder: Callable, **settings) -> dict:
     spec = _spec(builder, tuple(sorted(settings.items())))
     if not title and not subtitle:
         return spec
-    scale = settings["font_scale"]
-    heading = {"text": title, "fontSize": charts.px(charts.CHART_TITLE_PX, scale), "anchor": "start"}
+    return {**spec, "title": heading(title, subtitle, settings["font_scale"])}
+
+
+def heading(title: str, subtitle: str, scale: float) -> dict:
+    """A chart's title, and its subtitle (a grey line under it) when there is one, at the type scale in use."""
+    out = {"text": title, "fontSize": charts.px(charts.CHART_TITLE_PX, scale), "anchor": "start"}
     if subtitle:
-        heading.update(subtitle=subtitle, subtitleFontSize=charts.px(charts.LABEL_PX, scale),
-                       subtitleColor=colours.subtitle_colour())
-    return {**spec, "title": heading}
+        out.update(subtitle=subtitle, subtitleFontSize=charts.px(charts.LABEL_PX, scale),
+                   subtitleColor=colours.subtitle_colour())
+    return out
+
+
+def chart_text(builder: Callable, data: ChartData, width: str | None = None, description: str | None = None,
+               **settings) -> tuple[str, send.Design]:
+    """builder(**settings) with `data` as the JSON ui.drawing.send sends, and its design (which knows its
+    width). description: the chart's text for screen readers (else alt_text's, for the builders it knows)."""
+    title, subtitle = settings.pop("title", ""), settings.pop("subtitle", "")
+    settings.setdefault("font_scale", presenter.chart_scale())
+    if description is None:
+        description = alt_text.for_chart(builder, data, {**settings, "title": title})
+    design = _design(builder, tuple(sorted(settings.items())), bool(title or subtitle), width, bool(description))
+    titled = heading(title, subtitle, settings["font_scale"]) if title or subtitle else None
+    return design.fill(data, title=titled, description=description), design
 
 
 def show(builder: Callable, data: ChartData, key: str | None = None, on_select: str = "ignore",
-         width: str | None = None, **settings):
+         width: str | None = None, description: str | None = None, **settings):
     """Render builder(**settings) (a chart builder that takes `data=None`) with `data`, a table from
     ui.drawing.charts or ui.drawing.plots (or a ChartData built by hand).
 
     Returns the selection state when on_select is set. Pass width="stretch" for charts whose spec
-    says width="container" (bars, lines).
+    says width="container" (bars, lines), "content" for one drawn at its own size. description: the
+    text a screen reader reads for it, when ui.drawing.alt_text does not know the builder.
     """
-    spec = data.inline(spec_for(builder, **settings))  # a fresh dict: the cached design stays as it was
-    text = alt_text.for_chart(builder, data, settings)
-    if text:
-        spec["description"] = text  # the drawn svg's aria-label
-    return _draw(spec, key=key, on_select=on_select, width=width, alt=text)
+    if on_select != "ignore":  # a chart that reports clicks is a widget: Streamlit's own path
+        spec = data.inline(spec_for(builder, **settings))  # a fresh dict: the cached design stays as it was
+        text = description or alt_text.for_chart(builder, data, settings)
+        if text:
+            spec["description"] = text  # the drawn svg's aria-label
+        return _draw(spec, key=key, on_select=on_select, width=width, alt=text)
+    text, design = chart_text(builder, data, width, description, **settings)
+    send.chart(text, design.width)
+    return None
 
 
 def describe(matrix, row_labels, col_labels, title: str) -> str:
@@ -92,17 +140,24 @@ def _draw(spec: dict, key: str | None, on_select: str | Callable, width: str | N
 
 @dataclass(frozen=True)
 class HeatmapDrawing:
-    """A heatmap ready to send: its spec with the numbers inside, and what the export panel keeps of it.
+    """A heatmap ready to send: its finished JSON (ui.drawing.send), and what the export panel keeps of it.
     fits: it is drawn at its own size (its cells and numbers fit); otherwise it takes its column's width.
-    picked: on a clickable heatmap, the row outlined (the query the page works out); None when not clickable."""
+    picked: on a clickable heatmap, the row outlined (the query the page works out); None when not clickable.
+    Shared by every session that draws the same heatmap: nothing in it is changed after it is made."""
 
-    spec: dict
+    text: str
     fits: bool
     picked: int | None
     title: str
     matrix: np.ndarray
-    row_labels: list
-    col_labels: list
+    row_labels: tuple
+    col_labels: tuple
+    description: str
+
+    @property
+    def spec(self) -> dict:
+        """The chart as a dict (a fresh one: the exports and Streamlit's path for clickable charts)."""
+        return json.loads(self.text)
 
 
 def heatmap_drawing(matrix, row_labels, col_labels, title: str = "", picked: int | None = None,
@@ -115,7 +170,19 @@ def heatmap_drawing(matrix, row_labels, col_labels, title: str = "", picked: int
     chart that has the page to itself) and its numbers fit in them. A matrix too wide for that, or whose
     numbers would not fit its cells, takes its column's whole width instead: its cells grow wider, never
     narrower than the numbers at the type size in use (presenter mode scales both).
+
+    Made once per process for each matrix, labels and settings (every session that draws the same one shares it).
     """
+    m = np.asarray(matrix)
+    digest = hashlib.blake2b(np.ascontiguousarray(m).tobytes(), digest_size=16).digest()
+    key = (digest, m.shape, str(m.dtype), tuple(map(str, row_labels)), tuple(map(str, col_labels)), title,
+           subtitle, picked, max_width, presenter.chart_scale(), tuple(sorted(settings.items())))
+    return _HEATMAPS.get(key, lambda: _make_heatmap(m, list(row_labels), list(col_labels), title, picked,
+                                                    max_width, subtitle, dict(settings)))
+
+
+def _make_heatmap(matrix: np.ndarray, row_labels: list, col_labels: list, title: str, picked: int | None,
+                  max_width: int, subtitle: str, settings: dict) -> HeatmapDrawing:
     n_rows, n_cols = np.shape(matrix)
     settings.setdefault("annotate", max(n_rows, n_cols) <= charts.ANNOTATE_MAX_CELLS)
     df = charts.heatmap_frame(matrix, row_labels, col_labels, with_text=settings["annotate"])
@@ -129,12 +196,16 @@ def heatmap_drawing(matrix, row_labels, col_labels, title: str = "", picked: int
         cell = max(cell, round(charts.px(charts.CELL_TEXT_PX, scale) * 1.6))
     # The spec must not depend on the shape (or every slider move would rebuild it): pass the
     # snapped cell size and the annotate flag instead of n_rows / n_cols.
-    settings = dict(cell_px=cell, title=title, subtitle=subtitle, select_rows=picked is not None, **settings)
-    spec = df.inline(spec_for(charts.heatmap_chart, **settings))  # a fresh dict, the cached design untouched
-    spec["description"] = describe(matrix, row_labels, col_labels, title)  # per draw: its extremes move
-    if picked is not None:
-        spec = with_param(spec, charts.SHOWN_ROW, int(picked))
-    return HeatmapDrawing(spec, fits, picked, title, np.asarray(matrix), list(row_labels), list(col_labels))
+    description = describe(matrix, row_labels, col_labels, title)  # per matrix: its extremes move
+    settings = dict(cell_px=cell, title=title, subtitle=subtitle, select_rows=picked is not None,
+                    font_scale=scale, **settings)
+    text, _ = chart_text(charts.heatmap_chart, df, "content" if fits else "stretch", description, **settings)
+    if picked is not None:  # the outlined row is a parameter of the design: set its value
+        spec = with_param(json.loads(text), charts.SHOWN_ROW, int(picked))
+        text = json.dumps(spec, ensure_ascii=False)
+    matrix = np.array(matrix)  # a copy of its own, read-only: it is shared by every session that draws it
+    matrix.flags.writeable = False
+    return HeatmapDrawing(text, fits, picked, title, matrix, tuple(row_labels), tuple(col_labels), description)
 
 
 def with_param(spec: dict, name: str, value) -> dict:
@@ -147,14 +218,15 @@ def draw_heatmap(drawing: HeatmapDrawing, key: str | None = None, on_pick: Calla
     """Send a heatmap_drawing where the page is. On a clickable one, a click on row i calls on_pick(i)
     before the rerun it starts (a widget callback), so the page draws with that row already picked."""
     d = drawing
-    clickable = d.picked is not None and key is not None
-    if clickable:
+    width = "content" if d.fits else "stretch"
+    if d.picked is not None and key is not None:
         # A key of its own for each picked row: the chart comes back with no selection of its own, so a
         # click on the row picked before the "Query row" control moved away still counts as a new click.
         key = f"{key}_{d.picked}"
-    _draw(d.spec, key=key, on_select=functools.partial(_clicked, key, on_pick) if clickable else "ignore",
-          width="content" if d.fits else "stretch", alt=d.spec.get("description"))
-    export.record(d.title, d.matrix, d.row_labels, d.col_labels, d.spec)
+        _draw(d.spec, key=key, on_select=functools.partial(_clicked, key, on_pick), width=width)
+    else:
+        send.chart(d.text, width)
+    export.record(d.title, d.matrix, d.row_labels, d.col_labels, functools.partial(json.loads, d.text))
 
 
 def _clicked(key: str, on_pick: Callable[[int], None] | None) -> None:

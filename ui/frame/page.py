@@ -16,7 +16,7 @@ from streamlit.errors import StreamlitAPIException
 
 from ui.drawing import export
 from ui.frame import exercises, nav, prose, share
-from ui.state import controls, presenter
+from ui.state import controls, parts, presenter
 from ui.text import show_code
 
 _SEEN = "_settings_seen"  # every URL-bound setting a lesson has drawn in this session
@@ -70,34 +70,53 @@ def opening(course: nav.Course, name: str, formula: str = "") -> None:
         st.latex(prose.text(name, formula))
 
 
-def live(body: Callable[[], None]) -> None:
-    """Run body, a lesson's controls and the sections they drive, as one st.fragment.
+def live(body: Callable[..., None], *args, name: str = "", run_every: float | None = None) -> None:
+    """Run body(*args), controls and the sections they drive, as one st.fragment: a live part of the page.
 
     A move of one of its controls then reruns body alone, not the whole script: the navigation, the
     header and footer, the exercises and the code listing stay on screen as they are, since none of them
     depends on a lesson's controls (bench/bench_pages.py measures a move; docs/LOAD.md has the figures).
-    The controls stay bound to the URL, so a link still reproduces the view. A page may have several live
-    parts, each with its own controls (the full-model lesson's costs, the scaling lesson's experiment).
+    The controls stay bound to the URL, so a link still reproduces the view.
+
+    Live parts nest. A section whose controls reach nothing else is a live part of its own inside the
+    lesson's (the masking lesson's no-peeking check, the geometry of two arrows): a move of its controls
+    reruns that section alone and sends nothing else, while a move of a control the whole lesson reads
+    reruns the lesson's part, this section included. name: the part's name, unique in its page (default: where
+    body is defined, so give one to a body drawn twice). run_every: seconds between reruns on the part's own
+    timer (the training run's panel).
 
     What the page records as it draws (the settings for the share link, the matrices for the export
-    panel) is reset, on such a rerun, to what was recorded before body in the last full run, and body
-    records its own again. The export panel lies outside body: while it is open, a rerun of body asks for
-    a full run, so that its downloads hold the matrices now on screen. (The share popover closes when a
-    control is touched; opening it runs the whole page.)
+    panel) is tagged with the parts it was drawn in; a part rerunning alone replaces what it recorded last
+    time and leaves the rest (ui.state.parts). The export panel lies outside the parts: while it is open, a
+    rerun of a part asks for a full run, so that its downloads hold the matrices now on screen (unless the
+    page holds them: a training run). The share popover closes when a control is touched; opening it runs
+    the whole page.
     """
-    view, drawn = controls.current_view(), export.drawn()
-    ran = [False]  # set by the full run's own call: every later call is a rerun of body alone
+    part = name or _where(body)
+    enclosing = parts.current()
+    ran = [False]  # set by the enclosing run's own call: every later call is a rerun of body alone
 
-    def run_body() -> None:
+    def run_body(*args) -> None:
         alone, ran[0] = ran[0], True
-        if alone:
-            controls.keep_only(view)
-            export.keep_only(drawn)
-        body()
-        if alone and export.panel_open():
+        with parts.drawing(part, enclosing):
+            if alone:
+                controls.forget_part(part)
+            export.part_begins(part, alone)
+            try:
+                body(*args)
+            finally:
+                export.part_ends(alone)
+        if alone and export.panel_open() and not export.held():
             st.rerun(scope="app")
 
-    st.fragment(run_body)()
+    st.fragment(run_body, run_every=run_every)(*args)
+
+
+def _where(body: Callable) -> str:
+    """Where a function is defined (module, name, line): one name per part, lambdas included."""
+    code = getattr(body, "__code__", None)
+    return f"{getattr(body, '__module__', '')}.{getattr(body, '__qualname__', repr(body))}:" + \
+        (str(code.co_firstlineno) if code else "")
 
 
 def link(lesson: nav.Lesson, label: str, container=st) -> None:

@@ -21,6 +21,7 @@ import streamlit as st
 from streamlit.runtime.state.session_state_proxy import get_session_state
 
 from core.model import divisors
+from ui.state import parts
 from ui.text import escape_md
 
 DEFAULT_TEXT = "The cat sat on the warm mat"
@@ -29,6 +30,7 @@ TRUE_WORDS = ("true", "1", "on", "yes")  # what a link may say for a switch that
 FALSE_WORDS = ("false", "0", "off", "no")
 _NOTES = "_url_notes"
 _VIEW = "_view"  # the settings the current page used this run: what a shared link must carry
+_VIEW_PARTS = "_view_parts"  # each of those settings -> the live parts it was drawn in (ui.state.parts)
 _PENDING = "_pending_settings"  # settings loaded from a file, read like a URL on the next run
 _FROM_LINK = "_from_link"  # keys this run seeded from the link: the address bar must then show what is used
 
@@ -36,6 +38,8 @@ _FROM_LINK = "_from_link"  # keys this run seeded from the link: the address bar
 def start_run() -> None:
     """Called once per script run by the entry point, before the page draws its controls."""
     st.session_state[_VIEW] = {}
+    st.session_state[_VIEW_PARTS] = {}
+    parts.start_run()
 
 
 def current_view() -> dict:
@@ -43,16 +47,20 @@ def current_view() -> dict:
     return dict(st.session_state.get(_VIEW, {}))
 
 
-def keep_only(view: dict) -> None:
-    """Forget every setting recorded after `view` (a current_view() taken earlier in this script run):
-    a part of the page that reruns alone (page.live) records its own settings again."""
-    st.session_state[_VIEW] = dict(view)
+def forget_part(part: str) -> None:
+    """Forget the settings drawn in `part` (and the parts inside it): it reruns alone and records them again,
+    and a control it no longer draws is no longer part of the view."""
+    view, where = st.session_state.setdefault(_VIEW, {}), st.session_state.setdefault(_VIEW_PARTS, {})
+    for key in [key for key, drawn_in in where.items() if part in drawn_in]:
+        view.pop(key, None)
+        del where[key]
 
 
 def _record(key: str, value, default):
     """Note the value a control shows; when it came from a link that had to be corrected, put the value
     used in the address bar (the binding drops a value it cannot use and leaves the bare path)."""
     st.session_state.setdefault(_VIEW, {})[key] = value
+    st.session_state.setdefault(_VIEW_PARTS, {})[key] = parts.current()
     if key in st.session_state.get(_FROM_LINK, ()):
         st.session_state[_FROM_LINK].discard(key)
         _show_in_link(key, None if value == default else url_text(value))
