@@ -267,6 +267,19 @@ def test_serve_starts_streamlit_with_the_container_flags():
     assert STREAMLIT_FLAGS == server_flags()
 
 
+def test_serve_hands_out_addresses_another_machine_can_open():
+    from deploy.serve import interface_addresses, reachable, student_urls
+
+    urls = student_urls("0.0.0.0", 8501)
+    hosts = [re.fullmatch(r"http://([\d.]+):8501", url).group(1) for url in urls]
+    assert "0.0.0.0" not in hosts and not any(host.startswith("127.") for host in hosts), urls
+    assert {a for a in interface_addresses() if reachable(a)} <= set(hosts), (urls, interface_addresses())
+    for host in hosts:  # each is an address of this machine: a socket can be bound to it
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+            sock.bind((host, 0))
+    assert student_urls("127.0.0.1", 8080) == ["http://127.0.0.1:8080"]  # an address given is the one handed out
+
+
 def test_the_haproxy_config_has_the_shape_of_the_kubernetes_deployment(tmp_path):
     from deploy.serve import find_haproxy, haproxy_config
 
