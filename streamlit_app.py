@@ -98,5 +98,7 @@ if __name__ == "__main__":  # a visit: Streamlit runs this file as the script of
 else:
     # `streamlit run streamlit_app.py` imports this file once when the server starts, finds this st.App and
     # serves it: its lifespan warms every page in the background (ui/compute/warm.py), so the first student
-    # after a start finds the imports, the shipped weights and the chart designs ready.
-    app = st.App(__file__, lifespan=warm.at_start(["", *(lesson.url_path for lesson in COURSE), glossary.URL_PATH]))
+    # after a start finds the imports, the shipped weights and the chart designs ready. GET /api/ready says ok
+    # only once that warm-up has ended (the Kubernetes readiness probe asks it).
+    app = st.App(__file__, lifespan=warm.at_start(["", *(lesson.url_path for lesson in COURSE), glossary.URL_PATH]),
+                 routes=[warm.ready_route()])

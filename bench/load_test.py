@@ -411,6 +411,7 @@ def serve(processes: int, post_script_gc: bool, server_args: tuple[str, ...]):
         flags = [*server_args, "--runner.postScriptGC", str(post_script_gc).lower()]
         args = [sys.executable, str(ROOT / "deploy" / "serve.py"), str(processes), "--address", "127.0.0.1",
                 "--port", str(port), "--first-port", str(first), "--state", str(state_file), "--max-restarts", "0",
+                "--logs", str(Path(tmp) / "logs"),  # serve.py keeps its logs: here, gone with the run's folder
                 *(f"--server-arg={name}={value}" for name, value in zip(flags[::2], flags[1::2]))]
         log = open(Path(tmp) / "serve.log", "wb")
         proc = subprocess.Popen(args, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)

@@ -1,4 +1,4 @@
-"""Training text without any download: Python's own documentation, or any string, read in windows.
+"""Training text without any download: Python's own documentation (shipped), or any string, read in windows.
 
 Every data source (these text corpora, and the synthetic tasks of core/tasks.py) hands out
 `Batch(ids, targets, mask)`: ids and targets (B, T) ints, targets[:, t] the token that follows ids[:, t],
@@ -11,9 +11,15 @@ Shapes: B batch, T sequence length (the context), V vocabulary, N tokens of a sp
 
 from __future__ import annotations
 
+import functools
+import gzip
+import hashlib
 import re
 import string
+import zlib
+from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
@@ -25,7 +31,7 @@ MIN_SPLIT_WINDOWS = 2  # each split must hold at least this many windows of cont
 
 
 class CorpusUnavailable(RuntimeError):
-    """A built-in corpus cannot be built on this Python (for example, pydoc_data was left out)."""
+    """The shipped documentation corpus cannot be read (its file is missing or damaged)."""
 
 
 class TextTooShort(ValueError):
@@ -131,28 +137,77 @@ def text_corpus(text: str, context: int, name: str = "text", tokenizer: CharToke
     return TextCorpus(name, tokenizer, ids[:cut], ids[cut:], int(context), truncated)
 
 
-# ---- the text Python ships: the documentation behind help("if") -----------------------------------
+# ---- the documentation corpus: the text the shipped character model was trained on ------------------------
 
-_EXCLUDED_TOPICS = ("operator-summary",)  # a table of symbols, not prose
-_ASCII = {"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"', "\u2026": "...", "\u2014": "--",
-          "\u2013": "-", "\t": "    "}
-_KEEP = set(string.printable) - set("\t\r\x0b\x0c")
-_UNDERLINE = re.compile(r"^[*=~^-]{3,}$")
+# Python's language reference topics (pydoc_data.topics, the text behind help("if")), cleaned once by
+# build_pydoc_text on the Python the models were trained on and shipped beside them. The running Python's own
+# pydoc_data would do as well on that release only: the topics change between releases, patch releases
+# included, and with them every loss, count and sample the lessons show.
+PYDOC_FILE = Path(__file__).resolve().parent / "weights" / "pydoc_corpus.txt.gz"
 
 
-def pydoc_text(max_chars: int = 400_000) -> str:
-    """Python's language reference topics (pydoc_data.topics), sorted by name, as clean ASCII text.
+class CorpusMismatch(ValueError):
+    """A model names a corpus (by its digest) that is not the one shipped here: its recorded losses would lie."""
+
+
+def text_digest(text: str) -> str:
+    """'sha256:' and the SHA-256 of the text's UTF-8 bytes: names a text exactly, whatever file holds it."""
+    return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def pydoc_text() -> str:
+    """The documentation corpus, 360,725 characters of clean ASCII prose: the same text on every Python.
+
+    Raises CorpusUnavailable when PYDOC_FILE is missing or damaged."""
+    try:
+        stat = PYDOC_FILE.stat()
+        return _read_gzip_text(str(PYDOC_FILE), stat.st_mtime_ns, stat.st_size)
+    except (OSError, EOFError, UnicodeDecodeError, zlib.error) as err:
+        raise CorpusUnavailable(
+            f"The documentation corpus (core/weights/{PYDOC_FILE.name}) is missing or damaged in this copy of "
+            f"the app ({type(err).__name__}); a fresh copy of the repository has it."
+        ) from None
+
+
+@functools.lru_cache(maxsize=2)
+def _read_gzip_text(path: str, mtime_ns: int, size: int) -> str:
+    """The text of a gzip file; the file's time and size are in the key, so a rewritten file is read again."""
+    with gzip.open(path, "rb") as f:  # gzip checks its CRC-32 at the end: a damaged file raises
+        return f.read().decode("utf-8")
+
+
+def pydoc_record() -> dict:
+    """What a model trained on the documentation corpus records of it in its meta, for check_corpus."""
+    text = pydoc_text()
+    return {"corpus_file": PYDOC_FILE.name, "corpus_digest": text_digest(text), "corpus_characters": len(text)}
+
+
+def check_corpus(meta: dict) -> None:
+    """Raise CorpusMismatch unless the shipped corpus is the text a model's meta names by its corpus_digest
+    (a model that names none, trained on a task or on a student's text, passes)."""
+    if "corpus_digest" not in meta:
+        return
+    if meta.get("corpus_file") != PYDOC_FILE.name:
+        raise CorpusMismatch(f"The model was trained on {meta.get('corpus_file')!r}, which this app does not ship.")
+    try:
+        found = text_digest(pydoc_text())
+    except CorpusUnavailable as err:
+        raise CorpusMismatch(str(err)) from None
+    if found != meta["corpus_digest"]:
+        raise CorpusMismatch(
+            f"{PYDOC_FILE.name} is not the text this model was trained on (its digest is {found[:19]}..., the "
+            f"model records {str(meta['corpus_digest'])[:19]}...): its recorded losses would not be this text's. "
+            "Put back the file that came with the model, or train the model again on this one."
+        )
+
+
+def build_pydoc_text(topics: Mapping[str, str], max_chars: int = 400_000) -> str:
+    """Python's language reference topics (pydoc_data.topics: name -> text), sorted by name, as clean ASCII.
 
     Paragraphs that appear under several topics are kept once (so validation text never repeats
-    training text), heading underlines are dropped, typographic quotes become ASCII. ~370 KB.
+    training text), heading underlines are dropped, typographic quotes become ASCII. What
+    `python -m tools.corpus` writes to PYDOC_FILE.
     """
-    try:
-        from pydoc_data.topics import topics
-    except ImportError:
-        raise CorpusUnavailable(
-            "This Python was built without pydoc_data, so the built-in documentation corpus is missing. "
-            "Pick a synthetic task or upload your own text instead."
-        ) from None
     seen, parts = set(), []
     for name in sorted(topics):
         if name in _EXCLUDED_TOPICS:
@@ -164,6 +219,13 @@ def pydoc_text(max_chars: int = 400_000) -> str:
     return "\n\n".join(parts)[:max_chars]
 
 
+_EXCLUDED_TOPICS = ("operator-summary",)  # a table of symbols, not prose
+_ASCII = {"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"', "\u2026": "...", "\u2014": "--",
+          "\u2013": "-", "\t": "    "}
+_KEEP = set(string.printable) - set("\t\r\x0b\x0c")
+_UNDERLINE = re.compile(r"^[*=~^-]{3,}$")
+
+
 def _clean(text: str) -> str:
     text = "".join(_ASCII.get(c, c) for c in text)
     text = "".join(c for c in text if c in _KEEP)
@@ -173,5 +235,5 @@ def _clean(text: str) -> str:
 
 
 def pydoc_corpus(context: int = 64, tokenizer: CharTokenizer | None = None) -> TextCorpus:
-    """The documentation corpus, split 90/10. Raises CorpusUnavailable without pydoc_data."""
+    """The documentation corpus, split 90/10. Raises CorpusUnavailable when its file is missing."""
     return text_corpus(pydoc_text(), context, name="pydoc", tokenizer=tokenizer)

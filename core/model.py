@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from core.attention import causal_mask, merge_heads, qkv_heads, scaled_dot_product_attention
+from core.data import check_corpus
 from core.layers import ACTIVATIONS, ffn_with_hidden, layer_norm, linear, positional_encoding
 
 
@@ -376,10 +377,15 @@ def save(path, params, cfg: ModelConfig, meta: dict | None = None) -> None:
 
 
 def load(path):
-    """Read what save wrote -> (params, cfg, meta). Arrays come back read-only: they may be shared."""
+    """Read what save wrote -> (params, cfg, meta). Arrays come back read-only: they may be shared.
+
+    A model trained on the shipped documentation corpus records its digest (meta["corpus_digest"]); load raises
+    core.data.CorpusMismatch (a ValueError) when the shipped file is another text, since the model's recorded
+    losses, and every number a lesson computes from that text beside them, would then not belong together."""
     path = Path(path).with_suffix("")
     doc = json.loads(path.with_suffix(".json").read_text())
     cfg = ModelConfig(**doc["config"])
+    check_corpus(doc.get("meta", {}))
     with np.load(path.with_suffix(".npz"), allow_pickle=False) as data:
         flat = {name: data[name] for name in data.files}
     for arr in flat.values():

@@ -12,6 +12,10 @@ foreground on ADDRESS:PORT. A Streamlit process that exits is started again on i
 --max-restarts times), as Kubernetes restarts a pod; meanwhile HAProxy sends its students to the others.
 Ctrl-C or SIGTERM stops HAProxy and every Streamlit process.
 
+It prints the addresses students can open: for the default 0.0.0.0 (every interface), this machine's own
+network addresses, since no browser on another machine can open 0.0.0.0. The logs (each Streamlit process's
+and the HAProxy config) are kept after it stops, in --logs or a new folder under the system's temporary folder.
+
 --state FILE writes the process ids and the address as JSON (rewritten after a restart), for
 bench/load_test.py to sum memory and CPU over the whole set.
 """
@@ -20,11 +24,14 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import ipaddress
 import json
 import os
 import shutil
 import signal
+import socket
 import string
+import struct
 import subprocess
 import sys
 import tempfile
@@ -52,6 +59,46 @@ def find_haproxy() -> str | None:
 def haproxy_config(bind: str, ports: list[int]) -> str:
     servers = "\n".join(f"    server s{i} 127.0.0.1:{port} cookie s{i}" for i, port in enumerate(ports, 1))
     return string.Template(TEMPLATE.read_text()).substitute(bind=bind, servers=servers)
+
+
+def machine_addresses() -> list[str]:
+    """This machine's IPv4 addresses that another machine may reach (no loopback, no link-local), the one the
+    default route leaves by first."""
+    found = []
+    with contextlib.suppress(OSError), socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        probe.connect(("192.0.2.1", 9))  # a documentation address: connect() on UDP picks a route, sends nothing
+        found.append(probe.getsockname()[0])
+    found += interface_addresses()
+    with contextlib.suppress(OSError):
+        found += [info[4][0] for info in socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET)]
+    return [a for a in dict.fromkeys(found) if reachable(a)]
+
+
+def interface_addresses() -> list[str]:
+    """Each network interface's IPv4 address (Linux: the SIOCGIFADDR ioctl; elsewhere none)."""
+    try:
+        import fcntl
+    except ImportError:
+        return []
+    out = []
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
+        for _, name in socket.if_nameindex():
+            with contextlib.suppress(OSError):
+                request = struct.pack("256s", name.encode()[:15])
+                out.append(socket.inet_ntoa(fcntl.ioctl(sock.fileno(), 0x8915, request)[20:24]))  # SIOCGIFADDR
+    return out
+
+
+def reachable(address: str) -> bool:
+    ip = ipaddress.ip_address(address)
+    return not (ip.is_loopback or ip.is_link_local or ip.is_unspecified)
+
+
+def student_urls(address: str, port: int) -> list[str]:
+    """What to hand out: http://ADDRESS:PORT, or for 0.0.0.0 (every interface) one per address of this machine."""
+    if address not in ("0.0.0.0", "::", ""):
+        return [f"http://{f'[{address}]' if ':' in address else address}:{port}"]
+    return [f"http://{a}:{port}" for a in machine_addresses()]
 
 
 def healthy(port: int, timeout: float = 2) -> bool:
@@ -171,6 +218,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--first-port", type=int, help="the first Streamlit process's loopback port "
                         "(default PORT+101)")
     parser.add_argument("--state", type=Path, help="write the process ids here as JSON while running")
+    parser.add_argument("--logs", type=Path, help="keep the logs here (default: a new folder under the system's "
+                        "temporary folder)")
     parser.add_argument("--max-restarts", type=int, default=20,
                         help="restart exited Streamlit processes at most this many times in all (default 20)")
     parser.add_argument("--server-arg", action="append", default=[], metavar="FLAG=VALUE",
@@ -182,7 +231,9 @@ def main(argv: list[str] | None = None) -> int:
     if haproxy is None:
         print("haproxy is not installed: apt-get install haproxy (Debian's package)", file=sys.stderr)
         return 2
-    logs = Path(tempfile.mkdtemp(prefix="attention-lab-serve-"))
+    if args.logs:
+        args.logs.mkdir(parents=True, exist_ok=True)
+    logs = args.logs or Path(tempfile.mkdtemp(prefix="attention-lab-serve-"))
     extra = tuple(part for flag in args.server_arg for part in flag.split("=", 1))
     served = Set(args.processes, args.address, args.port, args.first_port or args.port + 101, logs, args.state,
                  haproxy, extra)
@@ -191,22 +242,25 @@ def main(argv: list[str] | None = None) -> int:
         raise KeyboardInterrupt(signal.Signals(signum).name)
 
     signal.signal(signal.SIGTERM, on_signal)
-    clean = False
     try:
         served.start()
         print(f"Attention Lab: {args.processes} Streamlit processes on 127.0.0.1:{served.ports[0]}-"
-              f"{served.ports[-1]} behind HAProxy on http://{args.address}:{args.port} (logs in {logs}); "
+              f"{served.ports[-1]} behind HAProxy on {args.address}:{args.port} (logs in {logs}); "
               f"Ctrl-C stops them all", flush=True)
+        urls = student_urls(args.address, args.port)
+        if urls:
+            print("Students open " + " or ".join(urls), flush=True)
+        else:
+            print(f"No network address found: only this machine can open http://127.0.0.1:{args.port}", flush=True)
         code = served.watch(args.max_restarts)
     except KeyboardInterrupt:
-        code, clean = 0, True
+        code = 0
     finally:
         # A second signal while stopping must not leave processes behind.
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
         served.stop()
-    if clean and not served.restarts:  # nothing went wrong: the logs hold nothing worth keeping
-        shutil.rmtree(logs, ignore_errors=True)
+        print(f"Stopped; the logs are in {logs}", file=sys.stderr, flush=True)
     return code
 
 if __name__ == "__main__":

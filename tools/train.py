@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
+from core.data import pydoc_record
 from core.demos import word_heads
 from core.demos.word_heads import WordModel
 from core.model import ModelConfig, save
@@ -87,6 +88,8 @@ def main(argv: list[str] | None = None) -> None:
         "train_config": asdict(trainer.train_cfg), "seed": args.seed,
         "command": "python -m tools.train " + shlex.join(argv),
     }
+    if args.data == "pydoc":  # the text it learnt, by digest: load refuses it beside another (core.model.load)
+        meta.update(pydoc_record())
     if isinstance(data, (SyntheticTask, RepeatTask)):
         meta["task"] = asdict(data)
         mass = pattern_mass(trainer.params, trainer.cfg, data)

@@ -76,7 +76,7 @@ class Settings:
 
 @shared(1)
 def bundled_problem() -> str | None:
-    """None when Python's documentation corpus can be built here, else the sentence saying why not."""
+    """None when the shipped documentation corpus can be read, else the sentence saying why not."""
     try:
         core_data.pydoc_text()
     except CorpusUnavailable as err:

@@ -13,10 +13,7 @@ from core import data as D
 
 @pytest.fixture(scope="module")
 def pydoc():
-    try:
-        return D.pydoc_text()
-    except D.CorpusUnavailable:
-        pytest.skip("this Python has no pydoc_data")
+    return D.pydoc_text()  # shipped with the app (tests/core/test_same_numbers_everywhere.py checks the file)
 
 
 def test_pydoc_text_is_clean_ascii_prose(pydoc):
@@ -30,10 +27,22 @@ def test_pydoc_text_is_clean_ascii_prose(pydoc):
     assert D.pydoc_text() == pydoc  # fixed: no randomness in the corpus
 
 
-def test_pydoc_missing_raises_corpus_unavailable(monkeypatch):
+def test_build_pydoc_text_cleans_and_dedupes_topics():
+    topics = {
+        "b-topic": "The \u201cif\u201d statement\n***************\n\nShared paragraph.\n\n\n\n"
+                   "Tabs\there \u2014 ok\u2026",
+        "a-topic": "Shared paragraph.\n\nRelated help topics: b-topic\n\nFirst.\r",
+        "operator-summary": "+ - * / a table, left out",
+    }
+    text = D.build_pydoc_text(topics)
+    # sorted by name, the repeated paragraph kept once (where it first appears), underline and cross-links gone
+    assert text == 'Shared paragraph.\n\nFirst.\n\nThe "if" statement\n\nTabs    here -- ok...'
+    assert D.build_pydoc_text(topics, max_chars=10) == text[:10]
+
+
+def test_the_corpus_does_not_depend_on_this_pythons_pydoc_data(monkeypatch, pydoc):
     monkeypatch.setitem(sys.modules, "pydoc_data.topics", None)  # makes the import fail
-    with pytest.raises(D.CorpusUnavailable, match="pydoc_data"):
-        D.pydoc_text()
+    assert D.pydoc_text() == pydoc
 
 
 def test_pydoc_corpus_split_and_windows(pydoc):

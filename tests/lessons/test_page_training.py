@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 
 from core import data as core_data
-from core.data import CorpusUnavailable
 from core.model import flatten
 from lessons.training import session as ts
 from lessons.training import setup as setup
@@ -209,17 +208,14 @@ def test_leaving_mid_training_pauses_and_nothing_is_lost(monkeypatch):
     assert session(at).running and run.steps > steps
 
 
-def test_without_pydoc_data_the_page_says_so_and_offers_the_others(monkeypatch):
-    def missing(*args, **kwargs):
-        raise CorpusUnavailable("This Python was built without pydoc_data.")
-
-    monkeypatch.setattr(core_data, "pydoc_text", missing)
+def test_without_the_corpus_file_the_page_says_so_and_offers_the_others(monkeypatch, tmp_path):
+    monkeypatch.setattr(core_data, "PYDOC_FILE", tmp_path / "pydoc_corpus.txt.gz")  # a copy without the file
     setup.bundled_problem.clear()
     try:
         at = ok(run_page(PAGE, {"tr_data": "pydoc"}))
         assert "pydoc" not in at.sidebar.radio(key="tr_data").options
         assert at.sidebar.radio(key="tr_data").value == "copy"
-        assert any("pydoc_data" in w.value for w in at.warning)
+        assert any("pydoc_corpus.txt.gz" in w.value and "missing" in w.value for w in at.warning)
         assert any("not available here" in i.value for i in at.info)
     finally:
         monkeypatch.undo()
@@ -227,8 +223,7 @@ def test_without_pydoc_data_the_page_says_so_and_offers_the_others(monkeypatch):
 
 
 def test_the_bundled_corpus_path_trains():
-    if setup.bundled_problem():
-        pytest.skip("this Python has no pydoc_data")
+    assert setup.bundled_problem() is None  # it ships with the app: every Python has it
     at = ok(run_page(PAGE, {**FAST, "tr_data": "pydoc", "tr_context": "16", "tr_d_model": "16"}))
     ok(at.button(key="tr_train").click().run())
     run = session(at).run

@@ -9,7 +9,6 @@ import numpy as np
 import pytest
 
 from core import data as core_data
-from core.data import CorpusUnavailable
 from core.model import ModelConfig, flatten
 from core.tokenize import CharTokenizer
 from lessons.training import session as ts
@@ -196,18 +195,15 @@ def test_a_run_left_alone_pauses_and_can_resume():
     assert session.resume() and session.running and run.reason == ""
 
 
-def test_without_pydoc_data_the_bundled_corpus_is_refused(monkeypatch):
-    def missing(*args, **kwargs):
-        raise CorpusUnavailable("This Python was built without pydoc_data.")
-
-    monkeypatch.setattr(core_data, "pydoc_text", missing)
+def test_without_the_corpus_file_the_bundled_corpus_is_refused(monkeypatch, tmp_path):
+    monkeypatch.setattr(core_data, "PYDOC_FILE", tmp_path / "pydoc_corpus.txt.gz")  # a copy without the file
     setup.bundled_problem.clear()
     setup.bundled_corpus.clear()
     try:
-        assert "pydoc_data" in setup.bundled_problem()
+        assert "pydoc_corpus.txt.gz" in setup.bundled_problem()
         session = ts.TrainingSession()
         assert not session.start(settings(corpus="pydoc", context=16))
-        assert "pydoc_data" in session.error and session.run is None
+        assert "pydoc_corpus.txt.gz" in session.error and session.run is None
         assert session.start(settings())  # the others still work
     finally:
         monkeypatch.undo()
@@ -216,8 +212,7 @@ def test_without_pydoc_data_the_bundled_corpus_is_refused(monkeypatch):
 
 
 def test_the_bundled_corpus_trains_a_step():
-    if setup.bundled_problem():
-        pytest.skip("this Python has no pydoc_data")
+    assert setup.bundled_problem() is None  # it ships with the app: every Python has it
     session = ts.TrainingSession()
     assert session.start(settings(corpus="pydoc", context=16, d_model=16))
     assert session.tick(0.0) == 1

@@ -112,7 +112,8 @@ def start_served(state_file: Path) -> Served:
     first = next(p for p in random.sample(range(9400, 9500, 2), 50) if port_is_free(p) and port_is_free(p + 1))
     # The README's command, with loopback ports chosen here.
     proc = subprocess.Popen([sys.executable, "deploy/serve.py", "2", "--address", "127.0.0.1", "--port", str(port),
-                             "--first-port", str(first), "--state", str(state_file), "--max-restarts", "0"],
+                             "--first-port", str(first), "--state", str(state_file), "--max-restarts", "0",
+                             "--logs", str(state_file.parent / "logs")],
                             cwd=ROOT, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     srv = Served(proc, state_file)
     try:
@@ -174,6 +175,31 @@ def stop_served(srv: Served) -> None:
     for pid in pids:  # only if serve.py could not stop them itself
         with contextlib.suppress(ProcessLookupError, PermissionError, TypeError):
             os.killpg(pid, signal.SIGKILL)
+
+
+def test_serve_says_where_to_go_and_keeps_its_logs_after_a_clean_stop(tmp_path):
+    port = free_port(range(9300, 9400))
+    first = next(p for p in random.sample(range(9400, 9500, 2), 50) if port_is_free(p))
+    logs = tmp_path / "logs"
+    proc = subprocess.Popen([sys.executable, "deploy/serve.py", "1", "--address", "127.0.0.1", "--port", str(port),
+                             "--first-port", str(first), "--state", str(tmp_path / "state.json"), "--logs", str(logs)],
+                            cwd=ROOT, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            text=True)
+    srv = Served(proc, tmp_path / "state.json")
+    try:
+        deadline = time.monotonic() + START_TIMEOUT_S
+        while not srv.state_file.exists() and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.3)
+        assert srv.state_file.exists(), f"not started (exit {proc.poll()})"
+    finally:
+        stop_served(srv)
+    output = proc.stdout.read()
+    assert proc.returncode == 0, output[-3000:]
+    assert f"Students open http://127.0.0.1:{port}\n" in output, output[-3000:]
+    assert f"the logs are in {logs}" in output
+    (log,) = logs.glob("streamlit-*.log")  # kept after a clean stop, with what the process wrote
+    assert f"URL: http://127.0.0.1:{first}" in log.read_text()
+    assert (logs / "haproxy.cfg").exists()
 
 
 # ---- simulated students (bench/streamlit_client.py) --------------------------------------------------

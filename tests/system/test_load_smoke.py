@@ -28,6 +28,7 @@ import pytest
 from bench.load_test import Result, percentile, student
 from bench.streamlit_client import Server, Session
 from tests.apptest_helpers import ROOT, numbered_title
+from ui.compute import warm
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -211,11 +212,21 @@ def test_manifests_parse_as_yaml_and_hang_together():
     (container,) = pod["spec"]["containers"]
     ports = {p["name"]: p["containerPort"] for p in container["ports"]}
     assert 8501 in ports.values()
-    for probe in ("startupProbe", "readinessProbe", "livenessProbe"):
+    # up (startup, liveness): Streamlit's health; ready for students: the warm-up has ended (ui/compute/warm.py)
+    paths = {"startupProbe": "/_stcore/health", "readinessProbe": warm.READY_PATH, "livenessProbe": "/_stcore/health"}
+    for probe, path in paths.items():
         get = container[probe]["httpGet"]
-        assert get["path"] == "/_stcore/health", probe
+        assert get["path"] == path, probe
         assert ports.get(get["port"], get["port"]) == 8501, probe
     assert container["resources"]["requests"]["cpu"] in ("1", 1, "1000m")
+    # hardened: nothing to write on the image (Python's tempfile gets an emptyDir), no API token in the pod
+    assert container["securityContext"]["readOnlyRootFilesystem"] is True
+    assert pod["spec"]["automountServiceAccountToken"] is False
+    volumes = {v["name"]: v for v in pod["spec"]["volumes"]}
+    assert {m["mountPath"]: "emptyDir" in volumes[m["name"]] for m in container["volumeMounts"]} == {"/tmp": True}
+    spread = pod["spec"]["topologySpreadConstraints"]
+    assert {c["topologyKey"] for c in spread} == {"kubernetes.io/hostname", "topology.kubernetes.io/zone"}
+    assert all(c["labelSelector"]["matchLabels"].items() <= pod["metadata"]["labels"].items() for c in spread)
     (service_port,) = service["spec"]["ports"]
     assert ports.get(service_port["targetPort"], service_port["targetPort"]) == 8501
     assert service["metadata"]["annotations"]["traefik.ingress.kubernetes.io/service.sticky.cookie"] == "true"
@@ -230,7 +241,8 @@ def test_probes_point_at_the_health_endpoint_on_the_container_port():
     probes = re.findall(r"^\s+(\w+Probe):\n((?:\s{12,}.*\n)+)", deployment, re.M)
     assert {name for name, _ in probes} >= {"readinessProbe", "livenessProbe"}, probes
     for name, body in probes:
-        assert re.search(r"path: /_stcore/health\b", body), (name, body)
+        path = re.escape(warm.READY_PATH) if name == "readinessProbe" else "/_stcore/health"
+        assert re.search(rf"path: {path}\b", body), (name, body)
         assert re.search(r"port: (http|8501)\b", body), (name, body)
     assert re.search(r"name: http\n\s+containerPort: 8501\b", deployment)
     replicas = int(re.search(r"^\s+replicas: (\d+)", deployment, re.M).group(1))
@@ -253,6 +265,19 @@ def test_serve_starts_streamlit_with_the_container_flags():
     from deploy.serve import STREAMLIT_FLAGS
 
     assert STREAMLIT_FLAGS == server_flags()
+
+
+def test_serve_hands_out_addresses_another_machine_can_open():
+    from deploy.serve import interface_addresses, reachable, student_urls
+
+    urls = student_urls("0.0.0.0", 8501)
+    hosts = [re.fullmatch(r"http://([\d.]+):8501", url).group(1) for url in urls]
+    assert "0.0.0.0" not in hosts and not any(host.startswith("127.") for host in hosts), urls
+    assert {a for a in interface_addresses() if reachable(a)} <= set(hosts), (urls, interface_addresses())
+    for host in hosts:  # each is an address of this machine: a socket can be bound to it
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+            sock.bind((host, 0))
+    assert student_urls("127.0.0.1", 8080) == ["http://127.0.0.1:8080"]  # an address given is the one handed out
 
 
 def test_the_haproxy_config_has_the_shape_of_the_kubernetes_deployment(tmp_path):

@@ -12,6 +12,8 @@ from __future__ import annotations
 import asyncio
 import re
 import time
+import urllib.error
+import urllib.request
 
 import pytest
 
@@ -32,14 +34,38 @@ async def first_view(url: str, page: str):
     return render
 
 
+def ready(server: Server) -> tuple[int, str]:
+    """What a readiness probe sees at GET /api/ready: its status and text."""
+    try:
+        with urllib.request.urlopen(server.url + warm.READY_PATH, timeout=10) as response:
+            return response.status, response.read().decode()
+    except urllib.error.HTTPError as error:
+        return error.code, error.read().decode()
+
+
 def test_a_fresh_server_warms_every_page_and_serves_a_visit_meanwhile():
     with Server.start() as server:
+        # up (health says ok) but not ready: the warm-up takes seconds of a core, and has only begun
+        assert server.health() == "ok"
+        status, text = ready(server)
+        assert status == 503 and text.startswith("warming up: "), (status, text)
         # a student arriving while the warm-up runs is served at once, with no error
         render = asyncio.run(first_view(server.url, "qkv"))
         assert render.title.endswith("QKV projection") and not render.exceptions, render
         deadline = time.monotonic() + warm.RUN_TIMEOUT_S * 2
-        while (found := WARMED.search(server.output())) is None and time.monotonic() < deadline:
+        while (status := ready(server))[0] != 200 and time.monotonic() < deadline:
+            assert status[0] == 503, status
             time.sleep(0.5)
-        assert found, f"no 'warmed N pages' line in the log:\n{server.output()[-3000:]}"
+        # ready says ok once the warm-up has ended, and not before: its log line is written first
+        assert status == (200, "ok"), status
+        found = WARMED.search(server.output())
+        assert found, f"ready before the 'warmed N pages' line:\n{server.output()[-3000:]}"
         assert int(found.group(1)) == len(PAGES) and not found.group(2), found.group(0)
         assert "Traceback" not in server.output(), server.output()[-3000:]
+
+
+def test_a_server_told_not_to_warm_is_ready_as_soon_as_it_is_up(monkeypatch):
+    monkeypatch.setenv(warm.SWITCH, "0")
+    with Server.start() as server:
+        assert ready(server) == (200, "ok")
+        assert WARMED.search(server.output()) is None

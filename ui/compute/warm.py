@@ -13,6 +13,11 @@ import, weight and chart design in place.
 
 What such a run leaves behind is what every session shares anyway: loaded modules and the per-process
 caches (ui/compute/__init__.py). Its own session state goes with it.
+
+`GET /api/ready` (ready_route(), served beside Streamlit's own routes through the st.App) answers 503 until the
+warm-up has ended and 200 `ok` after it, so a load balancer's readiness probe sends no class to a cold process
+(Streamlit's `/_stcore/health` says ok as soon as the server is up). A warm-up that failed on a page has
+still ended: that page is left to its first visitor, as it would be anyway.
 """
 
 from __future__ import annotations
@@ -23,6 +28,9 @@ import os
 import time
 from collections.abc import Callable, Sequence
 
+from starlette.requests import Request
+from starlette.responses import PlainTextResponse
+from starlette.routing import Route
 from streamlit.logger import get_logger
 from streamlit.proto.ClientState_pb2 import ClientState
 from streamlit.runtime import Runtime
@@ -33,6 +41,17 @@ from streamlit.runtime.state import SCRIPT_RUN_WITHOUT_ERRORS_KEY
 LOG = get_logger(__name__)
 RUN_TIMEOUT_S = 180  # one page's run on a busy machine; a page that takes longer is left to its first student
 SWITCH = "ATTENTION_LAB_WARM_UP"  # set to 0 for a server that stays cold until its first visitor (tests of that)
+READY_PATH = "/api/ready"  # Streamlit reserves /_stcore/ and the like for itself and suggests /api/ for an app's
+
+
+class Progress:
+    """How far this process's warm-up has got: one per process, written by the warm-up, read by /api/ready."""
+
+    def __init__(self) -> None:
+        self.pages, self.done, self.ended = 0, 0, False
+
+
+PROGRESS = Progress()
 
 
 async def run_page(runtime: Runtime, page: str) -> bool:
@@ -61,16 +80,34 @@ async def warm(pages: Sequence[str]) -> None:
     runtime = Runtime.instance()
     t0 = time.monotonic()
     failed = []
-    for page in pages:
-        try:
-            ok = await run_page(runtime, page)
-        except Exception:  # a warm-up must never take the server down
-            LOG.exception("warming %r failed", page or "home")
-            ok = False
-        if not ok:
-            failed.append(page or "home")
-    LOG.info("warmed %d pages in %.1f s%s", len(pages), time.monotonic() - t0,
-             f"; not warmed: {', '.join(failed)}" if failed else "")
+    PROGRESS.pages = len(pages)
+    try:
+        for page in pages:
+            try:
+                ok = await run_page(runtime, page)
+            except Exception:  # a warm-up must never take the server down
+                LOG.exception("warming %r failed", page or "home")
+                ok = False
+            if not ok:
+                failed.append(page or "home")
+            PROGRESS.done += 1
+        LOG.info("warmed %d pages in %.1f s%s", len(pages), time.monotonic() - t0,
+                 f"; not warmed: {', '.join(failed)}" if failed else "")
+    finally:
+        PROGRESS.ended = True  # ended, even cancelled: a probe must never wait for a warm-up that will not come
+
+
+async def ready(_request: Request) -> PlainTextResponse:
+    """200 `ok` once the server is up and its warm-up has ended; 503 and what it waits for before."""
+    up, message = await Runtime.instance().is_ready_for_browser_connection
+    if up and not PROGRESS.ended:
+        up, message = False, f"warming up: {PROGRESS.done} of {PROGRESS.pages or '?'} pages"
+    return PlainTextResponse(message, status_code=200 if up else 503, headers={"Cache-Control": "no-cache"})
+
+
+def ready_route() -> Route:
+    """The route for st.App(routes=...): GET (and HEAD) READY_PATH answered by ready()."""
+    return Route(READY_PATH, ready, methods=["GET", "HEAD"])
 
 
 def at_start(pages: Sequence[str]) -> Callable:
@@ -80,6 +117,7 @@ def at_start(pages: Sequence[str]) -> Callable:
     @contextlib.asynccontextmanager
     async def lifespan(_app):
         if os.environ.get(SWITCH, "1") == "0":
+            PROGRESS.ended = True  # nothing to wait for: ready as soon as the server is
             yield
             return
         task = asyncio.get_running_loop().create_task(warm(pages), name="warm pages")
