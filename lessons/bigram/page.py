@@ -28,8 +28,12 @@ def text_section(source: str, own: str, tok: CharTokenizer, fit: np.ndarray, hel
                               unk=code_span(tok.UNKNOWN)))
 
 
-def pairs_section(fit: np.ndarray, tok: CharTokenizer, n: int, model: Model | None) -> None:
-    """The task as (context -> target) pairs for the first n positions of the fitted text."""
+def pairs_section(fit: np.ndarray, tok: CharTokenizer, model: Model | None) -> None:
+    """The task as (context -> target) pairs for the first positions of the fitted text: a live part of its own
+    (its slider reaches nothing else)."""
+    n = controls.number_slider("bigram_pairs", "(context → target) pairs shown", 1, 32, 12,
+                               help="How many positions of the text the table of pairs lists, from the start.")
+    controls.show_url_notes()
     pairs = bigram.context_target_pairs(fit, n)
     prose.section("The task: (context → target) pairs", "bigram", "pairs", n=len(pairs["x"]))
     views.number_table(bv.pairs_table(pairs, tok), columns=[])
@@ -64,7 +68,12 @@ def probs_section(v: dict, labels: list[str], alpha: float) -> None:
                               err=f"{np.abs(v['row_sums'] - 1).max():.1e}"))
 
 
-def sample_section(text: str, length: int, seed: int) -> None:
+def sample_section(source: str, own: str, chars: str, alpha: float) -> None:
+    """Text sampled from the model: a live part of its own (its length and seed reach nothing else)."""
+    length = controls.number_slider("bg_length", "Characters to sample", 10, 500, 200)
+    seed = controls.seed()
+    controls.show_url_notes()
+    text = bv.sample(source, own, chars, alpha, length, seed)
     prose.section("Text sampled from the bigram model", "bigram", "sample", start=code_span(shown(text[0])), n=length,
                   seed=seed)
     st.code(text, language="text", wrap_lines=True)
@@ -100,23 +109,20 @@ def controls_and_sections() -> None:
     top_n = controls.number_slider("bg_top", "Characters drawn (most frequent)", 2, 40, 12)
     alpha = controls.number_slider("bg_alpha", "Smoothing alpha", 0.0, 2.0, 1.0, step=0.05,
                                    help="Added to every count before dividing: a pair never seen keeps a small chance.")
-    length = controls.number_slider("bg_length", "Characters to sample", 10, 500, 200)
-    n_pairs = controls.number_slider("bigram_pairs", "(context → target) pairs shown", 1, 32, 12,
-                                     help="How many positions of the text the table of pairs lists, from the start.")
-    seed = controls.seed()
     controls.show_url_notes()
 
     model = bv.shipped_model()
     source, tok = bv.choose_text(source, own, model)
     fit, held = bv.split_text(source, own, "".join(tok.itos[1:]))
     text_section(source, own, tok, fit, held)
-    pairs_section(fit, tok, n_pairs, model)
+    # the sections with controls of their own are live parts of their own: a move of one reruns that alone
+    page.live(pairs_section, fit, tok, model)
     chars = "".join(tok.itos[1:])
     v = bv.view(source, own, chars, alpha, top_n)
     labels = [shown(tok.itos[i]) for i in v["top"]]
     counts_section(v, labels, fit)
     probs_section(v, labels, alpha)
-    sample_section(bv.sample(source, own, chars, alpha, length, seed), length, seed)
+    page.live(sample_section, source, own, chars, alpha)
     loss_section(v, model, bv.transformer_loss(model.source, source, own) if model else None)
 
 

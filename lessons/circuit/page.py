@@ -119,6 +119,16 @@ def loss_section(a: dict, repeats: bool, model) -> None:
     st.caption(prose.text("circuit", "reach", **reach(model.source)))
 
 
+def knockouts(model, ids: tuple, repeat: tuple, repeats: bool) -> None:
+    """Knocking a head out, and what it does to the loss on the repeat: a live part of its own (its two boxes
+    reach nothing else)."""
+    knockout_section(model, ids, "ci", unit="letter", counted=repeat if repeats else None,
+                     counted_name="the repeat")
+    if repeats:
+        st.caption(prose.text("circuit", "knockout"))
+    controls.show_url_notes()  # the knockout controls are drawn above: a bad value of theirs in a link is noted
+
+
 def controls_and_sections() -> None:
     """The page's controls and the sections they drive: a move of a control reruns this alone."""
     model = model_store.load_model(MODEL)
@@ -146,11 +156,7 @@ def controls_and_sections() -> None:
         sequence_section(letters, a, model)
         heads_section(a, [f"{c}{i}" for i, c in enumerate(letters)], repeats)
         loss_section(a, repeats, model)
-        knockout_section(model, ids, "ci", unit="letter", counted=tuple(a["repeat"].tolist()) if repeats else None,
-                         counted_name="the repeat")
-        if repeats:
-            st.caption(prose.text("circuit", "knockout"))
-        controls.show_url_notes()  # the knockout controls are drawn above: a bad value of theirs in a link is noted
+        page.live(knockouts, model, ids, tuple(a["repeat"].tolist()), repeats)
 
 
 page.opening(COURSE, "circuit")

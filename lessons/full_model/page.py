@@ -73,6 +73,22 @@ def generate_section(sides: dict, ids: tuple, n_chars: int, sampling: tuple, see
     mv.show_generated(settings)
 
 
+def sampling_sections(sides: dict, ids: tuple, seed: int) -> None:
+    """The next character and generated text under the sampling controls: a live part of its own (the
+    temperature, top-k, top-p and the length to generate reach nothing else)."""
+    model = sides["trained"]
+    temperature = controls.sampling_temperature()
+    top_k = controls.number_slider("fm_top_k", "Top-k (0 = no limit)", 0, model.cfg.vocab_size, 0,
+                                   help="Keep only the k most likely characters before sampling; 0 keeps them all.")
+    top_p = controls.number_slider("fm_top_p", "Top-p (1 = no limit)", 0.05, 1.0, 1.0, step=0.05,
+                                   help="Keep only the most likely characters, from the top down, until their "
+                                        "probabilities add up to p (the nucleus); 1 keeps them all.")
+    n_chars = controls.number_slider("fm_n_chars", "Characters to generate", 1, 300, 80)
+    controls.show_url_notes()
+    next_character_section(sides, ids, temperature, top_k, top_p)
+    generate_section(sides, ids, n_chars, (temperature, top_k, top_p), seed)
+
+
 def attention_section(model: Model, ids: tuple, weights: np.ndarray) -> None:
     st.header("Every attention map, layer by layer")
     L, H, T = weights.shape[0], weights.shape[1], weights.shape[-1]
@@ -116,28 +132,21 @@ def reading_and_generating(chosen: Model | None, model_error: str | None) -> Non
     Without a trained model the weights follow the seed, and so do the sections about the model itself."""
     prompt = controls.text("fm_prompt", "Prompt", DEFAULT_PROMPT, max_chars=MAX_PROMPT_CHARS,
                            help="Any text. The model reads it one character at a time.")
-    temperature = controls.sampling_temperature()
     seed = controls.seed()
     sides = mv.sides(chosen, seed)
     model = sides["trained"]
     mv.task_note(model)
-    top_k = controls.number_slider("fm_top_k", "Top-k (0 = no limit)", 0, model.cfg.vocab_size, 0,
-                                   help="Keep only the k most likely characters before sampling; 0 keeps them all.")
-    top_p = controls.number_slider("fm_top_p", "Top-p (1 = no limit)", 0.05, 1.0, 1.0, step=0.05,
-                                   help="Keep only the most likely characters, from the top down, until their "
-                                        "probabilities add up to p (the nucleus); 1 keeps them all.")
-    n_chars = controls.number_slider("fm_n_chars", "Characters to generate", 1, 300, 80)
     controls.show_url_notes()
 
     mv.model_note(model, model_error)
     ids = prompt_section(model, prompt)
     seen = mv.read_or_say(model, ids)
     if seen is not None:
-        next_character_section(sides, ids, temperature, top_k, top_p)
-        generate_section(sides, ids, n_chars, (temperature, top_k, top_p), seed)
+        # the sections with controls of their own are live parts of their own: a move of one reruns that alone
+        page.live(sampling_sections, sides, ids, seed)
         attention_section(model, ids, seen["weights"])
-        page.live(lambda: head_view_section(model, ids, seen["weights"]))  # its layer and head switches rerun it alone
-        knockout_section(model, ids, "fm")
+        page.live(head_view_section, model, ids, seen["weights"])
+        page.live(knockout_section, model, ids, "fm")
     if chosen is None:
         model_sections(model)
 
@@ -152,7 +161,7 @@ def model_sections(model: Model) -> None:
 page.opening(COURSE, "full_model")
 
 chosen, model_error = mv.chosen_model()  # a new choice runs the whole page
-page.live(lambda: reading_and_generating(chosen, model_error))
+page.live(reading_and_generating, chosen, model_error)
 page.live(lambda: guess_section(game_model()))  # a guess, or the next puzzle, reruns the game alone
 if chosen is not None:
     model_sections(chosen)

@@ -55,6 +55,12 @@ def compare_section(a: dict, tokens: list[str]) -> int:
     return query
 
 
+def query_sections(a: dict, tokens: list[str]) -> None:
+    """The sections that follow the picked query row: a live part of their own, so a click on a row (or the
+    Query row box) reruns them alone."""
+    page.live(query_sections, a, tokens)
+
+
 def averaging_section(a: dict, tokens: list[str], i: int) -> None:
     prose.section("The averaging trick", "masking", "averaging")
     uniform = weights_map(a["uniform"], tokens, "uniform causal weights", "masking_uniform", "W",

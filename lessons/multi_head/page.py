@@ -38,7 +38,12 @@ def heads_section(a: dict, s: Setup) -> None:
                    "“Head to look at closely” to see its map and its numbers below.")
 
 
-def inside_head_section(a: dict, tokens: list[str], focus: int) -> None:
+def inside_head_section(a: dict, tokens: list[str]) -> None:
+    """One head up close: a live part of its own (the head picked, the query row and a click on the map reach
+    nothing else)."""
+    H = a["Q"].shape[0]
+    focus = controls.choice("mh_head", "Head to look at closely", list(range(1, H + 1)), 1) if H > 1 else 1
+    controls.show_url_notes()
     h, d_k = focus - 1, a["Q"].shape[-1]
     st.header(f"Inside head {focus}")
     small = dict(VECTORS, cell_px=26)
@@ -122,7 +127,6 @@ def controls_and_sections() -> None:
     seed = controls.seed()
     causal = controls.toggle("mh_causal", "Causal mask",
                              help="Each token may look only at itself and earlier tokens (as in a language model).")
-    focus = controls.choice("mh_head", "Head to look at closely", list(range(1, H + 1)), 1) if H > 1 else 1
     controls.show_url_notes()
 
     tokens = views.tokens_line(sentence, max_tokens)
@@ -133,7 +137,7 @@ def controls_and_sections() -> None:
         st.error(str(err))
         st.stop()
     heads_section(a, setup)
-    inside_head_section(a, tokens, focus)
+    page.live(inside_head_section, a, tokens)
     concat_section(a, tokens)
     if page.technical():
         forms_section(a)

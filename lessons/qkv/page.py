@@ -83,6 +83,12 @@ def scores_section(a: dict, tokens: list[str]) -> int:
     return query
 
 
+def query_sections(a: dict, tokens: list[str], D: int, d_k: int, seed: int) -> None:
+    """The scores and the query worked by hand: a live part of its own, so a click on a row (or the Query row
+    box) reruns these sections alone."""
+    page.live(query_sections, a, tokens, D, d_k, seed)
+
+
 def walk_section(a: dict, tokens: list[str], query: int, D: int, d_k: int, seed: int) -> None:
     """The picked query worked by hand: its dot products, its softmax, then its weighted sum of values."""
     st.header("One query worked by hand")

@@ -31,7 +31,15 @@ def line_chart(frame: ChartData, title: str, y_title: str, **settings) -> None:
                 title=title, log_x=True, **settings)
 
 
-def weights_section(a: dict, tokens: list[str], d_k: int, temperature: float, scaled: bool) -> None:
+def weights_section(a: dict, tokens: list[str], d_k: int) -> None:
+    """The scores through the softmax, with the temperature and the switch that divides them by √d_k: a live
+    part of its own (those two controls, the query row and a click on the map reach nothing else)."""
+    temperature = controls.attention_temperature()
+    st.sidebar.markdown("**On this page**")
+    scaled = controls.toggle("scaling_on", "Divide the scores by √d_k", default=True,
+                             help="Switch off to feed the raw scores Q Kᵀ to the softmax.")
+    controls.show_url_notes()
+    logits, weights = scaling.scaled_weights(a["scores"], d_k, scaled, temperature)  # (T, T) each
     st.header("Scores → weights")
     root, tau = np.sqrt(d_k), f"τ = {temperature:.2f}"
     formula = "softmax(Q Kᵀ / (√d_k · τ))" if scaled else "softmax(Q Kᵀ / τ), scaling switched off"
@@ -40,13 +48,14 @@ def weights_section(a: dict, tokens: list[str], d_k: int, temperature: float, sc
         st.info("Temperature 0: each row puts all of its weight on its largest score (argmax), a one-hot row.")
     logits_title = "logits Q Kᵀ / √d_k" if scaled else "logits Q Kᵀ (not scaled)"
     query = query_picker(tokens)
-    heatmaps(square(a["logits"], tokens, logits_title, "scaling_logits", "logits", diverging=True),
-             weights_map(a["weights"], tokens, "weights: click a row", "scaling_weights",
+    heatmaps(square(logits, tokens, logits_title, "scaling_logits", "logits", diverging=True),
+             weights_map(weights, tokens, "weights: click a row", "scaling_weights",
                          shape="(T, T), rows sum to 1", picked=query))
     st.caption(prose.text("scaling", "random_weights"))
     divisor = f"√d_k · τ = {root:.2f} · {temperature:.2f}" if scaled else tau
-    st.caption(prose.text("scaling", "weights_summary", divisor=divisor, T=len(tokens), **a["summary"]))
-    explain_row(a["weights"], a["V"], tokens, query)
+    st.caption(prose.text("scaling", "weights_summary", divisor=divisor, T=len(tokens),
+                          **measures.weight_summary(weights)))
+    explain_row(weights, a["V"], tokens, query)
 
 
 def compare_section(a: dict, tokens: list[str], d_k: int) -> None:
@@ -94,7 +103,13 @@ def why_section() -> None:
     st.caption(prose.text("scaling", "why_sentence"))
 
 
-def d_v_section(mistake: dict, tokens: list[str], d_k: int, d_v: int) -> None:
+def d_v_section(a: dict, tokens: list[str], d_k: int) -> None:
+    """The √d_v mistake: a live part of its own (its slider reaches nothing else)."""
+    d_v = controls.number_slider("scaling_d_v", "d_v (value size, for the √d_v mistake)", 1, 512, 64,
+                                 help="The width of the value vectors. It has nothing to do with the scores' spread; "
+                                      "here it only sets what the mistaken line divides by.")
+    controls.show_url_notes()
+    mistake = scaling.scale_mistake(a["scores"], d_k, d_v)
     st.header("A mistake: dividing by √d_v")
     kind, factor = scaling.divisor_error(d_k, d_v)
     effect = prose.text("scaling", kind, wrong=mistake["wrong_divisor"], right=mistake["right_divisor"],
@@ -111,21 +126,15 @@ def d_v_section(mistake: dict, tokens: list[str], d_k: int, d_v: int) -> None:
 def controls_and_sections() -> None:
     """The sentence's controls and the sections they drive: a move of one reruns this alone."""
     sentence, max_tokens, D, d_k, seed = sentence_settings(d_k_hi=512, d_k_default=64)
-    temperature = controls.attention_temperature()
-    st.sidebar.markdown("**On this page**")
-    scaled = controls.toggle("scaling_on", "Divide the scores by √d_k", default=True,
-                             help="Switch off to feed the raw scores Q Kᵀ to the softmax.")
-    d_v = controls.number_slider("scaling_d_v", "d_v (value size, for the √d_v mistake)", 1, 512, 64,
-                                 help="The width of the value vectors. It has nothing to do with the scores' spread; "
-                                      "here it only sets what the mistaken line divides by.")
     controls.show_url_notes()
 
     tokens = tokens_line(sentence, max_tokens)
-    a = compute(tokens, D, d_k, seed, scaled, temperature, d_v)
-    weights_section(a, tokens, d_k, temperature, scaled)
+    a = compute(tokens, D, d_k, seed)
+    # the sections with controls of their own are live parts of their own: a move of one reruns that alone
+    page.live(weights_section, a, tokens, d_k)
     compare_section(a, tokens, d_k)
     if page.technical():
-        d_v_section(a["mistake"], tokens, d_k, d_v)
+        page.live(d_v_section, a, tokens, d_k)
 
 
 def experiment() -> None:

@@ -24,11 +24,18 @@ MEMORY_BLOCKS = (16, 32, 64, 128, 256)
 compute = cached.tiles_view
 
 
-def settings_note(asked_block: int, block: int, asked_step: int, step: int, n: int) -> None:
-    if block < asked_block:
-        st.caption(f"A block of {asked_block} keys is longer than the sentence: one block of all {block} is used.")
-    if step < asked_step:
-        st.caption(f"A block size of {block} gives {n} block{'s' * (n > 1)}; step {asked_step} shows the last.")
+def steps_section(a: dict, tokens: list[str]) -> None:
+    """The tiles, step by step: a live part of its own, so a step through them reruns these sections alone."""
+    asked = controls.number_slider("tl_step", "Blocks folded in so far", 1, MAX_T, 2,
+                                   help="Step through the tiles; past the last block, the last is shown.")
+    controls.show_url_notes()
+    block, n = a["tiled"]["block_size"], len(a["tiled"]["steps"])
+    step = min(asked, n)
+    if step < asked:
+        st.caption(f"A block size of {block} gives {n} block{'s' * (n > 1)}; step {asked} shows the last.")
+    tile_section(a, tokens, step)
+    running_section(a, tokens, step)
+    output_section(a, tokens, step)
 
 
 def tile_section(a: dict, tokens: list[str], step: int) -> None:
@@ -102,20 +109,17 @@ def controls_and_sections() -> None:
     st.sidebar.markdown("**Tiles**")
     asked_block = controls.number_slider("tl_block", "Block size (keys per tile)", 1, MAX_T, 2,
                                          help="How many keys each tile holds. Past the sentence's length, all of them.")
-    asked_step = controls.number_slider("tl_step", "Blocks folded in so far", 1, MAX_T, 2,
-                                        help="Step through the tiles; past the last block, the last is shown.")
     causal = controls.toggle("tl_causal", "Causal mask", True, help="Query i may only look at keys 0..i.")
     controls.show_url_notes()
 
     tokens = views.tokens_line(sentence, max_tokens)
     a = compute(tokens, D, d_k, seed, asked_block, causal)
-    n_blocks = len(a["tiled"]["steps"])
-    step = min(asked_step, n_blocks)
-    settings_note(asked_block, a["tiled"]["block_size"], asked_step, step, n_blocks)
-    tile_section(a, tokens, step)
-    running_section(a, tokens, step)
-    output_section(a, tokens, step)
-    memory_section(d_k)
+    if a["tiled"]["block_size"] < asked_block:
+        st.caption(f"A block of {asked_block} keys is longer than the sentence: one block of all "
+                   f"{a['tiled']['block_size']} is used.")
+    # the sections with controls of their own are live parts of their own: a move of one reruns that alone
+    page.live(steps_section, a, tokens)
+    page.live(memory_section, d_k)
 
 
 page.opening(COURSE, "tiles")
