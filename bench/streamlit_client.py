@@ -171,18 +171,19 @@ class Server:
     """`streamlit run streamlit_app.py` on a loopback port, in a session of its own (a Ctrl-C in the terminal
     reaches the benchmark alone, which then stops it and every process under it).
     root: the checkout to serve (another one, e.g. a git worktree of an older commit, to compare with).
+    script: the script to run, from root (bench/bare_page.py: the yardstick of bench/budget.py).
     until_warm: a checkout whose server warms its pages when it starts (ui/compute/warm.py, unless
     ATTENTION_LAB_WARM_UP=0) is ready only once its log says `warmed N pages`, else the warm-up's CPU (tens of
     seconds on a busy machine) lands in the first moves measured (bench_pages --compare read 4-5.5x)."""
 
     def __init__(self, port: int | None = None, post_script_gc: bool | None = None, extra: tuple[str, ...] = (),
-                 root: Path = ROOT, until_warm: bool = False):
+                 root: Path = ROOT, until_warm: bool = False, script: str = "streamlit_app.py"):
         self.warms = until_warm and (root / "ui/compute/warm.py").exists() \
             and os.environ.get("ATTENTION_LAB_WARM_UP", "1") != "0"
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.log = tempfile.NamedTemporaryFile(prefix=f"streamlit-{self.port}-", suffix=".log", delete=False)
-        args = [sys.executable, "-m", "streamlit", "run", "streamlit_app.py", "--server.port", str(self.port),
+        args = [sys.executable, "-m", "streamlit", "run", script, "--server.port", str(self.port),
                 "--server.address", "127.0.0.1", "--server.headless", "true", *extra]
         if post_script_gc is not None:
             args += ["--runner.postScriptGC", "true" if post_script_gc else "false"]

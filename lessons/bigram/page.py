@@ -29,13 +29,16 @@ def text_section(source: str, own: str, tok: CharTokenizer, fit: np.ndarray, hel
 
 
 def pairs_section(fit: np.ndarray, tok: CharTokenizer, model: Model | None) -> None:
-    """The task as (context -> target) pairs for the first positions of the fitted text: a live part of its own
-    (its slider reaches nothing else)."""
+    """The task as (context -> target) pairs for the first positions of the fitted text: a live part of its own,
+    its slider beside the table (it reaches nothing else)."""
+    title = st.container()  # the heading says how many pairs: written once the slider is read
     n = controls.number_slider("bigram_pairs", "(context → target) pairs shown", 1, 32, 12,
+                               container=st, width=controls.IN_PAGE_PX,
                                help="How many positions of the text the table of pairs lists, from the start.")
     controls.show_url_notes()
     pairs = bigram.context_target_pairs(fit, n)
-    prose.section("The task: (context → target) pairs", "bigram", "pairs", n=len(pairs["x"]))
+    with title:
+        prose.section("The task: (context → target) pairs", "bigram", "pairs", n=len(pairs["x"]))
     views.number_table(bv.pairs_table(pairs, tok), columns=[])
     window = f"up to {model.cfg.max_len} characters" if model else "as many characters as its window holds"
     clash = pairs["clash"]
@@ -69,13 +72,17 @@ def probs_section(v: dict, labels: list[str], alpha: float) -> None:
 
 
 def sample_section(source: str, own: str, chars: str, alpha: float) -> None:
-    """Text sampled from the model: a live part of its own (its length and seed reach nothing else)."""
-    length = controls.number_slider("bg_length", "Characters to sample", 10, 500, 200)
-    seed = controls.seed()
+    """Text sampled from the model: a live part of its own, its length and seed beside it (they reach nothing
+    else)."""
+    title = st.container()  # the heading's text names the length and seed: written once they are read
+    length_place, seed_place = views.in_a_row(2)
+    length = controls.number_slider("bg_length", "Characters to sample", 10, 500, 200, container=length_place)
+    seed = controls.seed(container=seed_place)
     controls.show_url_notes()
     text = bv.sample(source, own, chars, alpha, length, seed)
-    prose.section("Text sampled from the bigram model", "bigram", "sample", start=code_span(shown(text[0])), n=length,
-                  seed=seed)
+    with title:
+        prose.section("Text sampled from the bigram model", "bigram", "sample", start=code_span(shown(text[0])),
+                      n=length, seed=seed)
     st.code(text, language="text", wrap_lines=True)
 
 

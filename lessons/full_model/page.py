@@ -43,9 +43,19 @@ def prompt_section(model: Model, prompt: str) -> tuple[int, ...]:
     return ids
 
 
-def next_character_section(sides: dict, ids: tuple, temperature: float, top_k: int, top_p: float) -> None:
-    """The next-character bars of each side; with top-p below 1, the nucleus marked on them and described."""
+def next_character_section(sides: dict, ids: tuple) -> tuple[float, int, float]:
+    """The next-character bars of each side under the sampling controls drawn above them; with top-p below 1,
+    the nucleus marked on them and described. Returns (temperature, top_k, top_p)."""
     st.header("Next character")
+    vocab = sides["trained"].cfg.vocab_size
+    temperature_place, k_place, p_place = views.in_a_row(3)
+    temperature = controls.sampling_temperature(container=temperature_place)
+    top_k = controls.number_slider("fm_top_k", "Top-k (0 = no limit)", 0, vocab, 0, container=k_place,
+                                   help="Keep only the k most likely characters before sampling; 0 keeps them all.")
+    top_p = controls.number_slider("fm_top_p", "Top-p (1 = no limit)", 0.05, 1.0, 1.0, step=0.05, container=p_place,
+                                   help="Keep only the most likely characters, from the top down, until their "
+                                        "probabilities add up to p (the nucleus); 1 keeps them all.")
+    controls.show_url_notes()
     title = (f"P(next | prompt), temperature {temperature:g}" + (f", top-{top_k}" if top_k else "")
              + (f", top-p {top_p:g}" if top_p < 1 else ""))
     frames = []
@@ -61,11 +71,17 @@ def next_character_section(sides: dict, ids: tuple, temperature: float, top_k: i
                 frames.append(mv.bars(probs, m.tokenizer, side_title))
     V = sides["trained"].cfg.vocab_size
     st.caption(prose.text("full_model", "bars", V=V, bars=len(frames[0]), mass=sum(frames[0].columns["value"])))
+    return temperature, top_k, top_p
 
 
-def generate_section(sides: dict, ids: tuple, n_chars: int, sampling: tuple, seed: int) -> None:
-    """sampling: (temperature, top_k, top_p), as the bars above use them."""
-    prose.section("Generate", "full_model", "generate", n=n_chars, seed=seed)
+def generate_section(sides: dict, ids: tuple, sampling: tuple, seed: int) -> None:
+    """sampling: (temperature, top_k, top_p), as the bars above use them; the length to generate is set here."""
+    title = st.container()  # the heading's text names the length: written once the slider is read
+    n_chars = controls.number_slider("fm_n_chars", "Characters to generate", 1, 300, 80, container=st,
+                                     width=controls.IN_PAGE_PX)
+    controls.show_url_notes()
+    with title:
+        prose.section("Generate", "full_model", "generate", n=n_chars, seed=seed)
     temperature, top_k, top_p = sampling
     settings = (sides["trained"].source, ids, n_chars, temperature, top_k, top_p, seed, len(sides) > 1)
     if st.button("Generate", key="fm_generate"):
@@ -74,19 +90,10 @@ def generate_section(sides: dict, ids: tuple, n_chars: int, sampling: tuple, see
 
 
 def sampling_sections(sides: dict, ids: tuple, seed: int) -> None:
-    """The next character and generated text under the sampling controls: a live part of its own (the
-    temperature, top-k, top-p and the length to generate reach nothing else)."""
-    model = sides["trained"]
-    temperature = controls.sampling_temperature()
-    top_k = controls.number_slider("fm_top_k", "Top-k (0 = no limit)", 0, model.cfg.vocab_size, 0,
-                                   help="Keep only the k most likely characters before sampling; 0 keeps them all.")
-    top_p = controls.number_slider("fm_top_p", "Top-p (1 = no limit)", 0.05, 1.0, 1.0, step=0.05,
-                                   help="Keep only the most likely characters, from the top down, until their "
-                                        "probabilities add up to p (the nucleus); 1 keeps them all.")
-    n_chars = controls.number_slider("fm_n_chars", "Characters to generate", 1, 300, 80)
-    controls.show_url_notes()
-    next_character_section(sides, ids, temperature, top_k, top_p)
-    generate_section(sides, ids, n_chars, (temperature, top_k, top_p), seed)
+    """The next character and generated text, with the sampling controls beside them: a live part of its own
+    (the temperature, top-k, top-p and the length to generate reach nothing else)."""
+    sampling = next_character_section(sides, ids)
+    generate_section(sides, ids, sampling, seed)
 
 
 def attention_section(model: Model, ids: tuple, weights: np.ndarray) -> None:

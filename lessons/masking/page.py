@@ -128,16 +128,16 @@ def triu_inf_section(tri: dict, tokens: list[str]) -> None:
 
 
 def peek_section(tokens: list[str], D: int, d_k: int, seed: int) -> None:
-    """The no-peeking check: a live part of its own, since its two controls reach nothing else."""
-    st.sidebar.markdown("**No-peeking check**")
+    """The no-peeking check: a live part of its own, its two controls beside it (they reach nothing else)."""
+    st.header("Proof of no peeking")
+    position, replacement = views.in_a_row(2)
     # One fixed range: a range that followed the text's length would reset the slider on every edit.
-    asked = controls.number_slider("masking_pos", "Position to change", 0, MAX_T - 1, 4,
+    asked = controls.number_slider("masking_pos", "Position to change", 0, MAX_T - 1, 4, container=position,
                                    help="The token at this position is replaced; only later outputs may "
                                         "change. Past the end of the text, the last token is changed.")
-    word = controls.text("masking_word", "Replacement word", "dog", max_chars=40,
+    word = controls.text("masking_word", "Replacement word", "dog", max_chars=40, container=replacement, width=220,
                          help="The word put in at that position (its first token is used).")
     controls.show_url_notes()
-    st.header("Proof of no peeking")
     replacement, position = word_tokens(word), min(asked, len(tokens) - 1)
     if len(tokens) < 2:
         st.info("With a single token there is no later token to change: add some words to the text.")

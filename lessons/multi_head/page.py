@@ -42,10 +42,12 @@ def inside_head_section(a: dict, tokens: list[str]) -> None:
     """One head up close: a live part of its own (the head picked, the query row and a click on the map reach
     nothing else)."""
     H = a["Q"].shape[0]
-    focus = controls.choice("mh_head", "Head to look at closely", list(range(1, H + 1)), 1) if H > 1 else 1
+    title = st.container()  # the heading names the head: written once the control is read
+    focus = controls.choice("mh_head", "Head to look at closely", list(range(1, H + 1)), 1,
+                            container=st, width=controls.IN_PAGE_PX) if H > 1 else 1
     controls.show_url_notes()
     h, d_k = focus - 1, a["Q"].shape[-1]
-    st.header(f"Inside head {focus}")
+    title.header(f"Inside head {focus}")
     small = dict(VECTORS, cell_px=26)
     heatmaps(*[Heatmap(a[name][h], tokens, dim_labels(d_k), f"{name} of head {focus}", f"mh_{name}",
                        f"{name}[{h}]", "(T, d_k)", small) for name in "QKV"])

@@ -11,6 +11,7 @@ from ui.compute import cached
 from ui.drawing import plots, render
 from ui.drawing.chart_data import ChartData
 from ui.frame import page, prose
+from ui.sections import views
 from ui.sections.views import (
     explain_row,
     heatmaps,
@@ -32,15 +33,15 @@ def line_chart(frame: ChartData, title: str, y_title: str, **settings) -> None:
 
 
 def weights_section(a: dict, tokens: list[str], d_k: int) -> None:
-    """The scores through the softmax, with the temperature and the switch that divides them by √d_k: a live
-    part of its own (those two controls, the query row and a click on the map reach nothing else)."""
-    temperature = controls.attention_temperature()
-    st.sidebar.markdown("**On this page**")
-    scaled = controls.toggle("scaling_on", "Divide the scores by √d_k", default=True,
+    """The scores through the softmax, with the temperature and the switch that divides them by √d_k beside
+    them: a live part of its own (those two controls, the query row and a click on the map reach nothing else)."""
+    st.header("Scores → weights")
+    temperature_place, switch_place = views.in_a_row(2)
+    temperature = controls.attention_temperature(container=temperature_place)
+    scaled = controls.toggle("scaling_on", "Divide the scores by √d_k", default=True, container=switch_place,
                              help="Switch off to feed the raw scores Q Kᵀ to the softmax.")
     controls.show_url_notes()
     logits, weights = scaling.scaled_weights(a["scores"], d_k, scaled, temperature)  # (T, T) each
-    st.header("Scores → weights")
     root, tau = np.sqrt(d_k), f"τ = {temperature:.2f}"
     formula = "softmax(Q Kᵀ / (√d_k · τ))" if scaled else "softmax(Q Kᵀ / τ), scaling switched off"
     st.markdown(f"weights = **{formula}**, with d_k = {d_k} and temperature {tau}.")
@@ -104,13 +105,14 @@ def why_section() -> None:
 
 
 def d_v_section(a: dict, tokens: list[str], d_k: int) -> None:
-    """The √d_v mistake: a live part of its own (its slider reaches nothing else)."""
+    """The √d_v mistake: a live part of its own, its slider beside it (it reaches nothing else)."""
+    st.header("A mistake: dividing by √d_v")
     d_v = controls.number_slider("scaling_d_v", "d_v (value size, for the √d_v mistake)", 1, 512, 64,
+                                 container=st, width=controls.IN_PAGE_PX,
                                  help="The width of the value vectors. It has nothing to do with the scores' spread; "
                                       "here it only sets what the mistaken line divides by.")
     controls.show_url_notes()
     mistake = scaling.scale_mistake(a["scores"], d_k, d_v)
-    st.header("A mistake: dividing by √d_v")
     kind, factor = scaling.divisor_error(d_k, d_v)
     effect = prose.text("scaling", kind, wrong=mistake["wrong_divisor"], right=mistake["right_divisor"],
                         factor=factor, diff=mistake["largest_difference"])

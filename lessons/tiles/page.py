@@ -25,8 +25,10 @@ compute = cached.tiles_view
 
 
 def steps_section(a: dict, tokens: list[str]) -> None:
-    """The tiles, step by step: a live part of its own, so a step through them reruns these sections alone."""
-    asked = controls.number_slider("tl_step", "Blocks folded in so far", 1, MAX_T, 2,
+    """The tiles, step by step: a live part of its own, its slider above it, so a step through the tiles reruns
+    these sections alone."""
+    asked = controls.number_slider("tl_step", "Blocks folded in so far", 1, MAX_T, 2, container=st,
+                                   width=controls.IN_PAGE_PX,
                                    help="Step through the tiles; past the last block, the last is shown.")
     controls.show_url_notes()
     block, n = a["tiled"]["block_size"], len(a["tiled"]["steps"])

@@ -192,7 +192,7 @@ def test_full_model_trained_vs_random():
         "**Trained weights:**", "**Random weights:**"]
     texts = [c.value for c in at.main.code if c.language == "text"]
     assert len(texts) == 2 and texts[0] != texts[1]
-    n = at.sidebar.slider(key="fm_n_chars").value
+    n = at.slider(key="fm_n_chars").value
     assert all(len(t) == n for t in texts)
     # and the toggle off gives one set of bars again
     at.sidebar.toggle(key="fm_compare").set_value(False)

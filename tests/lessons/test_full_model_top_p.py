@@ -78,15 +78,15 @@ def test_top_p_of_1_is_off_and_the_bars_stay_as_they_were():
 
 def test_moving_the_slider_marks_fewer_characters_and_back():
     at = ok(run_page(PAGE))
-    slider = at.sidebar.slider(key="fm_top_p")
+    slider = at.slider(key="fm_top_p")
     assert (slider.min, slider.max, slider.value) == (0.05, 1.0, 1.0)
     counts = []
     for p in (0.95, 0.6, 0.2):
-        ok(at.sidebar.slider(key="fm_top_p").set_value(p).run())
+        ok(at.slider(key="fm_top_p").set_value(p).run())
         counts.append(int(re.search(r"the nucleus holds (\d+) of", nucleus_caption(at)).group(1)))
         assert (bars(at)["group"] == IN).sum() == min(counts[-1], len(bars(at)))
     assert counts == sorted(counts, reverse=True) and counts[-1] >= 1
-    ok(at.sidebar.slider(key="fm_top_p").set_value(1.0).run())
+    ok(at.slider(key="fm_top_p").set_value(1.0).run())
     assert "group" not in bars(at).columns
 
 
@@ -101,7 +101,7 @@ def test_generation_draws_from_the_nucleus():
     assert text == model.tokenizer.decode(out[len(ids):])
     free = generate(model.params, model.cfg, ids, 30, 1.0, None, rng=np.random.default_rng(5))
     assert text != model.tokenizer.decode(free[len(ids):])  # the cut changes what is drawn
-    ok(at.sidebar.slider(key="fm_top_p").set_value(0.9).run())
+    ok(at.slider(key="fm_top_p").set_value(0.9).run())
     assert "earlier settings" in "\n".join(c.value for c in at.caption)
 
 
@@ -111,15 +111,15 @@ def test_a_bad_top_p_in_the_link_is_corrected_and_said(raw, message, used):
     at = ok(run_page(PAGE, {"fm_top_p": raw}))
     notes = "\n".join(i.value for i in at.info)
     assert message in notes and "fm_top_p" in notes
-    assert at.sidebar.slider(key="fm_top_p").value == pytest.approx(used)
+    assert at.slider(key="fm_top_p").value == pytest.approx(used)
     assert bars(at)["value"].sum() <= 1 + SENT_RTOL
 
 
 def test_the_link_reproduces_a_top_p_view():
     linked = ok(run_page(PAGE, {"fm_top_p": "0.7", "fm_top_k": "10"}))
     by_hand = run_page(PAGE)
-    by_hand.sidebar.slider(key="fm_top_k").set_value(10).run()
-    ok(by_hand.sidebar.slider(key="fm_top_p").set_value(0.7).run())
+    by_hand.slider(key="fm_top_k").set_value(10).run()
+    ok(by_hand.slider(key="fm_top_p").set_value(0.7).run())
     for a, b in zip(charts(linked), charts(by_hand)):
         pd.testing.assert_frame_equal(chart_data(a), chart_data(b))
     assert nucleus_caption(linked) == nucleus_caption(by_hand)

@@ -158,13 +158,13 @@ def test_seed_and_length():
     at = ok(run_page(PAGE, {"bg_length": "10"}))
     first = sampled(at)
     assert len(first) == 11
-    at.sidebar.slider(key="bg_length").set_value(500).run()
+    at.slider(key="bg_length").set_value(500).run()
     assert len(sampled(ok(at))) == 501 and sampled(at).startswith(first)  # the same draws, continued
     seed_0 = sampled(at)
-    at.sidebar.slider(key="seed").set_value(7).run()
+    at.slider(key="seed").set_value(7).run()
     seed_7 = sampled(ok(at))
     assert seed_7 != seed_0 and seed_7[0] == seed_0[0]  # same start, other draws
-    at.sidebar.slider(key="seed").set_value(0).run()
+    at.slider(key="seed").set_value(0).run()
     assert sampled(ok(at)) == seed_0  # the same seed writes the same text
 
 
@@ -199,8 +199,8 @@ def test_deep_link_equals_setting_widgets_by_hand():
     by_hand.sidebar.text_input(key="bg_text").set_value(TEXT).run()
     by_hand.sidebar.slider(key="bg_top").set_value(6).run()
     by_hand.sidebar.slider(key="bg_alpha").set_value(0.5).run()
-    by_hand.sidebar.slider(key="bg_length").set_value(50).run()
-    by_hand.sidebar.slider(key="seed").set_value(3).run()
+    by_hand.slider(key="bg_length").set_value(50).run()
+    by_hand.slider(key="seed").set_value(3).run()
     ok(by_hand)
     for title in ("counts[a, b]", "P(next = b | a)"):
         pd.testing.assert_frame_equal(chart_data(chart_by_title(linked, title)),

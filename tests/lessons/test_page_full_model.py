@@ -98,12 +98,12 @@ def test_defaults():
 
 def test_temperature_zero_and_top_k():
     at = run_page(PAGE)
-    ok(at.sidebar.slider(key="sample_temp").set_value(0.0).run())
+    ok(at.slider(key="sample_temp").set_value(0.0).run())
     values = bars(at)["value"].to_numpy()
     assert values[0] == 1.0 and np.all(values[1:] == 0)
-    at.sidebar.slider(key="sample_temp").set_value(1.0).run()
+    at.slider(key="sample_temp").set_value(1.0).run()
     for k in (1, 5, 12):
-        ok(at.sidebar.slider(key="fm_top_k").set_value(k).run())
+        ok(at.slider(key="fm_top_k").set_value(k).run())
         values = bars(at)["value"].to_numpy()
         assert np.count_nonzero(values) == k
         assert values.sum() == pytest.approx(1.0, abs=SENT_RTOL)  # renormalised over the k survivors
@@ -115,10 +115,10 @@ def test_temperature_zero_and_top_k():
 def test_slider_extremes():
     at = run_page(PAGE)
     V = page_model().cfg.vocab_size
-    at.sidebar.slider(key="sample_temp").set_value(3.0).run()
-    at.sidebar.slider(key="fm_top_k").set_value(V).run()
+    at.slider(key="sample_temp").set_value(3.0).run()
+    at.slider(key="fm_top_k").set_value(V).run()
     at.sidebar.slider(key="seed").set_value(999).run()
-    ok(at.sidebar.slider(key="fm_n_chars").set_value(1).run())
+    ok(at.slider(key="fm_n_chars").set_value(1).run())
     values = bars(at)["value"].to_numpy()
     assert values.sum() <= 1 + SENT_RTOL and np.count_nonzero(values) == len(values)
     at.button(key="fm_generate").click().run()
@@ -200,8 +200,8 @@ def test_link_reproduces_the_hand_set_view():
     linked = ok(run_page(PAGE, query))
     by_hand = run_page(PAGE)
     by_hand.sidebar.text_input(key="fm_prompt").input("Hello there").run()
-    by_hand.sidebar.slider(key="sample_temp").set_value(0.5).run()
-    by_hand.sidebar.slider(key="fm_top_k").set_value(7).run()
+    by_hand.slider(key="sample_temp").set_value(0.5).run()
+    by_hand.slider(key="fm_top_k").set_value(7).run()
     by_hand.sidebar.slider(key="seed").set_value(3).run()
     by_hand.number_input(key="fm_length").set_value(2048).run()
     ok(by_hand.select_slider(key="fm_bytes").set_value(8).run())

@@ -39,7 +39,7 @@ DEFAULTS = {"text": DEFAULT_TEXT, "seq_len": 16, "d_model": 16, "d_k": 8, "seed"
 
 
 def settings(at) -> dict:
-    sb = at.sidebar
+    sb = at  # every widget, in the sidebar or beside its section
     s = {"text": sb.text_area(key="text").value, "seq_len": sb.slider(key="seq_len").value,
          "d_model": int(sb.select_slider(key="d_model").value), "d_k": sb.slider(key="d_k").value,
          "seed": sb.slider(key="seed").value, "masking_word": sb.text_input(key="masking_word").value,
@@ -184,7 +184,7 @@ MOVES = [("slider", "d_k", 1), ("slider", "d_k", 64), ("select_slider", "d_model
 def test_every_widget_at_its_extremes():
     at = ok(run_page(PAGE, {"text": LONG_TEXT}))
     for kind, key, value in MOVES:
-        getattr(at.sidebar, kind)(key=key).set_value(value).run()
+        getattr(at, kind)(key=key).set_value(value).run()
         ok(at)
         s = settings(at)
         assert s[key] == value, key
@@ -200,7 +200,7 @@ def test_every_widget_at_its_extremes():
 
 
 def test_slider_ranges(default_page):
-    sb = default_page.sidebar
+    sb = default_page  # every widget, in the sidebar or beside its section
     assert (sb.slider(key="masking_pos").min, sb.slider(key="masking_pos").max) == (0, 31)
     assert (sb.slider(key="seq_len").min, sb.slider(key="seq_len").max) == (1, 32)
     assert (sb.slider(key="d_k").min, sb.slider(key="d_k").max) == (1, 64)
@@ -209,12 +209,12 @@ def test_slider_ranges(default_page):
 def test_position_survives_text_edits():
     """The position slider keeps one range, so editing the text never resets it (a changing range would)."""
     at = ok(run_page(PAGE))
-    at.sidebar.slider(key="masking_pos").set_value(2).run()
+    at.slider(key="masking_pos").set_value(2).run()
     at.sidebar.text_area(key="text").set_value("a shorter text now").run()
     ok(at)
     assert settings(at)["masking_pos"] == 2
     assert_no_peeking(at, 2)
-    at.sidebar.slider(key="masking_pos").set_value(1).run()
+    at.slider(key="masking_pos").set_value(1).run()
     assert_no_peeking(ok(at), 1)
     at.sidebar.text_area(key="text").set_value("tiny").run()
     assert settings(ok(at))["masking_pos"] == 1
@@ -238,7 +238,7 @@ def test_one_token_has_nothing_to_change():
 ])
 def test_replacement_words(word, shown):
     at = ok(run_page(PAGE))
-    at.sidebar.text_input(key="masking_word").set_value(word).run()
+    at.text_input(key="masking_word").set_value(word).run()
     ok(at)
     if shown:
         assert shown in texts(at)
@@ -263,8 +263,8 @@ def test_deep_link_equals_setting_widgets_by_hand():
     by_hand.sidebar.text_area(key="text").set_value(query["text"]).run()
     by_hand.sidebar.slider(key="d_k").set_value(16).run()
     by_hand.sidebar.slider(key="seed").set_value(3).run()
-    by_hand.sidebar.slider(key="masking_pos").set_value(2).run()
-    by_hand.sidebar.text_input(key="masking_word").set_value("fish").run()
+    by_hand.slider(key="masking_pos").set_value(2).run()
+    by_hand.text_input(key="masking_word").set_value("fish").run()
     ok(by_hand)
     assert settings(linked) == settings(by_hand) == {**DEFAULTS, "text": query["text"], "d_k": 16, "seed": 3,
                                                     "masking_pos": 2, "masking_word": "fish"}

@@ -132,7 +132,7 @@ def test_extremes_many_heads_long_text():
     assert panels(at, "128 heads, d_k = 1").shape[0] == 16  # the comparison draws the first 16
     assert "The first 32 of the 128 heads" in texts(at)
     # a head beyond the grid is still there to look at closely: head 100's map, on its own
-    ok(at.sidebar.select_slider(key="mh_head").set_value(100).run())
+    ok(at.select_slider(key="mh_head").set_value(100).run())
     np.testing.assert_allclose(matrix(chart_by_title(at, "Head 100 weights")), a["weights"][99], rtol=SENT_RTOL,
                                atol=1e-12)
     at.sidebar.select_slider(key="d_model").set_value(4).run()
@@ -147,7 +147,7 @@ def test_causal_toggle_and_focus_head():
     ok(at.sidebar.toggle(key="mh_causal").set_value(True).run())
     _, a = assert_page_matches_core(at)
     assert np.all(np.triu(panels(at), k=1) == 0)  # nothing above the diagonal in any head
-    ok(at.sidebar.select_slider(key="mh_head").set_value(3).run())
+    ok(at.select_slider(key="mh_head").set_value(3).run())
     np.testing.assert_allclose(matrix(chart_by_title(at, "Q of head 3")), a["Q"][2], rtol=SENT_RTOL, atol=1e-12)
     np.testing.assert_allclose(matrix(chart_by_title(at, "Head 3 weights")), a["weights"][2], rtol=SENT_RTOL,
                                atol=1e-12)
@@ -179,7 +179,7 @@ def test_link_reproduces_the_hand_set_view():
     by_hand.sidebar.select_slider(key="heads").set_value(8).run()
     by_hand.sidebar.slider(key="seed").set_value(7).run()
     by_hand.sidebar.toggle(key="mh_causal").set_value(True).run()
-    ok(by_hand.sidebar.select_slider(key="mh_head").set_value(5).run())
+    ok(by_hand.select_slider(key="mh_head").set_value(5).run())
     assert settings(linked) == settings(by_hand)
     assert [chart_title(c) for c in charts(linked)] == [chart_title(c) for c in charts(by_hand)]
     for a, b in zip(charts(linked), charts(by_hand)):

@@ -26,6 +26,7 @@ from tests.apptest_helpers import (
     texts,
 )
 from ui.drawing.charts import unique_labels
+from ui.sections import explain
 from ui.state.controls import DEFAULT_TEXT
 from ui.text import CODE_KEY
 
@@ -97,14 +98,15 @@ def assert_weighted_sum(at):
     table = weighted_sum_table(at)
     assert table["value row"].tolist() == [*unique_labels(tokens), "= z (sum)"]
     dims = [c for c in table.columns if c.startswith("dim ")]
-    assert len(dims) == arrays["V"].shape[1]
-    z = arrays["weights"][query] @ arrays["V"]
+    assert len(dims) == min(arrays["V"].shape[1], explain.MAX_DIMS_IN_TABLE)
+    z = arrays["weights"][query] @ arrays["V"][:, :len(dims)]
     np.testing.assert_allclose(table[dims].iloc[-1].to_numpy(dtype=float), z, rtol=1e-10, atol=1e-12)
-    np.testing.assert_allclose(table[dims].iloc[-1].to_numpy(dtype=float), arrays["out"][query], atol=1e-12)
+    np.testing.assert_allclose(table[dims].iloc[-1].to_numpy(dtype=float), arrays["out"][query][:len(dims)],
+                               atol=1e-12)
     # each term row is weight * value row, and the weights column is the query's row of weights
     np.testing.assert_allclose(table["weight"].iloc[:-1].to_numpy(dtype=float), arrays["weights"][query])
     np.testing.assert_allclose(table["weight"].iloc[-1], 1.0)
-    terms = arrays["weights"][query][:, None] * arrays["V"]
+    terms = arrays["weights"][query][:, None] * arrays["V"][:, :len(dims)]
     np.testing.assert_allclose(table[dims].iloc[:-1].to_numpy(dtype=float), terms, atol=1e-12)
     label = re.escape(unique_labels(tokens)[query])
     assert re.search(rf"z\({label}\)", texts(at).replace("\\", ""))

@@ -24,6 +24,7 @@ from tests.apptest_helpers import (
     texts,
 )
 from ui.drawing.charts import unique_labels
+from ui.sections import explain
 from ui.state.controls import DEFAULT_TEXT
 
 PAGE = "lessons/scaling/page.py"
@@ -38,7 +39,7 @@ DEFAULTS = {"text": DEFAULT_TEXT, "seq_len": 16, "d_model": 16, "d_k": 64, "seed
 
 
 def settings(at) -> dict:
-    sb = at.sidebar
+    sb = at  # every widget, in the sidebar or beside its section
     return {"text": sb.text_area(key="text").value, "seq_len": sb.slider(key="seq_len").value,
             "d_model": int(sb.select_slider(key="d_model").value), "d_k": sb.slider(key="d_k").value,
             "seed": sb.slider(key="seed").value, "attn_temp": float(sb.slider(key="attn_temp").value),
@@ -96,7 +97,8 @@ def assert_weighted_sum(at):
     tokens, view = expected(at)
     table = next(df.value for df in at.dataframe if "value row" in df.value.columns)
     dims = [c for c in table.columns if c.startswith("dim ")]
-    z = view["weights"][-1] @ view["V"]
+    assert len(dims) == min(view["V"].shape[1], explain.MAX_DIMS_IN_TABLE)  # the first few of d_v, said so
+    z = view["weights"][-1] @ view["V"][:, :len(dims)]
     np.testing.assert_allclose(table[dims].iloc[-1].to_numpy(dtype=float), z, rtol=1e-10, atol=1e-12)
     assert table["value row"].tolist() == [*unique_labels(tokens), "= z (sum)"]
 
@@ -182,7 +184,7 @@ def test_every_widget_at_its_extremes():
     """One page, every widget moved in turn (to both ends): the drawn numbers always follow core."""
     at = ok(run_page(PAGE, {"text": LONG_TEXT}))
     for kind, key, value in MOVES:
-        getattr(at.sidebar, kind)(key=key).set_value(value).run()
+        getattr(at, kind)(key=key).set_value(value).run()
         ok(at)
         s = settings(at)
         assert s[key] == value, key
@@ -198,7 +200,7 @@ def test_every_widget_at_its_extremes():
 
 
 def test_slider_ranges(default_page):
-    sb = default_page.sidebar
+    sb = default_page  # every widget, in the sidebar or beside its section
     assert (sb.slider(key="d_k").min, sb.slider(key="d_k").max) == (1, 512)
     assert (sb.slider(key="scaling_d_v").min, sb.slider(key="scaling_d_v").max) == (1, 512)
     assert (sb.slider(key="scaling_T").min, sb.slider(key="scaling_T").max) == (2, 32)
@@ -210,7 +212,7 @@ def test_d_k_512_unscaled_saturates():
     unscaled = matrix(chart_by_title(at, "unscaled weights")).to_numpy()
     scaled = matrix(chart_by_title(at, "scaled weights")).to_numpy()
     assert unscaled.max(axis=1).mean() > 0.9 > 0.6 > scaled.max(axis=1).mean()
-    at.sidebar.toggle(key="scaling_on").set_value(False).run()
+    at.toggle(key="scaling_on").set_value(False).run()
     ok(at)
     assert chart_title(chart_by_title(at, "logits")) == "logits Q Kᵀ (not scaled)"
     np.testing.assert_allclose(matrix(chart_by_title(at, "logits")).to_numpy(),
@@ -226,13 +228,13 @@ def test_d_v_mistake_messages():
                                   matrix(chart_by_title(at, "right:")).to_numpy())
     assert chart_title(chart_by_title(at, "wrong:")) == "wrong: softmax(Q Kᵀ / √d_v)"
     assert "the right number, because d_v = d_k" in texts(at)
-    at.sidebar.slider(key="scaling_d_v").set_value(4).run()
+    at.slider(key="scaling_d_v").set_value(4).run()
     assert "4.00× too little" in texts(ok(at))  # √64 / √4
     wrong, right = (matrix(chart_by_title(at, side)).to_numpy() for side in ("wrong:", "right:"))
     assert wrong.max(axis=1).mean() > right.max(axis=1).mean()  # sharper
-    at.sidebar.slider(key="scaling_d_v").set_value(256).run()
+    at.slider(key="scaling_d_v").set_value(256).run()
     assert "2.00× too much" in texts(ok(at))  # √256 / √64
-    at.sidebar.slider(key="scaling_d_v").set_value(8).run()  # d_v = √d_k is no longer "right"
+    at.slider(key="scaling_d_v").set_value(8).run()  # d_v = √d_k is no longer "right"
     assert "too little" in texts(ok(at))
 
 
@@ -247,9 +249,9 @@ def test_deep_link_equals_setting_widgets_by_hand():
     # by_hand.sidebar afresh each time: a changed text changes the Query row box's options
     by_hand.sidebar.text_area(key="text").set_value(query["text"]).run()
     for key in ("d_k", "seed", "scaling_d_v", "scaling_T"):
-        by_hand.sidebar.slider(key=key).set_value(int(query[key])).run()
-    by_hand.sidebar.slider(key="attn_temp").set_value(0.5).run()
-    by_hand.sidebar.toggle(key="scaling_on").set_value(False).run()
+        by_hand.slider(key=key).set_value(int(query[key])).run()  # in the sidebar or beside its section
+    by_hand.slider(key="attn_temp").set_value(0.5).run()
+    by_hand.toggle(key="scaling_on").set_value(False).run()
     by_hand.sidebar.select_slider(key="scaling_trials").set_value(10).run()
     ok(by_hand)
     assert settings(linked) == settings(by_hand) == {**DEFAULTS, "text": query["text"], "d_k": 300, "seed": 7,

@@ -32,7 +32,7 @@ SENTENCE = "a b c d e f g h i j k l"  # 12 tokens
 
 
 def settings(at) -> dict:
-    return {"tl_block": at.sidebar.slider(key="tl_block").value, "tl_step": at.sidebar.slider(key="tl_step").value,
+    return {"tl_block": at.sidebar.slider(key="tl_block").value, "tl_step": at.slider(key="tl_step").value,
             "tl_causal": at.sidebar.toggle(key="tl_causal").value, "d_k": at.sidebar.slider(key="d_k").value,
             "tl_length": int(at.number_input(key="tl_length").value)}
 
@@ -150,7 +150,7 @@ def test_stepping_through_the_blocks():
     at = ok(run_page(PAGE, {"text": SENTENCE, "tl_block": "4"}))
     T, diffs = 12, []
     for step in (1, 2, 3):
-        at.sidebar.slider(key="tl_step").set_value(step).run()
+        at.slider(key="tl_step").set_value(step).run()
         ok(at)
         assert f"Step {step} of 3: keys {4 * (step - 1)} to {4 * step - 1}" in texts(at)
         if step < 3:
@@ -161,7 +161,7 @@ def test_stepping_through_the_blocks():
         diffs.append(np.abs(grid(at, "tiled:") - full_attention(at)).max())
     assert diffs[0] > 1e-3 and diffs[-1] < 1e-12
     # causal: the first 4 queries see only keys 0..3, so their rows are final after block 1
-    at.sidebar.slider(key="tl_step").set_value(1).run()
+    at.slider(key="tl_step").set_value(1).run()
     np.testing.assert_allclose(grid(at, "tiled:")[:4], full_attention(at)[:4], atol=1e-12)
 
 

@@ -184,7 +184,7 @@ def scaling_weights(at) -> np.ndarray:
 def test_scaling_step_1_unscaled_at_512_one_key_per_row():
     at = page("scaling")
     at.sidebar.slider(key="d_k").set_value(512).run()
-    at.sidebar.toggle(key="scaling_on").set_value(False).run()
+    at.toggle(key="scaling_on").set_value(False).run()
     w = scaling_weights(ok(at))
     assert (w.max(axis=1) > 0.95).all(), w.max(axis=1)
     assert row_entropy(w) < 0.1
@@ -192,7 +192,7 @@ def test_scaling_step_1_unscaled_at_512_one_key_per_row():
 
 def test_scaling_step_2_scaled_at_512_rows_spread_again():
     at = page("scaling", {"d_k": "512", "scaling_on": "false"})
-    at.sidebar.toggle(key="scaling_on").set_value(True).run()
+    at.toggle(key="scaling_on").set_value(True).run()
     w = scaling_weights(ok(at))
     assert (w.max(axis=1) < 0.6).all(), w.max(axis=1)
     assert row_entropy(w) > 0.8 * np.log2(7)
@@ -216,13 +216,13 @@ def mistake(at) -> tuple[np.ndarray, np.ndarray]:
 
 def test_scaling_step_4_dividing_by_root_d_v():
     at = page("scaling")
-    assert at.sidebar.slider(key="d_k").value == 64 and at.sidebar.slider(key="scaling_d_v").value == 64
+    assert at.sidebar.slider(key="d_k").value == 64 and at.slider(key="scaling_d_v").value == 64
     wrong, right = mistake(at)
     np.testing.assert_array_equal(wrong, right)
-    at.sidebar.slider(key="scaling_d_v").set_value(512).run()
+    at.slider(key="scaling_d_v").set_value(512).run()
     wrong, right = mistake(ok(at))
     assert row_entropy(wrong) > row_entropy(right) + 0.1 and wrong.max(axis=1).mean() < right.max(axis=1).mean()
-    at.sidebar.slider(key="scaling_d_v").set_value(4).run()
+    at.slider(key="scaling_d_v").set_value(4).run()
     wrong, right = mistake(ok(at))
     assert row_entropy(wrong) < row_entropy(right) - 0.5 and wrong.max(axis=1).mean() > right.max(axis=1).mean()
 
@@ -259,8 +259,8 @@ def test_masking_step_3_three_ways_to_write_the_mask_agree():
 
 def test_masking_step_4_a_later_token_moves_no_earlier_output():
     at = page("masking")
-    at.sidebar.slider(key="masking_pos").set_value(3).run()
-    at.sidebar.text_input(key="masking_word").set_value("ocean").run()
+    at.slider(key="masking_pos").set_value(3).run()
+    at.text_input(key="masking_word").set_value("ocean").run()
     ok(at)
     changes = table_with(at, "with causal mask")
     masked, free = changes["with causal mask"].to_numpy(float), changes["without a mask"].to_numpy(float)
@@ -397,7 +397,7 @@ def test_tiles_step_1_m_only_rises_and_rescales_where_it_does():
     at = page("tiles")
     blocks = 4  # 7 tokens in blocks of 2
     for step in range(1, blocks + 1):
-        at.sidebar.slider(key="tl_step").set_value(step).run()
+        at.slider(key="tl_step").set_value(step).run()
         m = matrix(chart_by_title(ok(at), "running max m")).to_numpy()
         rescale = matrix(chart_by_title(at, "rescale exp")).to_numpy()
         assert m.shape == rescale.shape == (7, step)
@@ -496,11 +496,11 @@ def bars(at) -> np.ndarray:
 
 def test_full_model_step_1_temperature_0_one_character_2_flat():
     at = page("full_model")
-    at.sidebar.slider(key="sample_temp").set_value(0.0).run()
+    at.slider(key="sample_temp").set_value(0.0).run()
     assert bars(ok(at)).tolist() == [1.0]
-    at.sidebar.slider(key="sample_temp").set_value(1.0).run()
+    at.slider(key="sample_temp").set_value(1.0).run()
     at_1 = bars(ok(at))
-    at.sidebar.slider(key="sample_temp").set_value(2.0).run()
+    at.slider(key="sample_temp").set_value(2.0).run()
     at_2 = bars(ok(at))
     assert at_2[0] < 0.5 * at_1[0]  # the most likely character loses most of its share
     assert at_2[0] / at_2[-1] < at_1[0] / at_1[-1]  # and the drawn bars are nearer one another
@@ -529,7 +529,7 @@ def nucleus_caption(at) -> str:
 
 def test_full_model_step_3_top_p_keeps_a_few_characters_and_says_so():
     at = page("full_model")
-    at.sidebar.slider(key="fm_top_p").set_value(0.5).run()
+    at.slider(key="fm_top_p").set_value(0.5).run()
     drawn = chart_data(chart_by_title(ok(at), "P(next | prompt)"))
     inside = drawn["group"].str.startswith("in the nucleus").to_numpy()
     n = int(inside.sum())

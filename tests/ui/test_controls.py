@@ -107,7 +107,7 @@ def test_the_two_temperatures_are_separate_settings(script):
     sets one leaves the other as it was, so τ = 0 on Scaling never turns generation greedy."""
     at = run(script, {"attn_temp": "0"})
     assert (result(at)["attn_temp"], result(at)["sample_temp"]) == (0.0, 1.0)
-    at.sidebar.slider(key="sample_temp").set_value(2.0).run()
+    at.slider(key="sample_temp").set_value(2.0).run()
     assert (result(at)["attn_temp"], result(at)["sample_temp"]) == (0.0, 2.0)
 
 

@@ -117,10 +117,43 @@ def test_a_design_is_cut_at_its_holes_and_filled_again():
     from ui.drawing import charts, render, send
 
     data = charts.heatmap_frame(np.eye(3), list("abc"), list("abc"))
-    text, design = render.chart_text(charts.heatmap_chart, data, "content", "three by three", title="eye",
+    text, design = render.chart_text(charts.heatmap_chart, data, "content", "three by three", step=40, title="eye",
                                      cell_px=34, annotate=True)
-    assert set(design.holes) == set(send.HOLES)
+    assert set(design.holes) == set(send.HOLES) - {"columns"}  # a facet's columns: grids only
     assert "\\u0000" not in text
     spec = json.loads(text)
     assert spec["title"]["text"] == "eye" and spec["description"] == "three by three"
     assert spec["layer"][0]["data"]["values"][0]["value"] == data.columns["value"]
+    assert spec["width"] == spec["height"] == {"step": 40}
+
+
+@pytest.mark.parametrize("scale", [1.0, 1.5])
+def test_one_design_serves_every_cell_size_that_draws_alike(scale):
+    """A heatmap's design is built for charts.design_cell(size) and each draw gives its own size: the spec is then
+    the one heatmap_chart builds for that size itself, for every size a page can ask for."""
+    from ui.drawing import charts, render
+
+    for cell in range(4, 100):
+        shared = charts.design_cell(cell, scale)
+        assert shared <= cell
+        for annotate in (True, False):
+            own = render.spec_for(charts.heatmap_chart, cell_px=cell, annotate=annotate, font_scale=scale)
+            built = render.spec_for(charts.heatmap_chart, cell_px=shared, annotate=annotate, font_scale=scale)
+            assert {**built, "width": {"step": cell}, "height": {"step": cell}} == own, (cell, shared)
+
+
+@pytest.mark.parametrize("scale", [1.0, 1.5])
+def test_a_grid_design_serves_every_cell_size_and_number_of_columns(scale):
+    """A grid of maps drawn through one design (built for charts.design_cell of its size, columns given per draw)
+    is the chart a design built for its own size and columns gives."""
+    from ui.drawing import charts, render
+
+    data = charts.grid_frame(np.random.default_rng(0).random((6, 5, 5)), [f"head {h}" for h in range(6)],
+                             list("abcde"), list("abcde"))
+    for cell in (4, 6, 9, 12, 17, 18, 26, 40):
+        for columns in (1, 2, 3, 6):
+            shared, _ = render.chart_text(charts.grid_chart, data, step=cell, columns=columns, title="heads",
+                                          cell_px=charts.design_cell(cell, scale), font_scale=scale)
+            own, _ = render.chart_text(charts.grid_chart, data, title="heads", cell_px=cell, columns=columns,
+                                       font_scale=scale)
+            assert json.loads(shared) == json.loads(own), (cell, columns)

@@ -134,6 +134,24 @@ def number_width(chars: int, font_scale: float = 1.0) -> int:
     return math.ceil(chars * CHAR_EM * px(CELL_TEXT_PX, font_scale)) + 4
 
 
+def label_look(cell_px: int, font_scale: float = 1.0) -> tuple[int, bool, bool]:
+    """How a heatmap's axis labels are drawn on cells of cell_px: (their type size, whether those that would
+    overlap are left out, whether they stand upright). Type shrinks with its cells down to MIN_LABEL_PX (on a
+    projector, font_scale > 1, it never shrinks); on cells smaller than the type, Vega leaves out every other
+    label that would overlap; -45 degree labels need about 1.4 label heights of room each."""
+    smallest = px(LABEL_PX, font_scale) if font_scale > 1 else MIN_LABEL_PX
+    label_px = min(px(LABEL_PX, font_scale), max(cell_px, smallest))
+    return label_px, cell_px < label_px, cell_px < 1.5 * label_px
+
+
+def design_cell(cell_px: int, font_scale: float = 1.0) -> int:
+    """The smallest cell size whose heatmap is drawn like one of cell_px but for the cells' size: the labels look
+    alike (label_look) and nothing else in heatmap_chart depends on the size. A design built for it serves
+    every size alike, the size itself given by each draw (ui.drawing.render)."""
+    look = label_look(cell_px, font_scale)
+    return next(c for c in range(1, cell_px + 1) if label_look(c, font_scale) == look)
+
+
 def heatmap_chart(
     n_rows: int | None = None,
     n_cols: int | None = None,
@@ -168,15 +186,10 @@ def heatmap_chart(
     scheme = DIVERGING if diverging else SEQUENTIAL
     scale = alt.Scale(scheme=scheme, **({"domainMid": 0} if diverging else {}),
                       **({"domain": list(domain)} if domain is not None else {}))
-    # Type shrinks with its cells down to MIN_LABEL_PX (on a projector, font_scale > 1, it never shrinks);
-    # on cells smaller than the type, Vega leaves out every other label that would overlap. No gap is asked
-    # between labels: the app's theme asks 2 px, which on 6 px cells left only every fourth label.
-    smallest = px(LABEL_PX, font_scale) if font_scale > 1 else MIN_LABEL_PX
-    label_px = min(px(LABEL_PX, font_scale), max(cell_px, smallest))
+    # No gap is asked between labels: the app's theme asks 2 px, which on 6 px cells left only every fourth label.
+    label_px, overlap, upright = label_look(cell_px, font_scale)
     fonts = dict(labelFontSize=label_px, titleFontSize=px(TITLE_PX, font_scale),
-                 labelOverlap="parity" if cell_px < label_px else False, labelSeparation=0,
-                 labelLimit=px(90, font_scale))
-    upright = cell_px < 1.5 * label_px  # -45 degree labels need about 1.4 label heights of room each
+                 labelOverlap="parity" if overlap else False, labelSeparation=0, labelLimit=px(90, font_scale))
     x = alt.X("col:N", sort=alt.EncodingSortField("col_i"), title=x_title,
               axis=alt.Axis(labelAngle=-90 if upright else -45, orient="top", **fonts))
     y = alt.Y("row:N", sort=alt.EncodingSortField("row_i"), title=y_title, axis=alt.Axis(**fonts))

@@ -47,15 +47,17 @@ def _spec(builder: Callable, settings: tuple) -> dict:
     return _SPECS.get((builder, settings), build)
 
 
-def _design(builder: Callable, settings: tuple, titled: bool, width: str | None, described: bool) -> send.Design:
-    """The design of builder(**settings) as JSON with holes (ui.drawing.send), titled or not."""
+def _design(builder: Callable, settings: tuple, titled: bool, width: str | None, described: bool,
+            stepped: bool = False, columned: bool = False) -> send.Design:
+    """The design of builder(**settings) as JSON with holes (ui.drawing.send), titled or not; stepped: its
+    width and height are steps each draw gives; columned: so is a facet's number of columns."""
     def build() -> send.Design:
         spec = dict(_spec(builder, settings))
         if titled:
             spec["title"] = ""  # a hole: each draw gives its own
-        return send.design(spec, width, described)
+        return send.design(spec, width, described, stepped, columned)
 
-    return _DESIGNS.get((builder, settings, titled, width, described), build)
+    return _DESIGNS.get((builder, settings, titled, width, described, stepped, columned), build)
 
 
 def spec_for(builder: Callable, **settings) -> dict:
@@ -87,16 +89,28 @@ def heading(title: str, subtitle: str, scale: float) -> dict:
 
 
 def chart_text(builder: Callable, data: ChartData, width: str | None = None, description: str | None = None,
-               **settings) -> tuple[str, send.Design]:
+               step: int | None = None, columns: int | None = None, **settings) -> tuple[str, send.Design]:
     """builder(**settings) with `data` as the JSON ui.drawing.send sends, and its design (which knows its
-    width). description: the chart's text for screen readers (else alt_text's, for the builders it knows)."""
+    width). description: the chart's text for screen readers (else alt_text's, for the builders it knows).
+    step: each cell's size, for a design built for another size that draws alike (charts.design_cell);
+    columns: a facet's panels to a row, for a design built for another number."""
     title, subtitle = settings.pop("title", ""), settings.pop("subtitle", "")
     settings.setdefault("font_scale", presenter.chart_scale())
     if description is None:
         description = alt_text.for_chart(builder, data, {**settings, "title": title})
-    design = _design(builder, tuple(sorted(settings.items())), bool(title or subtitle), width, bool(description))
+    design = _design(builder, tuple(sorted(settings.items())), bool(title or subtitle), width, bool(description),
+                     stepped=step is not None, columned=columns is not None)
     titled = heading(title, subtitle, settings["font_scale"]) if title or subtitle else None
-    return design.fill(data, title=titled, description=description), design
+    return design.fill(data, title=titled, description=description, step=step, columns=columns), design
+
+
+def show_grid(data: ChartData, columns: int, cell_px: int, title: str) -> None:
+    """A grid of attention maps (charts.grid_chart, a charts.grid_frame) of `columns` panels to a row, on cells
+    of cell_px: one design serves every number of columns and every cell size that draws alike."""
+    scale = presenter.chart_scale()
+    text, design = chart_text(charts.grid_chart, data, step=cell_px, columns=columns, title=title,
+                              cell_px=charts.design_cell(cell_px, scale), font_scale=scale)
+    send.chart(text, design.width)
 
 
 def show(builder: Callable, data: ChartData, key: str | None = None, on_select: str = "ignore",
@@ -197,9 +211,12 @@ def _make_heatmap(matrix: np.ndarray, row_labels: list, col_labels: list, title:
     # The spec must not depend on the shape (or every slider move would rebuild it): pass the
     # snapped cell size and the annotate flag instead of n_rows / n_cols.
     description = describe(matrix, row_labels, col_labels, title)  # per matrix: its extremes move
-    settings = dict(cell_px=cell, title=title, subtitle=subtitle, select_rows=picked is not None,
-                    font_scale=scale, **settings)
-    text, _ = chart_text(charts.heatmap_chart, df, "content" if fits else "stretch", description, **settings)
+    # The design is built for the smallest cell size that draws alike (so a new size rarely means a new design),
+    # and this heatmap's own size goes in as its step.
+    settings = dict(cell_px=charts.design_cell(cell, scale), title=title, subtitle=subtitle,
+                    select_rows=picked is not None, font_scale=scale, **settings)
+    text, _ = chart_text(charts.heatmap_chart, df, "content" if fits else "stretch", description, step=cell,
+                         **settings)
     if picked is not None:  # the outlined row is a parameter of the design: set its value
         spec = with_param(json.loads(text), charts.SHOWN_ROW, int(picked))
         text = json.dumps(spec, ensure_ascii=False)

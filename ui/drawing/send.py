@@ -27,7 +27,7 @@ from ui.drawing.chart_data import ChartData, inner_kind, split
 # The parts a draw fills in. Each stands in the design's JSON as a string no spec holds ("\u0000title"),
 # and is replaced by its own JSON. (Parameters stay in the design: a selection names the view it listens to,
 # and Streamlit renames views in the design's JSON, so the two must be written together.)
-HOLES = ("title", "description", "data", "transform")
+HOLES = ("title", "description", "data", "transform", "width", "height", "columns")
 
 
 def _hole(name: str) -> str:
@@ -44,14 +44,20 @@ class Design:
     transforms: str
     width: str
 
-    def fill(self, data: ChartData, title=None, description: str | None = None) -> str:
-        """The chart's JSON with these parts in it (a part the design has no hole for is left out)."""
+    def fill(self, data: ChartData, title=None, description: str | None = None, step: int | None = None,
+             columns: int | None = None) -> str:
+        """The chart's JSON with these parts in it (a part the design has no hole for is left out). step: the
+        size in pixels of each cell of a design whose width and height are holes; columns: how many panels a
+        faceted grid puts in a row."""
         unpack = ",".join(json.dumps(step, ensure_ascii=False) for step in data.unpack())
         parts = {
             "title": json.dumps(title, ensure_ascii=False),
             "description": json.dumps(description or "", ensure_ascii=False),
             "data": json.dumps({"values": [data.datum()]}, ensure_ascii=False),
             "transform": "[" + ",".join(part for part in (unpack, self.transforms) if part) + "]",
+            "width": json.dumps({"step": step}),
+            "height": json.dumps({"step": step}),
+            "columns": json.dumps(columns),
         }
         out = [self.pieces[0]]
         for hole, piece in zip(self.holes, self.pieces[1:]):
@@ -59,11 +65,15 @@ class Design:
         return "".join(out)
 
 
-def design(spec: dict, width: str | None = None, described: bool = True) -> Design:
+def design(spec: dict, width: str | None = None, described: bool = True, stepped: bool = False,
+           columned: bool = False) -> Design:
     """spec (a chart without data; its title, if it has one, is filled in by each draw) turned into JSON as
     st.vega_lite_chart(spec, width=width) would turn it, with holes where a draw puts its parts.
     width None: Streamlit's default for the spec (its own width for a facet, the column's otherwise).
-    described: each draw gives the chart a description (the text a screen reader reads)."""
+    described: each draw gives the chart a description (the text a screen reader reads).
+    stepped: the spec's width and height are steps that each draw gives (a heatmap's cells: one design then
+    serves every cell size that draws the same), on the chart or on each panel of a facet; columned: so is
+    the number of a facet's panels to a row."""
     outer, inner = split(spec)
     kind = inner_kind(inner)
     if width is None:
@@ -74,6 +84,14 @@ def design(spec: dict, width: str | None = None, described: bool = True) -> Desi
     skeleton = {**outer, kind: [inner]}
     if described:
         skeleton["description"] = _hole("description")
+    if stepped:
+        if "facet" in inner:  # a facet sizes each of its panels (a copy: the design's own dict is shared)
+            inner["spec"] = sized = dict(inner["spec"])
+        else:
+            sized = skeleton
+        sized["width"], sized["height"] = _hole("width"), _hole("height")
+    if columned:
+        inner["columns"] = _hole("columns")
     if "title" in outer:
         skeleton["title"] = _hole("title")
     text = _stabilize_vega_json_spec(json.dumps(_prepare_vega_lite_spec(skeleton, width == "stretch")))

@@ -11,6 +11,7 @@ from ui.drawing.tables import arrow_table
 from ui.text import escape_md
 
 MAX_TERMS_IN_EQUATION = 8
+MAX_DIMS_IN_TABLE = 8  # value dimensions the table adds up: a table 512 numbers wide is not read, only scrolled
 
 
 def weighted_sum(weights_row: np.ndarray, V: np.ndarray, labels: list[str], query: int) -> None:
@@ -20,11 +21,14 @@ def weighted_sum(weights_row: np.ndarray, V: np.ndarray, labels: list[str], quer
     terms = [f"{w:.2f}·v({escape_md(lab)})" for w, lab in zip(weights_row, labels)]
     shown = " + ".join(terms[:MAX_TERMS_IN_EQUATION]) + (" + …" if len(terms) > MAX_TERMS_IN_EQUATION else "")
     st.markdown(f"**Output for “{q}”:** z({q}) = {shown}")
+    d_v = V.shape[1]
+    shown_dims = min(d_v, MAX_DIMS_IN_TABLE)
+    cut = f" The table shows the first {shown_dims} of the d_v = {d_v} dimensions." if shown_dims < d_v else ""
     st.caption(f"The weights in this row sum to {weights_row.sum():.4f}. Each value row is scaled by its weight; "
-               "the scaled rows are added column by column.")
-    contributions = weighted_sum_terms(weights_row, V)  # (T, d_v)
+               f"the scaled rows are added column by column.{cut}")
+    contributions = weighted_sum_terms(weights_row, V[:, :shown_dims])  # (T, shown dims)
     with_total = np.vstack([contributions, contributions.sum(axis=0)])  # the last row adds them up: z
     table = {"value row": [*labels, "= z (sum)"], "weight": np.append(weights_row, weights_row.sum()),
-             **{f"dim {j}": with_total[:, j] for j in range(V.shape[1])}}
+             **{f"dim {j}": with_total[:, j] for j in range(shown_dims)}}
     st.dataframe(arrow_table(table), hide_index=True,
                  column_config={c: st.column_config.NumberColumn(format="%.3f") for c in list(table)[1:]})

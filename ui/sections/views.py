@@ -178,7 +178,7 @@ def attention_grid(frame: ChartData, T: int, panels: int, title: str, width_px: 
                    cell_px: int = charts.CELL_PX, gap_px: int = 70, halve_above: int | None = None) -> None:
     """Draw a grid chart of attention maps (a frame from charts.grid_frame) laid out to fit width_px."""
     cell, columns = grid_layout(T, panels, width_px, panel_px, cell_px, gap_px, halve_above)
-    render.show(charts.grid_chart, frame, columns=columns, cell_px=cell, title=title)
+    render.show_grid(frame, columns, cell, title)
 
 
 def layers_heads_grid(frame: ChartData, n_layers: int, n_heads: int, T: int, width_px: int, panel_px: int,
@@ -187,7 +187,7 @@ def layers_heads_grid(frame: ChartData, n_layers: int, n_heads: int, T: int, wid
     layer's heads fit side by side in width_px; the title says so."""
     cell, columns = grid_layout(T, n_heads, width_px, panel_px, cell_px, min_cell_px=min_cell_px)
     title = f"{n_layers} layers x {n_heads} heads" + (" (one row per layer)" if columns == n_heads else "")
-    render.show(charts.grid_chart, frame, columns=columns, cell_px=cell, title=title)
+    render.show_grid(frame, columns, cell, title)
 
 
 # ---- small pieces of the single-head lessons (QKV, scaling, masking) ----------------------------------

@@ -151,12 +151,18 @@ def _bounded(key: str, lo, hi, default, step):
     return default, integer
 
 
-def number_slider(key: str, label: str, lo, hi, default, step=1, help: str | None = None, container=None):
-    """A slider over [lo, hi] bound to the URL parameter `key`."""
+# The width of a control drawn in the page beside the section it drives (the sidebar's are its own width).
+IN_PAGE_PX = 360
+
+
+def number_slider(key: str, label: str, lo, hi, default, step=1, help: str | None = None, container=None,
+                  width: int | str = "stretch"):
+    """A slider over [lo, hi] bound to the URL parameter `key` (in the sidebar, unless a container is given;
+    width in pixels, or "stretch")."""
     default, _ = _bounded(key, lo, hi, default, step)
     box = container or st.sidebar
-    return _record(key, box.slider(label, lo, hi, default, step=step, key=key, help=help, bind="query-params"),
-                   default)
+    return _record(key, box.slider(label, lo, hi, default, step=step, key=key, help=help, bind="query-params",
+                                   width=width), default)
 
 
 def number_box(key: str, label: str, lo, hi, default, step, container=None, **widget_args):
@@ -171,7 +177,7 @@ def number_box(key: str, label: str, lo, hi, default, step, container=None, **wi
 
 
 def choice(key: str, label: str, options: Sequence, default, help: str | None = None, container=None,
-           nearest: bool = True):
+           nearest: bool = True, width: int | str = "stretch"):
     """A select slider over numeric options bound to the URL; an invalid value snaps to the nearest option."""
     options = list(options)
 
@@ -183,8 +189,8 @@ def choice(key: str, label: str, options: Sequence, default, help: str | None = 
     _seed(key, lambda raw: _number(key, raw, default, snap, says, finite=True),
           lambda v: v if v in options else (snap(v) if nearest else default))
     box = container or st.sidebar
-    return _record(key, box.select_slider(label, options, default, key=key, help=help, bind="query-params"),
-                   default)
+    return _record(key, box.select_slider(label, options, default, key=key, help=help, bind="query-params",
+                                          width=width), default)
 
 
 def option(key: str, label: str, options: Sequence[str], default: str | None = None, kind: str = "radio",
@@ -292,20 +298,20 @@ def heads(width: int, default: int = 2) -> int:
                   help=f"d_model = {width} splits evenly into {divisors(width)} heads.")
 
 
-def attention_temperature(default: float = 1.0, hi: float = 3.0) -> float:
+def attention_temperature(default: float = 1.0, hi: float = 3.0, container=None) -> float:
     """τ in softmax(Q Kᵀ / (√d_k · τ)): a setting of attention's weights, apart from sampling's temperature."""
-    return number_slider("attn_temp", "Attention temperature τ", 0.0, hi, default, step=0.05,
+    return number_slider("attn_temp", "Attention temperature τ", 0.0, hi, default, step=0.05, container=container,
                          help="Divides the scores before the softmax, on top of √d_k. Below 1 sharpens the weights, "
                               "above 1 flattens them; 0 puts each row's whole weight on its largest score.")
 
 
-def sampling_temperature(default: float = 1.0, hi: float = 3.0) -> float:
+def sampling_temperature(default: float = 1.0, hi: float = 3.0, container=None) -> float:
     """The temperature the next token is drawn with: a setting of generation, apart from attention's τ."""
-    return number_slider("sample_temp", "Sampling temperature", 0.0, hi, default, step=0.05,
+    return number_slider("sample_temp", "Sampling temperature", 0.0, hi, default, step=0.05, container=container,
                          help="Divides the next-character scores (logits) before the softmax. Below 1 sharpens, "
                               "above 1 flattens; 0 always takes the most likely character (greedy).")
 
 
-def seed(default: int = 0) -> int:
-    return number_slider("seed", "Random seed", 0, 999, default,
+def seed(default: int = 0, container=None) -> int:
+    return number_slider("seed", "Random seed", 0, 999, default, container=container,
                          help="Fixes the random weights, so the same seed always shows the same numbers.")
