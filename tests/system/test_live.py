@@ -42,6 +42,31 @@ def server():
         yield srv
 
 
+
+@pytest.mark.parametrize("lesson", LIVE, ids=lambda lesson: lesson.url_path)
+def test_every_control_moved_as_a_browser_moves_it_redraws_without_an_error(server, lesson):
+    """Every slider of the page moved in turn, its ends included, three rounds: each move reruns the part it is
+    drawn in (a section's own part, or the lesson's, which draws that section again, perhaps in another place
+    after a caption came or went) and draws without an exception. A part a move left unreachable would not
+    answer at all: the move times out."""
+    async def go():
+        s, first = await Session.open(server.url, lesson.url_path)
+        s.timeout = 60
+        assert not first.exceptions, first.exceptions
+        for round_ in range(3):
+            for key in sorted(s.sliders):
+                slider = s.sliders.get(key)
+                if slider is None:
+                    continue
+                values = slider.values()
+                value = (values[0], values[-1], values[len(values) // 3])[round_]
+                moved = await s.move(slider, value)
+                assert not moved.exceptions, (key, value, moved.exceptions)
+                assert moved.status in ("FINISHED_SUCCESSFULLY", "FINISHED_FRAGMENT_RUN_SUCCESSFULLY"), moved.status
+        await s.close()
+
+    run(go())
+
 def matrices_counted(captions: list[str]) -> int:
     """The export panel's count line, "16 matrices on this page."."""
     counts = [int(m.group(1)) for c in captions if (m := re.match(r"(\d+) matri(?:x|ces) on this page", c))]
