@@ -137,6 +137,7 @@ class Result:
     moves: list[float] = field(default_factory=list)  # latency of each slider move (s)
     by_page: dict[str, list[float]] = field(default_factory=dict)  # the same, per page
     opens: list[float] = field(default_factory=list)  # latency of each first page view (s)
+    visits: list[float] = field(default_factory=list)  # from a student's arrival to its first view, connecting too
     exceptions: list[str] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)  # sessions that lost their connection or timed out
     baseline_rss: int = 0
@@ -170,7 +171,8 @@ class Result:
             "N": self.sessions, "postScriptGC": self.post_script_gc, "moves": len(self.moves),
             "p50_s": statistics.median(self.moves) if self.moves else math.nan,
             "p95_s": percentile(self.moves, 95), "max_s": max(self.moves, default=math.nan),
-            "open_p95_s": percentile(self.opens, 95), "exceptions": len(self.exceptions),
+            "open_p95_s": percentile(self.opens, 95), "visit_p95_s": percentile(self.visits, 95),
+            "exceptions": len(self.exceptions),
             "failures": len(self.failures),
             "server_cpu_share": self.server_cpu_s / self.duration_s if self.duration_s else math.nan,
             "server_ms_per_rerun": 1000 * self.server_cpu_s / reruns if reruns else math.nan,
@@ -210,13 +212,19 @@ async def warm_up(url: str, pages: list[str], cookies: dict[str, str] | None = N
 
 
 async def student(i: int, url: str, page: str, start_at: float, stop_at: float, rng: random.Random,
-                  result: Result, interval: tuple[float, float] = (0.5, 1.5)) -> None:
-    """Open the page at start_at, then move a random slider every `interval` seconds (uniform) until stop_at."""
+                  result: Result, interval: tuple[float, float] = (0.5, 1.5), moves: random.Random | None = None
+                  ) -> None:
+    """Open the page at start_at, then move a random slider every `interval` seconds (uniform) until stop_at.
+    moves: where the slider and its value are drawn from (default: rng, the student's own; a class following
+    its teacher shares one sequence, so every student makes the same moves, each at its own time)."""
+    moves = moves or rng
     await asyncio.sleep(max(0.0, start_at - time.monotonic()))
     session = None
     try:
+        arrived = time.monotonic()
         session, render = await Session.open(url, page, DEEP_LINKS.get(page, ""))
         result.opens.append(render.latency_s)
+        result.visits.append(time.monotonic() - arrived)
         result.place(session, "movers")
         result.exceptions += [f"{page} open: {e}" for e in render.exceptions]
         next_move = time.monotonic() + rng.uniform(*interval)
@@ -224,9 +232,9 @@ async def student(i: int, url: str, page: str, start_at: float, stop_at: float, 
             await asyncio.sleep(max(0.0, next_move - time.monotonic()))
             if time.monotonic() >= stop_at or not render.sliders:
                 break
-            slider = render.sliders[rng.choice(sorted(render.sliders))]
+            slider = render.sliders[moves.choice(sorted(render.sliders))]
             choices = [v for v in slider.values() if v not in slider.value] or slider.values()
-            value = rng.choice(choices)
+            value = moves.choice(choices)
             sent = time.monotonic()
             render = await session.move(slider, value)
             result.moves.append(render.latency_s)
@@ -349,14 +357,17 @@ def is_trainer(i: int, n: int, trainers: int) -> bool:
 
 async def drive(target: Target, n: int, pages: list[str], duration: float, ramp: float, seed: int,
                 post_script_gc: bool | None, interval: tuple[float, float] = (0.5, 1.5), trainers: int = 0,
-                train_link: str = TRAIN_LINK) -> Result:
+                train_link: str = TRAIN_LINK, follow: bool = False, cold: bool = False) -> Result:
     """N students on the target's servers (or its proxy), `trainers` of them training, the rest moving
-    sliders. RSS and CPU are summed over the target's processes."""
+    sliders. RSS and CPU are summed over the target's processes. follow: the movers make the same moves (each
+    student the same sequence of sliders and values, at its own times), as a class following its teacher does.
+    cold: no first visitor warms the servers (the class arrives at a freshly started server)."""
     result = Result(sessions=n, post_script_gc=post_script_gc, duration_s=0.0, pages=pages, trainers=trainers)
     pids, urls = target.pids, target.urls
     warm_pages = [*pages, TRAIN_PAGE] if trainers and TRAIN_PAGE not in pages else pages
-    await asyncio.gather(*(warm_up(url, warm_pages, cookies) for url, cookies in target.warm))
-    await asyncio.sleep(1.0)
+    if not cold:
+        await asyncio.gather(*(warm_up(url, warm_pages, cookies) for url, cookies in target.warm))
+        await asyncio.sleep(1.0)
     result.baseline_rss = total_rss(pids)
     cpu0, client0 = total_cpu(pids), time.process_time()
     t0 = time.monotonic()
@@ -371,7 +382,7 @@ async def drive(target: Target, n: int, pages: list[str], duration: float, ramp:
                                  train_link))
         else:  # the movers' pages are dealt round-robin among them, as without trainers
             tasks.append(student(i, urls[i % len(urls)], pages[(movers // len(urls)) % len(pages)], start_at,
-                                 stop_at, rng, result, interval))
+                                 stop_at, rng, result, interval, random.Random(seed) if follow else None))
             movers += 1
 
     async def last_sample():  # the RSS with everyone still connected, just before the students leave
@@ -437,9 +448,10 @@ def serve(processes: int, post_script_gc: bool, server_args: tuple[str, ...]):
 def run_one(n: int, post_script_gc: bool | None, pages: list[str], duration: float, ramp: float, seed: int,
             server_args: tuple[str, ...] = (), profile: Path | None = None, replicas: int = 1,
             interval: tuple[float, float] = (0.5, 1.5), url: str | None = None, state: Path | None = None,
-            serve_processes: int = 0, trainers: int = 0, train_link: str = TRAIN_LINK) -> Result:
+            serve_processes: int = 0, trainers: int = 0, train_link: str = TRAIN_LINK, root: Path = ROOT,
+            follow: bool = False, cold: bool = False) -> Result:
     run = partial(drive, n=n, pages=pages, duration=duration, ramp=ramp, seed=seed, post_script_gc=post_script_gc,
-                  interval=interval, trainers=trainers, train_link=train_link)
+                  interval=interval, trainers=trainers, train_link=train_link, follow=follow, cold=cold)
     if url is not None:  # a set-up already running: start nothing
         target = state_target(url, read_state(state)) if state else Target([url], [], [(url, {})])
         result = asyncio.run(run(target))
@@ -467,8 +479,14 @@ def run_one(n: int, post_script_gc: bool | None, pages: list[str], duration: flo
     with contextlib.ExitStack() as stack:
         servers = []
         for _ in range(replicas):
-            # until_warm: the server's own start-up warm-up (ui/compute/warm.py) ends before the class arrives
-            servers.append(Server.start(post_script_gc=post_script_gc, extra=server_args, until_warm=True))
+            launched = time.monotonic()
+            # until_warm: the server's start-up warm-up (ui/compute/warm.py) ends before the class arrives,
+            # unless it arrives cold: as soon as the server answers, the first student's page the first drawn
+            servers.append(Server.start(post_script_gc=post_script_gc, extra=server_args, until_warm=not cold,
+                                        root=root))
+            if cold:
+                print(f"    server {servers[-1].port} answered {time.monotonic() - launched:.1f} s after its launch",
+                      flush=True)
             stack.callback(servers[-1].stop)
         spy = start_py_spy(servers[0].pid, ramp + duration, profile) if profile else None
         target = Target([s.url for s in servers], [s.pid for s in servers], [(s.url, {}) for s in servers])
@@ -575,6 +593,14 @@ def main() -> None:
                              "sliders (default 0)")
     parser.add_argument("--train-link", default=TRAIN_LINK, metavar="QUERY",
                         help=f"the trainers' query string on the Training page (default {TRAIN_LINK})")
+    parser.add_argument("--root", type=Path, default=ROOT, metavar="CHECKOUT",
+                        help="serve this checkout instead (e.g. a git worktree of an older commit), driven by this one")
+    parser.add_argument("--follow", action="store_true",
+                        help="a class following its teacher: every mover makes the same moves, each at its own times")
+    parser.add_argument("--cold", action="store_true",
+                        help="the class arrives at a freshly started server, as soon as it answers (no warm-up "
+                             "visitor, the server's own start-up warm-up not waited for: whatever it does before it "
+                             "answers is printed as the time from its launch to its first answer)")
     parser.add_argument("--py-spy", type=Path, metavar="OUT",
                         help="profile the server with py-spy during each run (raw stacks to OUT-N-gc.txt)")
     args = parser.parse_args()
@@ -609,12 +635,14 @@ def main() -> None:
         watch = Watch()
         res = run_one(n, gc, pages, args.duration, args.ramp, args.seed, server_args, profile, args.replicas,
                       interval, url=args.url, state=args.state, serve_processes=args.serve,
-                      trainers=args.trainers, train_link=args.train_link)
+                      trainers=args.trainers, train_link=args.train_link, root=args.root.resolve(),
+                      follow=args.follow, cold=args.cold)
         results.append(res)
         s = res.summary()
         movers = f"movers={s['movers']} " if args.trainers else ""
         print(f"N={n:<3} {movers}postScriptGC={gc_label(gc):5} moves={s['moves']:<5} p50={s['p50_s']:.2f}s "
               f"p95={s['p95_s']:.2f}s max={s['max_s']:.2f}s open_p95={s['open_p95_s']:.2f}s "
+              f"visit_p95={s['visit_p95_s']:.2f}s "
               f"exceptions={s['exceptions']} failures={s['failures']} server_cpu={100 * s['server_cpu_share']:.0f}% "
               f"({s['server_ms_per_rerun']:.0f} ms/rerun) client_cpu={100 * s['client_cpu_share']:.0f}% "
               f"peak_rss={s['peak_rss_mb']:.0f}MB per_session={s['per_session_mb']:.1f}MB "

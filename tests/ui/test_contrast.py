@@ -225,3 +225,11 @@ def test_every_token_is_a_label_of_every_token_chart(page):
                 assert not missing, f"{chart_title(chart)}: tokens {missing} are not {field} labels"
     if tokens:
         assert token_charts, "no chart indexed by the tokens was found"
+
+
+def test_the_written_out_text_bands_are_the_schemes_own():
+    """The bands the chart designs use (written out, so a fresh server samples no colours) are what sampling each
+    scheme gives."""
+    for scheme, bands in colours.DARK_TEXT_BANDS.items():
+        assert colours.dark_text_bands(scheme) == bands, scheme
+    assert set(colours.DARK_TEXT_BANDS) == set(colours.SCHEME_STOPS)

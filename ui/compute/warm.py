@@ -1,23 +1,29 @@
-"""A fresh server warms itself: every page runs once, at its defaults, for no one, before the first student.
+"""A fresh server warms itself: every page runs once, at its defaults, for no one, before it serves anyone.
 
 The first view of a page after a start pays for what every later view reuses: importing the lesson's modules
 (and with them pandas and Altair), reading the shipped weights, designing its charts and computing its
-defaults (1.3-2.4 s measured, bench/bench_first_view.py). `streamlit run streamlit_app.py` finds the `st.App`
-that the entry script defines when it is imported rather than run, and starts the server through it; its
-`lifespan` is Streamlit's hook for "the server has started". `at_start(pages)` makes one that, once the
-server is up, runs each page in turn in a session of its own that no browser holds (the same bare session
-Streamlit's own script health check runs), as a bare link to the page would run it. The server answers
-health checks and students all along (the runs take their turn on the GIL like any session's): a student
-who arrives during the warm-up waits no longer than on a cold server, one who arrives after it finds every
-import, weight and chart design in place.
+defaults (0.6-1.0 s a page measured, bench/bench_first_view.py). `streamlit run streamlit_app.py` finds the
+`st.App` that the entry script defines when it is imported rather than run, and starts the server through it;
+its `lifespan` is Streamlit's hook for "the runtime has started". `at_start(pages)` makes one that runs each
+page in turn in a session of its own that no browser holds (the same bare session Streamlit's own script
+health check runs), as a bare link to the page would run it, and only then lets the server answer.
+
+Why before, not beside: a class that arrived while the warm-up ran in the background shared one core with it
+(about 4 CPU seconds) and with the first views of pages nobody had drawn yet: 30 students arriving within
+5 s of a start waited up to 3.1 s, p95, for their first view, against 0.13 s at a warm server (docs/LOAD.md).
+Streamlit listens on its port before the lifespan runs, so a request that comes meanwhile is not refused: it
+waits in the socket's queue and is answered, warm, a few seconds later (the server answers about 5 s after it
+starts, instead of 1.4 s). A warm-up that outlasts WARM_BEFORE_SERVING_S (a machine far slower than this one)
+goes on in the background once the server answers, and then lets students go first: before each page it
+waits until no student's script is running (students_first), for DEFER_AT_MOST_S at most.
 
 What such a run leaves behind is what every session shares anyway: loaded modules and the per-process
 caches (ui/compute/__init__.py). Its own session state goes with it.
 
 `GET /api/ready` (ready_route(), served beside Streamlit's own routes through the st.App) answers 503 until the
-warm-up has ended and 200 `ok` after it, so a load balancer's readiness probe sends no class to a cold process
-(Streamlit's `/_stcore/health` says ok as soon as the server is up). A warm-up that failed on a page has
-still ended: that page is left to its first visitor, as it would be anyway.
+warm-up has ended and 200 `ok` after it, so a load balancer's readiness probe sends no class to a process
+whose warm-up outlasted WARM_BEFORE_SERVING_S. A warm-up that failed on a page has still ended: that page is
+left to its first visitor, as it would be anyway.
 """
 
 from __future__ import annotations
@@ -34,13 +40,16 @@ from starlette.routing import Route
 from streamlit.logger import get_logger
 from streamlit.proto.ClientState_pb2 import ClientState
 from streamlit.runtime import Runtime
-from streamlit.runtime.app_session import AppSession
+from streamlit.runtime.app_session import AppSession, AppSessionState
 from streamlit.runtime.script_data import ScriptData
 from streamlit.runtime.state import SCRIPT_RUN_WITHOUT_ERRORS_KEY
 
 LOG = get_logger(__name__)
 RUN_TIMEOUT_S = 180  # one page's run on a busy machine; a page that takes longer is left to its first student
 SWITCH = "ATTENTION_LAB_WARM_UP"  # set to 0 for a server that stays cold until its first visitor (tests of that)
+# About 4 s on a quiet 2-core machine, 10 s on a busy one; the environment may say otherwise (tests).
+WARM_BEFORE_SERVING_S = float(os.environ.get("ATTENTION_LAB_WARM_BEFORE_SERVING_S", "30"))
+DEFER_AT_MOST_S = 60.0  # a class that keeps the process busy longer than this: warm the rest anyway
 READY_PATH = "/api/ready"  # Streamlit reserves /_stcore/ and the like for itself and suggests /api/ for an app's
 
 
@@ -75,14 +84,28 @@ async def run_page(runtime: Runtime, page: str) -> bool:
         session.shutdown()
 
 
+def students_running(runtime: Runtime) -> bool:
+    """Whether a student's script (a session a browser holds) is running now."""
+    return any(info.session._state == AppSessionState.APP_IS_RUNNING
+               for info in runtime._session_mgr.list_active_sessions())
+
+
+async def students_first(runtime: Runtime, until: float) -> None:
+    """Wait while a student's script runs (until the monotonic time `until` at most)."""
+    while students_running(runtime) and time.monotonic() < until:
+        await asyncio.sleep(0.02)
+
+
 async def warm(pages: Sequence[str]) -> None:
-    """Run every page once, one after another; a page that fails is logged and left to its first visitor."""
+    """Run every page once, one after another, each when no student's script is running; a page that fails is
+    logged and left to its first visitor."""
     runtime = Runtime.instance()
     t0 = time.monotonic()
     failed = []
     PROGRESS.pages = len(pages)
     try:
         for page in pages:
+            await students_first(runtime, until=t0 + DEFER_AT_MOST_S)
             try:
                 ok = await run_page(runtime, page)
             except Exception:  # a warm-up must never take the server down
@@ -111,8 +134,8 @@ def ready_route() -> Route:
 
 
 def at_start(pages: Sequence[str]) -> Callable:
-    """A lifespan for st.App: warm `pages` in the background once the server has started (unless the environment
-    says ATTENTION_LAB_WARM_UP=0)."""
+    """A lifespan for st.App: warm `pages` before the server answers, for WARM_BEFORE_SERVING_S at most, then go
+    on in the background (unless the environment says ATTENTION_LAB_WARM_UP=0)."""
 
     @contextlib.asynccontextmanager
     async def lifespan(_app):
@@ -121,6 +144,8 @@ def at_start(pages: Sequence[str]) -> Callable:
             yield
             return
         task = asyncio.get_running_loop().create_task(warm(pages), name="warm pages")
+        with contextlib.suppress(TimeoutError):  # shielded: a warm-up that outlasts the wait goes on
+            await asyncio.wait_for(asyncio.shield(task), WARM_BEFORE_SERVING_S)
         try:
             yield
         finally:

@@ -8,6 +8,7 @@ once and puts the numbers inside it on every slider move.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 
@@ -32,6 +33,8 @@ CHAR_EM = 0.52  # the width of one character of a number, in ems: "-0.12" is 2.3
 SHOWN_ROW = "shown"  # the parameter of a clickable heatmap that names the outlined row
 SHOWN = {" ": "␣", "\n": "⏎", "\t": "⇥", "\r": "␍"}  # invisible characters, drawn visibly in labels
 
+
+@functools.lru_cache(maxsize=4096)  # the same few labels are drawn on every move: tokens, d0, d1, ...
 def visible(label: str) -> str:
     """A label drawn as text: an empty token becomes '∅', and one of characters that draw nothing on their
     own becomes symbols and codes: a space '␣', a new line '⏎', a no-break space 'U+00A0', a zero-width
@@ -48,11 +51,16 @@ def visible(label: str) -> str:
 def unique_labels(tokens: Sequence[str]) -> list[str]:
     """Axis labels must be unique and visible: a repeated token gets its position, 'the' -> 'the (4)';
     a space is drawn as '␣'."""
-    shown = [visible(str(t)) for t in tokens]
+    return list(_unique_labels(tuple(map(str, tokens))))
+
+
+@functools.lru_cache(maxsize=1024)
+def _unique_labels(tokens: tuple[str, ...]) -> tuple[str, ...]:
+    shown = [visible(t) for t in tokens]
     counts: dict[str, int] = {}
     for t in shown:
         counts[t] = counts.get(t, 0) + 1
-    return [f"{t} ({i})" if counts[t] > 1 else t for i, t in enumerate(shown)]
+    return tuple(f"{t} ({i})" if counts[t] > 1 else t for i, t in enumerate(shown))
 
 
 def themed(chart):

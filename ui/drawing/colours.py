@@ -55,7 +55,12 @@ def contrast(a, b) -> float:
     return (la + 0.05) / (lb + 0.05)
 
 
-@functools.cache  # 2,000 colours to sample: ~70 ms, and a chart design asks for it each time it is built
+# dark_text_bands of each scheme, written out: sampling 2,000 colours costs 0.1 s a scheme, which a fresh server
+# paid before its first chart (tests/ui/test_contrast.py works them out again and compares).
+DARK_TEXT_BANDS = {"viridis": ((0.431, 1.0),), "purpleorange": ((0.1605, 0.935),)}
+
+
+@functools.cache
 def dark_text_bands(scheme: str, samples: int = 2000) -> tuple[tuple[float, float], ...]:
     """The stretches of a scheme (positions 0..1) light enough to need black text; white elsewhere."""
     bands, start = [], None
@@ -96,7 +101,7 @@ def text_colour_test(scheme: str) -> str:
     is light, or it has no finite value (a light grey cell)."""
     value, t = alt.datum.value, alt.datum._t
     test = ~alt.expr.isValid(value) | ~alt.expr.isFinite(value)
-    for a, b in dark_text_bands(scheme):
+    for a, b in DARK_TEXT_BANDS[scheme]:
         test = test | ((t >= round(a, 4)) & (t <= round(b, 4)))
     return str(test)
 def text_colour(scheme: str) -> dict:

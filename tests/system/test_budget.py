@@ -1,0 +1,59 @@
+"""The per-move budget (bench/budget.py, run by .ci/run with --check) fails on a lesson made slower on purpose.
+
+A copy of the app whose Masking lesson does some needless work on every move (what a careless change to a
+lesson does: JSON built and thrown away) is measured against this checkout's budgets: the check must name
+Masking as past its budget and exit 1. The same page of the app as it is passes. Both runs are short (a few
+moves each) and read server CPU time as a multiple of a bare page's move, so a busy machine does not decide
+the outcome; the slowed lesson costs several times its budget.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.apptest_helpers import ROOT
+
+pytestmark = pytest.mark.timeout(600)
+
+# Built and thrown away on every move of the page's live part: about ten bare moves' worth of server CPU.
+NEEDLESS_WORK = '''
+    import json as _json
+    for _ in range(12):
+        _json.loads(_json.dumps([[i * 0.5, str(i)] for i in range(4000)]))
+'''
+
+
+def check(root: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(ROOT / "bench" / "budget.py"), "--check", "--page", "masking",
+                           "--moves", "8", "--root", str(root)], cwd=ROOT, capture_output=True, text=True,
+                          timeout=540)
+
+
+@pytest.fixture(scope="module")
+def slowed(tmp_path_factory) -> Path:
+    """A copy of the app whose masking lesson wastes CPU on every move."""
+    copy = tmp_path_factory.mktemp("slowed") / "app"
+    shutil.copytree(ROOT, copy, ignore=shutil.ignore_patterns(".git", ".venv*", "__pycache__", ".pytest_cache"))
+    page = copy / "lessons" / "masking" / "page.py"
+    text = page.read_text()
+    marker = '    """The page\'s controls and the sections they drive: a move of a control reruns this alone."""\n'
+    assert marker in text
+    page.write_text(text.replace(marker, marker + NEEDLESS_WORK, 1))
+    return copy
+
+
+def test_the_budget_check_fails_on_a_lesson_made_slower(slowed):
+    done = check(slowed)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "masking defaults:" in done.stdout and "past its budget" in done.stdout, done.stdout
+
+
+def test_the_budget_check_passes_the_lesson_as_it_is():
+    done = check(ROOT)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "Every lesson is within its budget." in done.stdout
