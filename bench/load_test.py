@@ -11,6 +11,9 @@ Run from the repository root:
                                                        # a set-up already running (python deploy/serve.py 2 --state ...)
     python bench/load_test.py --serve 2 --sessions 30 --trainers 10 --gc-compare 0
                                                        # 10 of the 30 train a model while 20 move sliders
+    python bench/load_test.py --sessions 30,60 --gc-compare 0 --root /tmp/older  # an older checkout, same client
+    python bench/load_test.py --sessions 30 --gc-compare 0 --follow   # the class makes its teacher's moves
+    python bench/load_test.py --sessions 30,120 --gc-compare 0 --cold --duration 10  # arriving at a fresh server
 
 For each configuration a fresh server is started (`streamlit run streamlit_app.py` on a loopback port in
 9100-9199, with `--runner.postScriptGC true|false`), warmed up by one session that opens every page once

@@ -1,4 +1,4 @@
-"""Results shared by every session of the process, read-only: a plain LRU dictionary per function.
+"""Results shared by every session of the process, read-only: a bounded dictionary per function (ui.cache).
 
 st.cache_data hashes a call's arguments with its own hasher, inspects the function's signature and unpickles
 a copy of the result on every call, hit or miss: 0.25-0.35 ms a call, where the lessons' computations take
