@@ -71,7 +71,7 @@ def test_shared_presenter_link(server, page):
     main = page.locator('[data-testid="stMainBlockContainer"]')
     expect(main.get_by_text("scaling switched off", exact=False).first).to_be_visible()
     expect(main.get_by_text("with d_k = 512", exact=False).first).to_be_visible()
-    expect(chart(page, "logits Q Kᵀ (not scaled)")).to_have_count(1)
+    expect(chart(page, "scores before the softmax: Q Kᵀ (not scaled)")).to_have_count(1)
     # the secondary material is hidden (the page is drawn: it would be there by now)
     expect(page.get_by_text("Show the code")).to_have_count(0)
     expect(page.get_by_text("Export the matrices on this page", exact=False)).to_have_count(0)
