@@ -100,6 +100,8 @@ def controls_and_sections() -> None:
     notes = st.container()  # the link's notes, for controls drawn further down too
 
     tokens_1, tokens_2 = contexts_section(D, d_k, seed, trained)
+    if trained:  # say where the trained model stops
+        st.info(prose.text("communication", "trained_rest"), icon=":material/shuffle:")
     cross_section(tokens_1, tokens_2, D, d_k, seed)
     with notes:
         controls.show_url_notes()  # now, in case an empty sidebar text stops the page below
