@@ -8,6 +8,7 @@ from core.demos import circuit
 from core.demos.knockout import knockout_table, mean_loss, position_losses
 from core.tasks import induction_keys
 from lessons import COURSE
+from lessons.circuit import phase
 from lessons.circuit.questions import questions
 from ui.compute import cached, model_store
 from ui.compute.memo import shared
@@ -156,7 +157,9 @@ def controls_and_sections() -> None:
 page.opening(COURSE, "circuit")
 
 page.live(controls_and_sections)
+phase.section(model_store.load_model(MODEL))  # its training log: the same for every link, outside the live part
 
 page.closing(COURSE, "circuit", questions, code=(
     circuit.generated, circuit.copy_halves, circuit.read_sequence, induction_keys, circuit.previous_token_mass,
-    circuit.induction_mass, position_losses, mean_loss, knockout_table, circuit.copying_by_length))
+    circuit.induction_mass, position_losses, mean_loss, knockout_table, circuit.copying_by_length,
+    circuit.phase_change))
