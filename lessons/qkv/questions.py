@@ -4,6 +4,8 @@ per process, from the page's defaults (ui.frame.page.footer)."""
 
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 
 from core.attention import scaled_dot_product_attention
@@ -12,7 +14,10 @@ from core.demos.word_heads import read_words, rule_positions, trained_attention,
 from core.tokenize import word_tokens
 from ui.frame.exercises import Exercise
 from ui.sections import trained_views
+from ui.sections.views import sentence_settings
 from ui.state.controls import DEFAULT_TEXT
+
+D_K = inspect.signature(sentence_settings).parameters["d_k_default"].default  # the page's default d_k
 
 
 def questions() -> list[Exercise]:
@@ -24,7 +29,7 @@ def questions() -> list[Exercise]:
     apart = two_arrows(0, 120, 2.0, 2.0)  # two arrows of length 2, 120° apart
     la, lb, theta = apart["length_a"], apart["length_b"], apart["theta"]
     return [
-        Exercise("score_count", f"The default sentence has {T} tokens and d_k = 8. How many numbers are in "
+        Exercise("score_count", f"The default sentence has {T} tokens and d_k = {D_K}. How many numbers are in "
                  "the score matrix Q Kᵀ?", answer=T * T, tolerance=0,
                  explanation=f"One score for every (query, key) pair: {T} queries × {T} keys = {T * T}, whatever d_k "
                  "is. (Q has one row of d_k numbers per token, and so has K; their product Q Kᵀ is T by T.)",

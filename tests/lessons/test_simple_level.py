@@ -30,6 +30,7 @@ FORMULA = {
     "a formula's symbol": re.compile(r"[Σ∑∏∂∇⊙Φε∈]|x̂"),
     "a function applied": re.compile(
         r"\b(?:exp|log2?|ln|sin|cos|tanh|softmax|GELU|ReLU|LN|FFN|Var|argmax|max|PE|MultiHead|Attention)\((?!\))"),
+    "a function of an expression": re.compile(r"\b[A-Za-z][\w-]*\((?:[A-Za-z_][\w]*\(|[^()]*[+·/])"),
     "a logarithm": re.compile(r"(?<![A-Za-z])[−-]\s?(?:log|ln)\b|\bln\s?(?:\d|[A-Z]\b)|\blog2\s?\d"),
     "a root": re.compile(r"√\(|[/÷]\s?√"),
     "a power of e": re.compile(r"\be\s?\^|\be[⁰¹²³⁻⁺]"),
@@ -51,7 +52,8 @@ def formulas(text: str) -> list[str]:
 def test_the_search_finds_formulas_and_leaves_plain_text():
     for formula in ("q = x W_Q", "softmax(Q Kᵀ / √d_k)", "√(var + ε)", "−log P(next)", "ln 24 = 3.18",
                     "PE[p, 2i] = sin(p / 10000^(2i/D))", "z_i = Σ_j a_ij v_j", "exp(m_old − m_new)",
-                    "since e^−∞ = 0", "d_k = D / H", "Q Kᵀ / √d_k", r"\frac{a}{b}"):
+                    "since e^−∞ = 0", "d_k = D / H", "Q Kᵀ / √d_k", r"\frac{a}{b}", "x + attn(ln_1(x))",
+                    "ln_1(x + attn(x))", "then + ffn(ln_2(·))"):
         assert formulas(formula), formula
     for plain in ("D = 48 and d_k = 12", "Q · shape (7, 8) = (T, d_k)", "the dog sat on the log", "the weights of "
                   "the softmax (0 puts everything on one key)", "a · b = 0.866, positive", "log-log axes",
@@ -83,6 +85,8 @@ def test_the_simple_level_shows_no_formula(url_path, weights):
     assert not any(e.label == "Show the code" for e in at.expander)
     found = [f for text in reading(at) for f in formulas(text)]
     assert not found, "\n".join(found)
+    # a part hidden at this level leaves nothing behind: no empty caption or paragraph where it was
+    assert all(str(el.value).strip() for kind in ("markdown", "caption") for el in getattr(at, kind))
 
 
 @pytest.mark.parametrize("lesson", list(COURSE), ids=[lesson.url_path for lesson in COURSE])
