@@ -64,7 +64,7 @@ def curves() -> tuple[dict, ChartData]:
 def written_bars(r: dict) -> ChartData:
     """How long a vector each group of hidden units writes through W_proj at the reading's position."""
     fires = r["firing_row"]
-    return plots.bar_frame([f"the {fires} units that fire", f"the {r['F'] - fires} that do not"],
+    return plots.bar_frame([f"{fires} that fire", f"{r['F'] - fires} that do not"],
                            [r["written_row"]["firing"], r["written_row"]["silent"]])
 
 

@@ -24,8 +24,9 @@ def section(model: Model) -> None:
                   log["step"][0], last=p["last_step"], stuck=p["stuck_step"], stuck_loss=p["stuck_loss"],
                   uniform=uniform, gap=uniform - p["stuck_loss"], a=before, a_loss=lost, b=after, b_loss=reached,
                   done=p["done_step"], done_loss=p["done_loss"], share=p["share"])
+    every = log["step"][1] - log["step"][0]
     frame = plots.line_frame(log["step"], {"validation loss (the repeat)": log["val_loss"],
-                                           "training loss (the repeat)": log["train_loss"],
+                                           f"training loss (mean of the {every} steps before)": log["train_loss"],
                                            f"uniform guess ({uniform:.2f})": [uniform] * len(log["step"])})
     render.show(plots.line_chart, frame, width="stretch", x_title="training step", y_title="loss (nats)",
                 title="The loss on the repeat while the model trained")
