@@ -115,7 +115,7 @@ def loss_section(a: dict, repeats: bool, model) -> None:
     else:
         cols[0].metric("Mean loss, every letter", f"{a['loss']:.3f}")
     V = len(model.meta["tokenizer"]["chars"])  # the letters the model can be asked to predict
-    cols[-1].metric(f"Uniform guess, ln {V}", f"{np.log(V):.3f}")
+    cols[-1].metric(f"Uniform guess over {V} letters", f"{np.log(V):.3f}")
     prose.show("circuit", "loss" if repeats else "loss_no_repeat", V=V, uniform=np.log(V))
     st.caption(prose.text("circuit", "reach", **reach(model.source)))
 
