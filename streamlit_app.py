@@ -14,7 +14,9 @@ from ui.state import controls
 
 # The pipeline the lessons walk through, one box per step: HTML boxes that wrap onto a second row in the
 # page's own type size (a graphviz picture shrank its text to ~8 px to fit the page's width). A numbered list,
-# so a screen reader reads the ten steps in order (the arrows between them are hidden from it). Constant text.
+# so a screen reader reads the steps in order (the arrows between them are hidden from it). Constant text.
+# Pre-norm, as every model here: layer norm before attention and before the feed-forward layer, each sublayer's
+# output added to the residual stream.
 PIPELINE_HTML = """<style>
 .pipeline { display: flex; flex-wrap: wrap; align-items: center; gap: .5rem .4rem; margin: .5rem 0 1rem;
             list-style: none; padding: 0; }
@@ -27,8 +29,9 @@ PIPELINE_HTML = """<style>
 [data-testid="stCaptionContainer"] p { color: color-mix(in srgb, currentColor 85%, transparent); }
 [data-testid="stCaptionContainer"] code { color: inherit; }
 </style>
-<ol class="pipeline" aria-label="The attention pipeline, step by step">
-<li><span class="step">token<br>embeddings X</span><span class="arrow" aria-hidden="true">→</span></li>
+<ol class="pipeline" aria-label="A transformer, step by step">
+<li><span class="step">token embeddings X<br>+ positions</span><span class="arrow" aria-hidden="true">→</span></li>
+<li><span class="step">layer norm</span><span class="arrow" aria-hidden="true">→</span></li>
 <li><span class="step">Q, K, V<br>= X W</span><span class="arrow" aria-hidden="true">→</span></li>
 <li><span class="step">scores<br>Q Kᵀ</span><span class="arrow" aria-hidden="true">→</span></li>
 <li><span class="step">÷ √d_k</span><span class="arrow" aria-hidden="true">→</span></li>
@@ -36,15 +39,18 @@ PIPELINE_HTML = """<style>
 <li><span class="step">softmax</span><span class="arrow" aria-hidden="true">→</span></li>
 <li><span class="step">weighted sum<br>of V</span><span class="arrow" aria-hidden="true">→</span></li>
 <li><span class="step">heads →<br>concat → W_O</span><span class="arrow" aria-hidden="true">→</span></li>
-<li><span class="step">block:<br>+ layer norm, FFN</span><span class="arrow" aria-hidden="true">→</span></li>
-<li><span class="step">model:<br>logits → next token</span></li></ol>"""
+<li><span class="step">+ residual</span><span class="arrow" aria-hidden="true">→</span></li>
+<li><span class="step">layer norm → FFN<br>→ + residual</span><span class="arrow" aria-hidden="true">→</span></li>
+<li><span class="step">more blocks,<br>final layer norm</span><span class="arrow" aria-hidden="true">→</span></li>
+<li><span class="step">logits → next token</span></li></ol>"""
 
 
 def home() -> None:
     st.title("Attention Lab")
     st.markdown(
         "Transformer attention, built from first principles and drawn one matrix at a time. "
-        "Every number on these pages is computed live by a small NumPy library you can read end to end; "
+        "Every number on these pages comes from a small NumPy library you can read end to end, computed as the "
+        "page draws (a shipped model's measured figures were computed when it was trained); "
         "move a slider and watch every matrix downstream change. Every view is in its link: copy the "
         "address bar and a classmate sees exactly what you see."
     )
@@ -55,7 +61,9 @@ def home() -> None:
         cols[0].page_link(lesson.path, label=f"{number}. {lesson.title}",
                           icon=lesson.icon)
         cols[1].markdown(f"*{lesson.step}*")
-    st.caption("The attention equation all of this unpacks: Attention(Q, K, V) = softmax(Q Kᵀ / √d_k) V.")
+    st.caption("One block, pre-norm as every model here: layer norm before attention and before the feed-forward "
+               "layer, each adding its result to the residual stream. The attention equation the first lessons "
+               "unpack: Attention(Q, K, V) = softmax(Q Kᵀ / √d_k) V.")
     solved, attempted = exercises.total_progress()
     if attempted:
         st.success(f"Check-yourself progress this session: {solved} solved of {attempted} tried.")

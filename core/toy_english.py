@@ -202,6 +202,24 @@ def grammar_entropy(kind: str | None = None) -> float:
     return float(-(p * np.log(p)).sum() / (p * lengths).sum())
 
 
+@functools.cache
+def sentence_count(kind: str) -> int:
+    """How many different sentences the kind has (every sentence of a kind is equally likely)."""
+    if kind not in SENTENCES:
+        raise ValueError(f"Unknown sentence kind {kind!r}; choose one of {', '.join(KINDS)}.")
+    return len(all_sentences(SENTENCES[kind]))
+
+
+def chance_drawn(kind: str, draws: int) -> float:
+    """The chance that one given sentence of the kind is among `draws` sentences drawn from the grammar (each
+    draw picks the kind with chance 1/3, then one of its sentence_count(kind) sentences): 1 - (1 - p)^draws.
+    For the sentences the word model trained on, this is the share of any fresh sample it had already seen."""
+    if int(draws) != draws or draws < 0:
+        raise ValueError(f"The number of draws must be a whole number, 0 or more; got {draws!r}.")
+    p = 1.0 / (len(KINDS) * sentence_count(kind))
+    return float(-math.expm1(draws * math.log1p(-p)))
+
+
 # ---- the data source the trainer reads ----------------------------------------------------------
 
 

@@ -3,10 +3,13 @@ the course takes through them: the navigation, the home page, every page's numbe
 links read this one table.
 
 The order: the task first (predict the next token; the bigram model shows what one token of context buys
-and what it cannot see), then attention's parts in the order the data flows through them (projections,
-scaling, masking, heads), what attention does with context and order, the block around it, the whole
-model, how it learns, what a trained model's heads do, and last the advanced page on computing attention
-in tiles, which needs everything before it and nothing after it needs."""
+and what it cannot see), then why attention (a word needs the words before it; an average of the past is
+the first, fixed weighting, which queries and keys make depend on the words: QKV opens with it), then
+attention's parts in the order the data flows through them (projections, scaling, masking, heads), what
+attention does with context and order, the block around it, the whole model, how it learns, what a trained
+model's heads do, and last the advanced page on computing attention in tiles, which needs everything before
+it and nothing after it needs. Position vectors are first taught in QKV, where its trained view first uses
+them; the random views up to Multi-head leave them out, and Context and order shows what order needs them for."""
 
 from ui.frame.nav import Course, Lesson
 
@@ -14,7 +17,8 @@ COURSE = Course((
     # folder, title, link, icon, the pipeline step it explains
     Lesson("bigram", "Bigram model", "bigram", ":material/text_fields:",
            "the task: predict the next token; counts → probabilities"),
-    Lesson("qkv", "QKV projection", "qkv", ":material/key:", "embeddings → Q, K, V → scores"),
+    Lesson("qkv", "QKV projection", "qkv", ":material/key:",
+           "why attention: an average of the past → Q, K, V → scores"),
     Lesson("scaling", "Scaling", "scaling", ":material/straighten:", "scores ÷ √d_k → softmax"),
     Lesson("masking", "Masking", "masking", ":material/visibility_off:", "causal mask → weighted sum"),
     Lesson("multi_head", "Multi-head", "multi-head", ":material/view_column:", "heads → concat → W_O"),

@@ -3,7 +3,8 @@
     python -m tools.train --data pydoc --d-model 64 --heads 4 --layers 2 --steps 3000 --out core/weights/pydoc_char
     python -m tools.train --help
 
-It prints the training and validation loss at every evaluation and, with --checkpoint, saves the training
+It prints the training and validation loss at every evaluation (and keeps them in the JSON's meta["log"],
+a resumed run from where it resumed) and, with --checkpoint, saves the training
 state there so that --resume can go on after an interruption.
 """
 
@@ -74,9 +75,13 @@ def main(argv: list[str] | None = None) -> None:
         tc = TrainConfig(lr=args.lr, batch_size=args.batch, weight_decay=args.weight_decay,
                          warmup_steps=args.warmup, decay_steps=args.steps)
         trainer = Trainer(cfg, data, tc, seed=args.seed)
+    log = {"step": [], "train_loss": [], "val_loss": []}  # every evaluation, kept in the model's JSON
     while trainer.steps < args.steps:
         losses = trainer.step(min(args.eval_every, args.steps - trainer.steps))
         val = trainer.evaluate()
+        for key, value in (("step", trainer.steps), ("train_loss", round(float(np.mean(losses)), 5)),
+                           ("val_loss", round(float(val), 5))):
+            log[key].append(value)
         print(f"step {trainer.steps:6d}  train {np.mean(losses):.4f}  val {val:.4f}  {trainer.seconds:7.1f} s",
               flush=True)
         if args.checkpoint:
@@ -86,7 +91,7 @@ def main(argv: list[str] | None = None) -> None:
         "train_loss": trainer.evaluate(1024, split="train"), "val_loss": trainer.evaluate(None),
         "bigram_val_loss": data.bigram_baseline(), "wall_time_s": round(trainer.seconds, 1),
         "train_config": asdict(trainer.train_cfg), "seed": args.seed,
-        "command": "python -m tools.train " + shlex.join(argv),
+        "command": "python -m tools.train " + shlex.join(argv), "log": log,
     }
     if args.data == "pydoc":  # the text it learnt, by digest: load refuses it beside another (core.model.load)
         meta.update(pydoc_record())

@@ -48,8 +48,9 @@ def block_reading(params, cfg: ModelConfig, ids, layer: int, position: int) -> d
     """One block of the model on ids (T,), taken apart at one position, from forward's own trace.
 
     Returns the layer norm of that row (the block's first layer norm: on x pre-norm, on x + attention
-    post-norm), the feed-forward arrays (T, D) -> (T, F) -> (T, D) and how many hidden units fire, and the
-    residual stream's rows with their lengths (T,).
+    post-norm), the feed-forward arrays (T, D) -> (T, F) -> (T, D), how many hidden units fire and how long a
+    vector each group writes through W_proj (written: "firing" and "silent", (T,) each; silent_most, the largest
+    amount a silent unit passes on, in size), and the residual stream's rows with their lengths (T,).
     """
     if cfg.attention_only:
         raise ValueError("This model has no feed-forward sublayer (d_ff = 0): the block lesson needs one.")
@@ -64,6 +65,10 @@ def block_reading(params, cfg: ModelConfig, ids, layer: int, position: int) -> d
     ln_in, ln_out = (tr.x, tr.attn_in) if pre else (tr.res_1, tr.ffn_in)  # what ln_1 read and wrote
     ln = layer_norm_steps(ln_in[position], **params["blocks"][layer]["ln_1"], eps=cfg.ln_eps)
     fires = tr.ffn_pre > FIRES_ABOVE  # (T, F)
+    w_proj = params["blocks"][layer]["mlp"]["w_proj"]  # (F, D)
+    # what the two groups of units write through W_proj, without the bias: (T, F) @ (F, D) -> (T, D), then lengths
+    written = {"firing": _norms(np.where(fires, tr.ffn_act, 0.0) @ w_proj),
+               "silent": _norms(np.where(fires, 0.0, tr.ffn_act) @ w_proj)}
     order = np.argsort(tr.ffn_pre[position], kind="stable")  # the row's hidden units, lowest first
     base_2 = tr.res_1 if pre else tr.ffn_in  # what the feed-forward's residual adds to
     sizes = {group: sum(a.size for a in part.values()) for group, part in params["blocks"][layer].items()}
@@ -77,6 +82,9 @@ def block_reading(params, cfg: ModelConfig, ids, layer: int, position: int) -> d
         "w_fc": params["blocks"][layer]["mlp"]["w_fc"], "w_proj": params["blocks"][layer]["mlp"]["w_proj"],
         "firing": fires.mean(axis=-1), "firing_mean": float(fires.mean()),
         "firing_row": int(fires[position].sum()),
+        "written": written, "written_row": {name: float(n[position]) for name, n in written.items()},
+        "written_mean": {name: float(n.mean()) for name, n in written.items()},
+        "silent_most": float(-tr.ffn_act[~fires].min()) if (~fires).any() else 0.0,
         "row_pre_sorted": tr.ffn_pre[position][order], "row_act_sorted": tr.ffn_act[position][order],
         **stream, "norms": norms,
         "row_norms": {name: float(n[position]) for name, n in norms.items()},
@@ -121,9 +129,10 @@ NUDGE = 0.01  # every weight matrix moved by 1% of its own spread: about what on
 
 
 def unit_scale_blocks(cfg: ModelConfig, rng: np.random.Generator) -> list[dict]:
-    """Random blocks in float64 whose weight matrices have std 1/sqrt(fan_in) (the 2017 paper's scale, and
-    PyTorch's default), so that every sublayer's output is about as large as its input. GPT-2's init draws
-    them far smaller (0.02), and the sublayers then start out almost silent."""
+    """Random blocks in float64 whose weight matrices have std 1/sqrt(fan_in) (LeCun's scale: each output of a
+    matrix product about as large as an input), so that every sublayer's output is about as large as its input.
+    GPT-2's init draws them far smaller (0.02), and the sublayers then start out almost silent. (The 2017 paper
+    states no initialisation; PyTorch's nn.Linear draws uniformly with std 1/sqrt(3 fan_in).)"""
     blocks = init_params(cfg, rng, np.float64)["blocks"]
     for blk in blocks:
         for group in ("attn", "mlp"):

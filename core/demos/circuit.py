@@ -115,3 +115,29 @@ def read_sequence(params, cfg: ModelConfig, ids) -> dict:
             "first_loss": mean_loss(losses, first) if first.any() else float("nan"),
             "repeat_loss": mean_loss(losses, repeat) if repeat.any() else float("nan"),
             "previous": previous_token_mass(weights), "induction": induction_mass(weights, ids, counted)}
+
+
+def phase_change(log: dict, uniform: float, high: float = 0.8, low: float = 0.1) -> dict:
+    """Where the validation loss of a training log fell (log as tools/train.py keeps it in a model's JSON:
+    "step", "val_loss", equal lengths). uniform is the loss of a uniform guess (ln of the letters).
+
+    Returns the last evaluation whose loss was still at least high x uniform ("stuck_step", "stuck_loss"),
+    the first at or below low x uniform ("done_step", "done_loss"), the one interval between two evaluations
+    with the largest fall ("fall": (step before, loss, step after, loss)), and the share of the training
+    steps between stuck_step and done_step ("share"). Induction heads form in such a sudden fall after a
+    long flat stretch (Olsson et al., 2022)."""
+    steps, losses = np.asarray(log["step"], dtype=np.int64), np.asarray(log["val_loss"], dtype=np.float64)
+    if steps.ndim != 1 or steps.shape != losses.shape or len(steps) < 2:
+        raise ValueError("A training log needs at least two evaluations, each a step and a validation loss.")
+    if not 0 < low < high:
+        raise ValueError(f"Need 0 < low < high; got low {low}, high {high}.")
+    stuck = np.flatnonzero(losses >= high * uniform)
+    done = np.flatnonzero(losses <= low * uniform)
+    if not len(stuck) or not len(done) or done[0] < stuck[-1]:
+        raise ValueError("This log does not go from near the uniform guess to far below it.")
+    s, d = int(stuck[-1]), int(done[0])
+    i = int(np.argmax(losses[:-1] - losses[1:]))  # the largest fall from one evaluation to the next
+    return {"stuck_step": int(steps[s]), "stuck_loss": float(losses[s]), "done_step": int(steps[d]),
+            "done_loss": float(losses[d]), "fall": (int(steps[i]), float(losses[i]), int(steps[i + 1]),
+                                                    float(losses[i + 1])),
+            "share": float((steps[d] - steps[s]) / steps[-1]), "last_step": int(steps[-1])}

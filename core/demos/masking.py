@@ -221,8 +221,9 @@ def masking_view(tokens: Sequence[str], D: int, d_k: int, seed: int) -> dict:
 
 def averaging_rows(view: dict, tokens: Sequence[str], i: int) -> tuple[list[str], np.ndarray]:
     """Row i of the averaging trick, from masking_view's result, as named rows (i + 3, d_v), top to bottom:
-    out[i] = (W V)[i] of the uniform causal weights, the mean of V[0..i], then V[0], ..., V[i]."""
-    names = [f"out[{i}] = (W V)[{i}]", f"mean of V[0..{i}]", *(f"V[{j}] ({t})" for j, t in enumerate(tokens[: i + 1]))]
+    out[i] of the uniform causal weights (row i of W V), the mean of V[0..i], then V[0], ..., V[i]."""
+    names = [f"out[{i}] of the uniform weights", f"mean of V[0..{i}]",
+             *(f"V[{j}] ({t})" for j, t in enumerate(tokens[: i + 1]))]
     return names, np.vstack([view["uniform_out"][i], view["running_mean"][i], view["V"][: i + 1]])
 
 

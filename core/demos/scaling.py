@@ -152,3 +152,25 @@ def divisor_error(d_k: int, d_v: int) -> tuple[str, float]:
     if d_v < d_k:
         return "too_little", float(np.sqrt(d_k / d_v))
     return "equal", 1.0
+
+
+OVERFLOW_SCORES = (1000.0, 999.0, 998.0)  # a row of large scores: exp of each overflows float64
+
+
+def overflow(scores: Sequence[float] = OVERFLOW_SCORES) -> dict:
+    """The softmax of one row (n,) written naively, exp(s) / sum exp(s), and with the row's max subtracted
+    first, as core.attention.softmax does. exp overflows to inf above ln(largest float): 709.78 in float64,
+    88.72 in float32, 11.09 in float16 ("limits"); inf / inf is NaN, so the naive weights are NaN. Subtracting
+    the max changes no weight (the same factor e^-max cancels above and below the line) and leaves every
+    exponent at 0 or below, so no exp can overflow. Returns scores, naive_exp, naive, shifted, shifted_exp,
+    weights (n,) each, and limits {dtype name: largest exponent}."""
+    s = np.asarray(scores, dtype=np.float64)
+    if s.ndim != 1 or not len(s) or not np.isfinite(s).all():
+        raise ValueError("Give one row of finite scores.")
+    with np.errstate(over="ignore", invalid="ignore"):  # the overflow is what this shows
+        naive_exp = np.exp(s)
+        naive = naive_exp / naive_exp.sum()
+    shifted = s - s.max()
+    return {"scores": s, "naive_exp": naive_exp, "naive": naive, "shifted": shifted, "shifted_exp": np.exp(shifted),
+            "weights": softmax(s), "limits": {t: float(np.log(np.finfo(t).max)) for t in ("float64", "float32",
+                                                                                           "float16")}}

@@ -23,12 +23,14 @@ from pathlib import Path
 import numpy as np
 
 from core.attention import softmax
-from core.model import Knockout, ModelConfig, forward, load
+from core.model import Knockout, ModelConfig, forward, init_params, load
 from core.tokenize import WordTokenizer
 from core.toy_english import ANIMALS, CUES, KINDS, LINKS, PEOPLE, START, THINGS, Sentence, ToyEnglish, sample
 
 WEIGHTS = Path(__file__).resolve().parents[1] / "weights" / "toy_english"
-HELD_OUT_SEED = 424_242  # the held-out sentences: a seed neither training nor validation uses
+TEST_SEED = 424_242  # the test sentences: a seed neither training nor validation uses (the sentences themselves
+# are not held out: the grammar is small and training drew most of them; core.toy_english.chance_drawn)
+RULE_SENTENCES = 256  # test sentences per rule, as the shipped figures (meta["phenomena"]) were measured
 
 
 @dataclass(frozen=True)
@@ -47,6 +49,21 @@ def word_model(path: str | Path = WEIGHTS) -> WordModel:
     if tokenizer.vocab_size != cfg.vocab_size:
         raise ValueError(f"The model has {cfg.vocab_size} token ids but its tokenizer {tokenizer.vocab_size} words.")
     return WordModel(params, cfg, tokenizer, meta)
+
+
+@functools.cache
+def untrained(seed: int = 0) -> WordModel:
+    """The shipped model's configuration and words with fresh random weights (init_params, as training starts
+    from): the same architecture before training, for like-for-like comparisons."""
+    model = word_model()
+    params = init_params(model.cfg, np.random.default_rng(seed))
+    return WordModel(params, model.cfg, model.tokenizer, {**model.meta, "trained": False})
+
+
+def training_draws(model: WordModel | None = None) -> int:
+    """How many sentences training drew (steps x batch size: one sentence per sequence, fresh at every batch)."""
+    meta = (model or word_model()).meta
+    return int(meta["steps"]) * int(meta["train_config"]["batch_size"])
 
 
 # ---- what the pages call: one sentence read by the model ---------------------------------------
@@ -121,10 +138,37 @@ def bank_similarity(first: str = "she saw the river by the bank", second: str = 
     return {"stages": stages, "cosine": np.array([cosine(a, b) for a, b in zip(*streams)])}
 
 
-# ---- the rules measured on held-out sentences ---------------------------------------------------
+def average_or_attend(first: str = "she saw the river by the bank", second: str = "she saw the money by the bank",
+                      word: str = "bank", model: WordModel | None = None) -> dict:
+    """Why attention, on two sentences that differ in one earlier word (the cue, river or money): the row of
+    `word` under the plainest use of the past, the running average (1/(i + 1) on each of tokens 0..i, the
+    same in any sentence), and under the head the measurements single out for the rule (its learned
+    weights). Per sentence: tokens (T,), at (word's last position), average (T,), attended (T,), cue (its
+    position) and cue_average, cue_attended (the weight each row puts on it). Also head (layer, head) and
+    that head's measured figures (meta["phenomena"]["bank"]: share, off_accuracy)."""
+    model = model or word_model()
+    figures = model.meta["phenomena"]["bank"]
+    layer, head = figures["head"]
+    rows = []
+    for sentence in (first, second):
+        seen = trained_attention(sentence, model)
+        tokens = seen["tokens"]
+        rule = rule_positions(tokens)
+        if word not in tokens or rule is None or rule["kind"] != "bank":
+            raise ValueError(f"{sentence!r} is not a bank sentence with a cue before {word!r}.")
+        at = len(tokens) - 1 - tokens[::-1].index(word)
+        average = np.where(np.arange(len(tokens)) <= at, 1.0 / (at + 1), 0.0)  # row `at` of the running mean
+        attended = np.asarray(seen["weights"][layer, head, at], dtype=np.float64)
+        rows.append({"tokens": tokens, "at": at, "average": average, "attended": attended, "cue": rule["cue"],
+                     "cue_average": float(average[rule["cue"]]), "cue_attended": float(attended[rule["cue"]])})
+    return {"sentences": rows, "head": (int(layer), int(head)), "share": float(figures["share"]),
+            "off_accuracy": float(figures["off_accuracy"])}
 
 
-def held_out(kind: str, n: int = 256, seed: int = HELD_OUT_SEED) -> list[Sentence]:
+# ---- the rules measured on test sentences -------------------------------------------------------
+
+
+def rule_sentences(kind: str, n: int = RULE_SENTENCES, seed: int = TEST_SEED) -> list[Sentence]:
     """n sentences of the kind with a distractor of the other class (Sentence.contrast), from their own seed."""
     rng = np.random.default_rng([seed, KINDS.index(kind)])
     found: list[Sentence] = []
@@ -155,14 +199,14 @@ def read_rule(model: WordModel, sentences: list[Sentence], knockout: Knockout | 
             "log_odds": float(np.mean(np.log(right) - np.log(wrong))), "shares": shares}
 
 
-def rule_figures(model: WordModel, kind: str, n: int = 256, seed: int = HELD_OUT_SEED) -> dict:
-    """read_rule's figures for n held-out sentences of the kind, and what switching heads off (zeroed) does:
+def rule_figures(model: WordModel, kind: str, n: int = RULE_SENTENCES, seed: int = TEST_SEED) -> dict:
+    """read_rule's figures for n test sentences of the kind, and what switching heads off (zeroed) does:
 
     off_accuracy, off_log_odds (L, H): each head off alone; head, share: the head with the largest share;
     carrier: the head whose loss costs the most log-odds (the two often differ: a head can look at the cue
     while another one carries it); pair: the two heads with the largest shares, pair_accuracy and
     pair_log_odds with both off (two heads that look at the same cue can stand in for each other)."""
-    sentences = held_out(kind, n, seed)
+    sentences = rule_sentences(kind, n, seed)
     seen = read_rule(model, sentences)
     L, H = seen["shares"].shape
     off_accuracy, off_log_odds = np.zeros((L, H)), np.zeros((L, H))
@@ -178,10 +222,26 @@ def rule_figures(model: WordModel, kind: str, n: int = 256, seed: int = HELD_OUT
             "pair_accuracy": pair_off["accuracy"], "pair_log_odds": pair_off["log_odds"]}
 
 
-def phenomenon_figures(model: WordModel | None = None, n: int = 256, seed: int = HELD_OUT_SEED) -> dict:
+def phenomenon_figures(model: WordModel | None = None, n: int = RULE_SENTENCES, seed: int = TEST_SEED) -> dict:
     """rule_figures for every kind of sentence: {"agreement": {...}, "pronoun": {...}, "bank": {...}}."""
     model = model or word_model()
     return {kind: rule_figures(model, kind, n, seed) for kind in KINDS}
+
+
+def looked_at_or_used(kind: str = "bank", model: WordModel | None = None, n: int = RULE_SENTENCES,
+                      seed: int = TEST_SEED, looking: float = 0.3) -> dict:
+    """Attention is not explanation, measured: for one rule, every head's share on the cue (L, H) beside what
+    switching that head off alone does to the rule (accuracy and mean log-odds, (L, H) each), with every head
+    on (accuracy, log_odds). needed: the head whose knockout costs the most log-odds; also_looking: the other
+    heads whose share reaches `looking`, in order of share (they look at the cue; whether the model needs
+    them is what their knockouts say)."""
+    f = rule_figures(model or word_model(), kind, n, seed)
+    shares = f["shares"]
+    needed = tuple(int(i) for i in np.unravel_index(f["off_log_odds"].argmin(), shares.shape))
+    order = [tuple(int(i) for i in np.unravel_index(flat, shares.shape)) for flat in np.argsort(-shares, None)]
+    also = [h for h in order if h != needed and shares[h] >= looking]
+    return {"shares": shares, "off_accuracy": f["off_accuracy"], "off_log_odds": f["off_log_odds"],
+            "accuracy": f["accuracy"], "log_odds": f["log_odds"], "needed": needed, "also_looking": also, "n": n}
 
 
 def summary(figures: dict) -> dict:

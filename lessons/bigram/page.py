@@ -91,7 +91,7 @@ def loss_section(v: dict, model: Model | None, loss: float | None) -> None:
     cols = views.in_a_row(3)
     cols[0].metric("Bigram model", f"{v['loss']:.3f} nats" if np.isfinite(v["loss"]) else "∞")
     cols[1].metric("Transformer", f"{loss:.3f} nats" if loss is not None else "not available")
-    cols[2].metric(f"Uniform guess ln {len(v['row_sums'])}", f"{v['uniform']:.3f} nats")
+    cols[2].metric(f"Uniform guess over {len(v['row_sums'])} characters", f"{v['uniform']:.3f} nats")
     name = code_span(model.name) if model else "(none on this server)"
     prose.show("bigram", "loss", pairs=f"{v['pairs']:,}", name=name)
     if not np.isfinite(v["loss"]):

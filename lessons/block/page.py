@@ -70,7 +70,7 @@ def layer_norm_section(r: dict, label: str) -> None:
 
 def ffn_section(r: dict, label: str) -> None:
     prose.section("The feed-forward layer", "block", "ffn", param_share=r["ffn_param_share"])
-    st.caption(" → ".join([shape_text("ffn_in = ln_2(x + attention)", r["ffn_in"], "(T, D)"),
+    st.caption(" → ".join([shape_text("ffn_in (layer-normed x + attention)", r["ffn_in"], "(T, D)"),
                            shape_text("W_fc", r["w_fc"], "(D, F)"), shape_text("hidden", r["ffn_pre"], "(T, F)"),
                            shape_text("W_proj", r["w_proj"], "(F, D)"), shape_text("ffn_out", r["ffn_out"], "(T, D)")]))
     c, curve = bv.curves()
@@ -82,8 +82,14 @@ def ffn_section(r: dict, label: str) -> None:
         render.show(plots.line_chart, bv.hidden_lines(r), width="stretch", x_title="hidden unit, lowest first",
                     title=f"row {r['position']} “{label}”: its hidden units", y_title="value")
     prose.show("block", "gelu", min_x=c["gelu_min_x"], min_y=c["gelu_min"])
+    on, off = r["written_row"]["firing"], r["written_row"]["silent"]
+    verdict = (prose.text("block", "firing_more") if off > on else
+               prose.text("block", "firing_less", ratio=off / on))
     prose.show("block", "firing", position=r["position"], char=code_span(label), fires=r["firing_row"], F=r["F"],
-               share=r["firing_mean"], D=r["D"], T=r["T"])
+               share=r["firing_mean"], T=r["T"], most=r["silent_most"], silent=r["F"] - r["firing_row"], on=on,
+               off=off, on_mean=r["written_mean"]["firing"], off_mean=r["written_mean"]["silent"], verdict=verdict)
+    render.show(plots.bar_chart, bv.written_bars(r), width="stretch", x_title="length of what they write",
+                title=f"row {r['position']} “{label}”: written through W_proj", y_title="")
     render.show(plots.line_chart, plots.line_frame(range(r["T"]), {"share of hidden units that fire": r["firing"]}),
                 width="stretch", title="How many hidden units fire, position by position", x_title="position",
                 y_title="share of the F units", whole_x=True)

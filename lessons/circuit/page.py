@@ -8,6 +8,7 @@ from core.demos import circuit
 from core.demos.knockout import knockout_table, mean_loss, position_losses
 from core.tasks import induction_keys
 from lessons import COURSE
+from lessons.circuit import phase
 from lessons.circuit.questions import questions
 from ui.compute import cached, model_store
 from ui.compute.memo import shared
@@ -114,7 +115,7 @@ def loss_section(a: dict, repeats: bool, model) -> None:
     else:
         cols[0].metric("Mean loss, every letter", f"{a['loss']:.3f}")
     V = len(model.meta["tokenizer"]["chars"])  # the letters the model can be asked to predict
-    cols[-1].metric(f"Uniform guess, ln {V}", f"{np.log(V):.3f}")
+    cols[-1].metric(f"Uniform guess over {V} letters", f"{np.log(V):.3f}")
     prose.show("circuit", "loss" if repeats else "loss_no_repeat", V=V, uniform=np.log(V))
     st.caption(prose.text("circuit", "reach", **reach(model.source)))
 
@@ -162,7 +163,9 @@ def controls_and_sections() -> None:
 page.opening(COURSE, "circuit")
 
 page.live(controls_and_sections)
+phase.section(model_store.load_model(MODEL))  # its training log: the same for every link, outside the live part
 
 page.closing(COURSE, "circuit", questions, code=(
     circuit.generated, circuit.copy_halves, circuit.read_sequence, induction_keys, circuit.previous_token_mass,
-    circuit.induction_mass, position_losses, mean_loss, knockout_table, circuit.copying_by_length))
+    circuit.induction_mass, position_losses, mean_loss, knockout_table, circuit.copying_by_length,
+    circuit.phase_change))

@@ -8,7 +8,7 @@ from functools import cache
 
 import numpy as np
 
-from core.demos.circuit import copy_halves, generated
+from core.demos.circuit import copy_halves, generated, phase_change
 from core.demos.knockout import knockout_table
 from ui.compute import model_store
 from ui.frame.exercises import Exercise
@@ -34,9 +34,25 @@ def questions() -> list[Exercise]:
         Exercise("most_needed", "At the page's defaults (generated, stretch 8, seed 0), switching off which one "
                  "head raises the loss on the repeat the most?", options=names, correct=most,
                  explanation=f"The rises in nats: {rises}. Without the previous-token head no key knows the "
-                 "letter before it, so the induction head has nothing to match: copying is gone."),
+                 "letter before it, so the induction head has nothing to match: copying is gone.", part="knockout"),
         Exercise("uniform", f"A model that spreads its guess evenly over the {n} letters: what is its loss on "
-                 "any letter, in nats? (2 decimals)", answer=float(np.log(n)), tolerance=0.005,
-                 explanation=f"−ln(1/{n}) = ln {n} ≈ {np.log(n):.2f}. The first copy's loss on the page lies far "
-                 "above it (the model is confidently wrong on letters it cannot know); the repeat's far below."),
+                 "any letter, in nats? (2 decimals)", answer=float(np.log(n)), tolerance=0.005, part="loss",
+                 explanation=f"Its surprise at a letter it gave 1/{n} of the probability: the natural log of {n}, "
+                 f"about {np.log(n):.2f}. The first copy's loss on the page lies far above it (the model is "
+                 "confidently wrong on letters it cannot know); the repeat's far below."),
+        flat_then_fall(),
     ]
+
+
+def flat_then_fall() -> Exercise:
+    """The circuit model's training log: how long the loss stayed near the uniform guess."""
+    model = model_store.load_model("circuit")
+    p = phase_change(model.meta["log"], float(np.log(len(model.meta["tokenizer"]["chars"]))))
+    fell = p["done_step"] - p["stuck_step"]
+    options = ("It fell steadily from the first steps on", f"It stayed near the uniform guess for about "
+               f"{p['stuck_step']:,} steps, then fell within {fell:,} steps", "It never got far below the guess")
+    return Exercise("flat_then_fall", f"While the circuit model trained ({p['last_step']:,} steps), how did its loss "
+                    "on the repeat change?", options=options, correct=1, part="phase_change",
+                    explanation=f"It stayed at {p['stuck_loss']:.2f} or above until step {p['stuck_step']:,}, then "
+                    f"fell to {p['done_loss']:.2f} by step {p['done_step']:,}: a sudden fall after a long flat "
+                    "stretch, as Olsson et al. (2022) saw when induction heads formed in language models.")

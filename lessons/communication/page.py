@@ -54,6 +54,8 @@ def two_sentences_section(D: int, d_k: int, seed: int, trained: bool) -> None:
     """The two sentences and what attention makes of them: a live part of its own (its three boxes reach
     nothing else)."""
     tokens_1, tokens_2 = contexts_section(D, d_k, seed, trained)
+    if trained:  # say where the trained model stops
+        st.info(prose.text("communication", "trained_rest"), icon=":material/shuffle:")
     cross_section(tokens_1, tokens_2, D, d_k, seed)
     controls.show_url_notes()
 

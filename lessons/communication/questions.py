@@ -11,13 +11,15 @@ from core.demos.context import cross_attention
 from core.demos.word_heads import bank_similarity
 from ui.frame.exercises import Exercise
 
+KEEP, STEPS = 0.9, 10  # the recurrence question's share kept per step, and its position
+
 
 def questions() -> list[Exercise]:
     order = order_view(["dog", "bites", "man"], 16, 8, 0, [2, 1, 0], positions=False)
     changed = int((np.abs(order["difference"]).max(axis=1) > 1e-9).sum())
-    signal = np.zeros((11, 1))
+    signal = np.zeros((STEPS + 1, 1))
     signal[0] = 1.0  # token 0 says 1, every later token 0: what is left of it at position t is h_t
-    kept = float(recurrence(signal, 0.9)[10, 0])
+    kept = float(recurrence(signal, KEEP)[STEPS, 0])
     cross = cross_attention([f"q{i}" for i in range(5)], [f"k{j}" for j in range(8)], 16, 8, 0)
     talk = encoder_decoder([f"t{i}" for i in range(6)], 16, 8, 0)
     both = talk["weights_decoder"][2, 5] > 0
@@ -27,19 +29,21 @@ def questions() -> list[Exercise]:
                  answer=float(changed), tolerance=0,
                  explanation="None: each word meets the same keys and values in any order, so its output is the "
                  "same and only its row moves. Positional encodings make order matter, and so does a causal mask: "
-                 "it changes which words each token sees."),
-        Exercise("reach", "A recurrence keeps 90% of its state each step: h_t = 0.9·h_(t−1) + 0.1·x_t, starting "
-                 "from h_0 = x_0. What share of token 0 is left at position 10? (3 decimals)", answer=kept,
-                 tolerance=0.002, explanation=f"Ten steps of ×0.9: 0.9¹⁰ ≈ {kept:.3f}. Attention reaches token 0 "
-                 "from position 10 in one step, with whatever weight it gives it."),
+                 "it changes which words each token sees.", part="order"),
+        Exercise("reach", f"A recurrence keeps {KEEP:.0%} of its state at each step and takes in {1 - KEEP:.0%} of "
+                 f"the new token; it starts from token 0 alone. What share of token 0 is left at position {STEPS}? "
+                 "(3 decimals)", answer=kept, tolerance=0.002, part="recurrence",
+                 explanation=f"{STEPS} steps, each keeping {KEEP:g} of what was there: {STEPS} factors of {KEEP:g}, "
+                 f"about {kept:.3f}. Attention reaches token 0 from position {STEPS} in one step, with "
+                 "whatever weight it gives it."),
         Exercise("cross_count", "Queries come from a 5-token sentence, keys and values from an 8-token one. How "
                  "many numbers are in the cross-attention weight matrix?", answer=float(cross["weights"].size),
                  tolerance=0, explanation=f"One weight per (query, key) pair: shape {cross['weights'].shape}, "
-                 f"{cross['weights'].size} numbers, each row summing to 1."),
+                 f"{cross['weights'].size} numbers, each row summing to 1.", part="cross"),
         Exercise("who_hears", "In which block can token 2 hear token 5 of the same sentence?", options=(
             "The encoder (no mask)", "The decoder (causal mask)", "Both"), correct=2 if both else 0,
                  explanation="A decoder's token i hears only tokens 0 to i; an encoder has no mask, so every "
-                 "token hears every other, later ones included."),
+                 "token hears every other, later ones included.", part="encoder"),
         bank_vectors(),
     ]
 
@@ -58,4 +62,6 @@ def bank_vectors() -> Exercise:
                     options=options, correct=correct,
                     explanation=f"Cosine per stage ({', '.join(similar['stages'])}): "
                     f"{', '.join(f'{c:.2f}' for c in similar['cosine'])}. The model needs the sense to predict the "
-                    "next word (a bank path or a bank loan), so the layers write river or money into “bank”.")
+                    "next word (a bank path or a bank loan), and after training its layers carry river or money into "
+                    "“bank”; the same model before training keeps the two vectors almost alike.",
+                    part="trained_contexts")

@@ -9,10 +9,11 @@ import inspect
 import numpy as np
 import streamlit as st
 
-from core.demos.word_heads import bank_similarity
+from core.demos.word_heads import RULE_SENTENCES, bank_similarity, untrained
 from core.tokenize import word_tokens
 from lessons.communication.views import ROW
 from ui.compute import cached
+from ui.compute.memo import shared
 from ui.frame import prose
 from ui.sections import trained_views as tv
 from ui.sections import views
@@ -23,6 +24,12 @@ from ui.text import code_span
 WORD = "bank"
 _DEFAULTS = inspect.signature(bank_similarity).parameters
 SENTENCE_1, SENTENCE_2 = _DEFAULTS["first"].default, _DEFAULTS["second"].default  # the core's own pair
+
+
+@shared(64)
+def before_training(first: str, second: str) -> dict:
+    """core.demos.word_heads.bank_similarity with the same model's random initial weights (untrained)."""
+    return bank_similarity(first, second, model=untrained())
 
 
 def where(seen: dict) -> int | None:
@@ -57,17 +64,17 @@ def bank_section(D: int, d_k: int, seed: int) -> tuple[list[str], list[str]]:
         st.warning(f"Both sentences need the word {code_span(WORD)} among the words the model reads: the section "
                    "compares its two vectors.")
         return tokens
-    similar = cached.bank_similarity(one, two)
+    similar, start = cached.bank_similarity(one, two), before_training(one, two)
     _, layer, head = tv.rule_head({"kind": "bank"})
-    cells = views.in_a_row(len(similar["stages"]) + 1)
-    for cell, stage, cos in zip(cells, similar["stages"], similar["cosine"]):
-        cell.metric(f"cosine, {stage}", f"{cos:.2f}", help="Of the two vectors of “bank”: 1 means the same "
-                    "direction, 0 unrelated.")
-    random = cached.same_word_two_contexts(list(tokens[0]), list(tokens[1]), WORD, D, d_k, seed)["cosine"]
-    cells[-1].metric("cosine, random weights", f"{random:.2f}", help="One head with random weights (seed, D and "
-                     "d_k from the sidebar), as the page shows with weights = random.")
+    for weights, found in (("trained", similar), ("before training", start)):
+        for cell, stage, cos in zip(views.in_a_row(len(found["stages"])), found["stages"], found["cosine"]):
+            cell.metric(f"cosine, {stage}, {weights}", f"{cos:.2f}", help="Of the two vectors of “bank”: 1 means "
+                        "the same direction, 0 unrelated. Before training: the same model with its random initial "
+                        "weights.")
+    untrained_text = ", ".join(f"{stage} {cos:.3f}" for stage, cos in zip(start["stages"], start["cosine"]))
     prose.show("communication", "trained_contexts_result", stages=len(similar["stages"]) - 1,
-               first=similar["cosine"][0], last=similar["cosine"][-1], random=random, head=tv.head_name(layer, head))
+               first=similar["cosine"][0], last=similar["cosine"][-1], untrained=untrained_text,
+               head=tv.head_name(layer, head), off=tv.measured("bank")["off_accuracy"])
     rows = [bank_row(s, a, layer, head, n) for n, (s, a) in enumerate(zip(seen, at), 1)]
     heatmaps(*rows)
     cues = [tv.cue_of(s, "bank") for s in seen]
@@ -84,6 +91,6 @@ def bank_rows_note(seen: list[dict], at: list[int], cues: list[int | None], laye
                         f"{code_span(s['labels'][cue])}")
     share = tv.measured("bank")["share"]
     found = ("; ".join(said) + ". ") if said else "Neither sentence has river or money words before it. "
-    return (f"The rows of {code_span(WORD)} in {tv.head_name(layer, head)}, the head that reads the sense: "
-            f"{found[0].upper() + found[1:]}On held-out bank sentences this head's mean share on the cue is "
-            f"**{share:.2f}**.")
+    return (f"The rows of {code_span(WORD)} in {tv.head_name(layer, head)}: "
+            f"{found[0].upper() + found[1:]}On its {RULE_SENTENCES} bank test sentences this head's mean share on "
+            f"the cue is **{share:.2f}**.")

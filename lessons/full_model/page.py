@@ -5,14 +5,14 @@ import numpy as np
 import streamlit as st
 
 from core import costs
-from core.demos import guessing
+from core.demos import decoding, guessing
 from core.layers import positional_encoding, sinusoidal_encoding
 from core.model import attention_layer, block, embed, forward
 from core.sampling import generate, next_token_probs, probs_from_logits
 from core.sampling import nucleus as nucleus_of
 from lessons import COURSE
 from lessons.full_model import cost_panel as cost_views
-from lessons.full_model import nucleus
+from lessons.full_model import nucleus, why_top_p
 from lessons.full_model.guess import game_model, guess_section
 from lessons.full_model.head_view import head_view_section
 from lessons.full_model.questions import questions
@@ -169,6 +169,7 @@ page.opening(COURSE, "full_model")
 
 chosen, model_error = mv.chosen_model()  # a new choice runs the whole page
 page.live(reading_and_generating, chosen, model_error)
+why_top_p.section(game_model())  # the shipped model, fixed settings: outside the live parts
 page.live(lambda: guess_section(game_model()))  # a guess, or the next puzzle, reruns the game alone
 if chosen is not None:
     model_sections(chosen)
@@ -177,4 +178,4 @@ page.closing(COURSE, "full_model", questions, code=(
     forward, embed, block, attention_layer, next_token_probs, probs_from_logits, nucleus_of, generate,
     sinusoidal_encoding, guessing.pick_position, guessing.score, guessing.tally,
     costs.param_count, costs.attention_costs, costs.attention_memory, costs.attention_flops, costs.kv_cache_bytes,
-    costs.memory_curves))
+    costs.memory_curves, decoding.decode, decoding.tail_draws, decoding.loop, decoding.compare))

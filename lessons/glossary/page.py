@@ -49,9 +49,9 @@ def entry(t: glossary.Term, first: dict[str, str]) -> None:
 
 page.switches()
 st.title("Glossary")
-st.markdown("Every term the lessons use, roughly in the order the course meets them. Each lesson links a term "
-            "where the course first uses it: rest the pointer on such a link to read its short definition, or "
-            "follow it here. The Technical level adds each term's formula.")
+st.markdown("Every term the lessons use, in the order the course first links them (a term no lesson links "
+            "comes last). Each lesson links a term where the course first uses it: rest the pointer on such a link "
+            "to read its short definition, or follow it here. The Technical level adds each term's formula.")
 terms = search()
 if terms:
     index(terms)

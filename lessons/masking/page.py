@@ -176,7 +176,8 @@ def controls_and_sections() -> None:
     tokens = views.tokens_line(sentence, max_tokens)
     a = compute(tokens, D, d_k, seed)
     mask_section(a, tokens)
-    walkthrough_views.conventions_section(a["scaled_scores"], tokens)
+    if page.technical():  # how code writes the mask
+        walkthrough_views.conventions_section(a["scaled_scores"], tokens)
     query = compare_section(a, tokens)
     averaging_section(a, tokens, query)
     if page.technical():  # the four mistakes

@@ -32,19 +32,23 @@ def questions() -> list[Exercise]:
     return [
         Exercise("row0", "Under a causal mask, what weight does the first token (row 0) give to itself?",
                  answer=float(w[0, 0]),
-                 explanation="Row 0 may only look at key 0; a softmax over a single score is exactly 1."),
+                 explanation="Row 0 may only look at key 0; a softmax over a single score is exactly 1.",
+                 part="row_0"),
         Exercise("late_mask", "Four tokens, all scores equal. Someone applies the softmax first and zeroes the "
                  "future weights afterwards. What does row 1 sum to?", answer=float(late[1].sum()),
-                 explanation="The softmax gave 0.25 to each of the four keys; zeroing keys 2 and 3 leaves "
-                 "0.25 + 0.25 = 0.5. Mask the scores (with -inf) before the softmax and row 1 sums to 1."),
+                 explanation=f"The softmax gave {late[1, 0]:g} to each of the four keys; zeroing keys 2 and 3 leaves "
+                 f"{late[1, 0]:g} + {late[1, 1]:g} = {late[1].sum():g}. Mask the scores (with -inf) before the softmax "
+                 "and row 1 sums to 1.",
+                 part="after_softmax"),
         Exercise("multiplied", "Four tokens, every score 2. Someone multiplies the scores by the causal mask (1 "
                  "where allowed, 0 for the future) and then takes the softmax. What total weight does row 0 put on "
                  "the three future keys? (3 decimals)", answer=float(multiplied["leaked"][0]), tolerance=0.002,
                  explanation="Row 0's scores become [2, 0, 0, 0]. A score of 0 is not hidden: e⁰ = 1, so the "
                  f"three future keys get 3 / (e² + 3) = {multiplied['leaked'][0]:.3f} of the weight. Setting them "
-                 "to −∞ instead gives them exactly 0."),
+                 "to −∞ instead gives them exactly 0.", part="multiply"),
         Exercise("which_causal", "Rows are queries, columns are keys. Which picture shows causal attention?",
                  options=("Picture A", "Picture B"), correct=1, figure=_causal_pictures,
                  explanation="Causal attention lets query i see keys 0..i only: all its weight sits on or "
-                 "below the diagonal (lower triangle), as in B. A is its transpose: every token looks ahead."),
+                 "below the diagonal (lower triangle), as in B. A is its transpose: every token looks ahead.",
+                 part="mask"),
     ]

@@ -8,7 +8,7 @@ from core.costs import attention_params
 from core.demos.heads import head_entropies, mha_weights, multi_head
 from core.tokenize import word_embeddings
 from lessons import COURSE
-from lessons.multi_head import trained
+from lessons.multi_head import not_explanation, trained
 from lessons.multi_head.questions import questions
 from lessons.multi_head.views import Setup, compute, draw_heads, forms_table
 from ui.drawing import render
@@ -149,6 +149,7 @@ def controls_and_sections() -> None:
 page.opening(COURSE, "multi_head", formula="formula")
 
 page.live(controls_and_sections)
+not_explanation.section()  # measured on the shipped word model: the same for every link, outside the live part
 
 page.closing(COURSE, "multi_head", questions, code=(
     multi_head, mha_weights, attention.multi_head_attention, attention.qkv_heads, attention.split_heads,

@@ -5,7 +5,7 @@ per process, from the page's defaults (ui.frame.page.footer)."""
 from __future__ import annotations
 
 from core.costs import param_count
-from core.demos.word_heads import word_model
+from core.demos.word_heads import RULE_SENTENCES, looked_at_or_used, word_model
 from core.model import ModelConfig
 from ui.frame.exercises import Exercise
 from ui.sections import trained_views
@@ -13,21 +13,23 @@ from ui.sections import trained_views
 
 def questions() -> list[Exercise]:
     cfg = ModelConfig(vocab_size=2, d_model=64, n_heads=8, n_layers=1, max_len=8)
-    attn = param_count(cfg)["attention (W_qkv, W_o)"]
+    attn, D = param_count(cfg)["attention (W_qkv, W_o)"], cfg.d_model
     return [
-        Exercise("dk_per_head", "d_model = 64 split over 8 heads: how many dimensions does each head's query "
-                 "have?", answer=float(cfg.d_k),
-                 explanation="Heads split d_model evenly: d_k = d_model / H = 64 / 8 = 8."),
-        Exercise("attn_params", "How many parameters does one attention layer with d_model = 64 have, "
-                 "counting W_qkv (64 × 192), W_o (64 × 64) and their biases?", answer=float(attn), tolerance=0,
-                 explanation=f"64·192 + 192 + 64·64 + 64 = {attn}. The number of heads does not change it: "
-                 "heads are slices of the same matrices."),
+        Exercise("dk_per_head", f"d_model = {cfg.d_model} split over {cfg.n_heads} heads: how many dimensions "
+                 "does each head's query have?", answer=float(cfg.d_k),
+                 explanation=f"Heads split d_model evenly: {cfg.d_model} / {cfg.n_heads} = {cfg.d_k} numbers each.",
+                 part="idea"),
+        Exercise("attn_params", f"How many parameters does one attention layer with d_model = {D} have, "
+                 f"counting W_qkv ({D} × {3 * D}), W_o ({D} × {D}) and their biases?", answer=float(attn), tolerance=0,
+                 explanation=f"{D}·{3 * D} + {3 * D} + {D}·{D} + {D} = {attn:,}. The number of heads does not change "
+                 "it: heads are slices of the same matrices.", part="idea"),
         head_off(),
+        looked_at(),
     ]
 
 
 def head_off() -> Exercise:
-    """The trained model's agreement head switched off, as measured on held-out sentences (saved with it)."""
+    """The trained model's agreement head switched off, as measured on its test sentences (saved with it)."""
     model = word_model()
     figures, others = model.meta["phenomena"]["agreement"], model.cfg.n_layers * model.cfg.n_heads - 1
     off = figures["off_accuracy"]
@@ -37,7 +39,25 @@ def head_off() -> Exercise:
     return Exercise("head_off", "With trained weights, one head reads the subject for the verb "
                     f"({trained_views.head_name(*figures['head'])}). Switch that head off alone, keeping the other "
                     f"{others}: how often does the model still give the verb the subject's number?", options=options,
-                    correct=correct,
-                    explanation=f"Measured on held-out sentences: right {figures['accuracy']:.0%} of the time with "
-                    f"every head, {off:.0%} with that head off. No other head makes up for it: the model is left "
-                    "guessing between singular and plural.")
+                    correct=correct, part="trained_jobs",
+                    explanation=f"Measured on {RULE_SENTENCES} test sentences: right {figures['accuracy']:.0%} of the "
+                    f"time with every head, {off:.0%} with that head off. No other head makes up for it: the model is "
+                    "left guessing between singular and plural.")
+
+
+def looked_at() -> Exercise:
+    """The heads that look at the bank cue without being needed, switched off (core.demos.word_heads)."""
+    f = looked_at_or_used("bank")
+    a, b = f["also_looking"][:2]
+    worst = min(f["off_accuracy"][a], f["off_accuracy"][b])
+    options = ("Still right almost always", "Right about half the time, a coin toss", "Wrong almost always")
+    correct = 0 if worst > 0.9 else (2 if worst < 0.1 else 1)
+    return Exercise("looked_at", f"With trained weights, on bank sentences, {trained_views.head_name(*a)} puts "
+                    f"{f['shares'][a]:.2f} of its weight from “bank” on the cue (river or money), and "
+                    f"{trained_views.head_name(*b)} {f['shares'][b]:.2f}. Switch one of them off: how often does the "
+                    "model still pick the right kind of word after “bank”?", options=options, correct=correct,
+                    part="not_explanation",
+                    explanation=f"Right {f['off_accuracy'][a]:.0%} and {f['off_accuracy'][b]:.0%} of the time: looking "
+                    "at the cue is not the same as being needed. The head the model cannot do without is "
+                    f"{trained_views.head_name(*f['needed'])} (right {f['off_accuracy'][f['needed']]:.0%} with it "
+                    "off).")

@@ -10,7 +10,7 @@ from core.demos.heads import projections, single_head
 from core.demos.measures import spread, weight_summary
 from core.tokenize import word_embeddings
 from lessons import COURSE
-from lessons.qkv import trained
+from lessons.qkv import trained, why
 from lessons.qkv import views as qv
 from lessons.qkv.questions import questions
 from ui.compute import cached
@@ -29,7 +29,7 @@ compute = cached.single_head
 def embeddings_section(a: dict, tokens: list[str]) -> None:
     st.header("Embeddings X")
     heatmaps(token_rows(a["X"], tokens, "X", "qkv_x", shape="(T, d_model)", max_width=700))
-    st.caption(prose.text("qkv", "embeddings"))
+    st.caption(prose.text("qkv", "embeddings") + "\n\n" + prose.text("qkv", "positions"))
 
 
 def projections_section(a: dict) -> None:
@@ -116,6 +116,7 @@ def controls_and_sections() -> None:
 
 
 page.opening(COURSE, "qkv")
+why.section()  # the motivation, before any matrix: the same for every reader, outside the live part
 
 page.live(controls_and_sections)
 

@@ -4,6 +4,8 @@ per process, from the page's defaults (ui.frame.page.footer)."""
 
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 
 from core.attention import scaled_dot_product_attention
@@ -12,7 +14,10 @@ from core.demos.word_heads import read_words, rule_positions, trained_attention,
 from core.tokenize import word_tokens
 from ui.frame.exercises import Exercise
 from ui.sections import trained_views
+from ui.sections.views import sentence_settings
 from ui.state.controls import DEFAULT_TEXT
+
+D_K = inspect.signature(sentence_settings).parameters["d_k_default"].default  # the page's default d_k
 
 
 def questions() -> list[Exercise]:
@@ -22,27 +27,31 @@ def questions() -> list[Exercise]:
     _, w = scaled_dot_product_attention(q, k, k)
     dots = (q @ k.T)[0]  # (3,)
     apart = two_arrows(0, 120, 2.0, 2.0)  # two arrows of length 2, 120° apart
+    la, lb, theta = apart["length_a"], apart["length_b"], apart["theta"]
     return [
-        Exercise("score_count", f"The default sentence has {T} tokens and d_k = 8. How many numbers are in "
+        Exercise("score_count", f"The default sentence has {T} tokens and d_k = {D_K}. How many numbers are in "
                  "the score matrix Q Kᵀ?", answer=T * T, tolerance=0,
-                 explanation=f"Q is (T, d_k) and Kᵀ is (d_k, T), so Q Kᵀ is (T, T) = {T} × {T} = {T * T}: "
-                 "one score for every (query, key) pair, whatever d_k is."),
+                 explanation=f"One score for every (query, key) pair: {T} queries × {T} keys = {T * T}, whatever d_k "
+                 "is. (Q has one row of d_k numbers per token, and so has K; their product Q Kᵀ is T by T.)",
+                 part="spread"),
         Exercise("first_weight", "A query q = [1, 0] meets three keys k₁ = [1, 0], k₂ = [0, 1], "
                  "k₃ = [0.5, 0.5]. After dividing by √2 and a softmax, what weight goes to k₁? (3 decimals)",
                  answer=float(w[0, 0]), tolerance=0.002,
                  explanation=f"The dot products are {dots[0]:g}, {dots[1]:g} and {dots[2]:g}; divided by √2 they "
                  f"are {dots[0] / np.sqrt(2):.3f}, {dots[1] / np.sqrt(2):.3g} and {dots[2] / np.sqrt(2):.3f}; "
-                 f"their softmax is {w[0, 0]:.3f}, {w[0, 1]:.3f}, {w[0, 2]:.3f}."),
+                 f"their softmax is {w[0, 0]:.3f}, {w[0, 1]:.3f}, {w[0, 2]:.3f}.", part="walk_softmax"),
         Exercise("dot_angle", "Arrow a points along 0°, arrow b along 120°, and both have length 2. What is "
                  "their dot product a · b?", answer=apart["dot"],
-                 explanation=f"a · b = |a| |b| cos θ = 2 · 2 · cos 120° = 4 · ({apart['cos']:g}) = {apart['dot']:g}. "
-                 "More than 90° apart, the arrows lean away from each other, so the dot product is negative."),
+                 explanation=f"The two lengths multiplied together and by the cosine of the angle: {la:g} · {lb:g} · "
+                 f"cos {theta:g}° is {la * lb:g} · ({apart['cos']:g}), {apart['dot']:g}. More than 90° apart, the "
+                 "arrows lean away from each other, so the dot product is negative.", part="geometry"),
         Exercise("why_same_rows", "The sentence “the cat saw the dog” has “the” twice. Why are both "
                  "“the” rows of Q identical?", options=(
-                     "Because attention averages them", "Because they have the same embedding and Q = X W_Q "
-                     "works on each row alone", "Because the softmax makes them equal"), correct=1,
+                     "Because attention averages them", "Because they have the same embedding, and each row of Q "
+                     "is computed from its own embedding alone", "Because the softmax makes them equal"), correct=1,
                  explanation="Before attention mixes anything, each row of Q depends only on that token's own "
-                 "embedding. Position is what tells them apart, once positional encodings are added."),
+                 "embedding. A position vector added to each embedding is what tells them apart; the random "
+                 "views here leave it out.", part="positions"),
         trained_row(),
     ]
 
@@ -61,4 +70,5 @@ def trained_row() -> Exercise:
                     f"in {trained_views.head_name(layer, head)} predicts the verb. Which word gets most of its weight?",
                     options=options, correct=picks.index(int(row.argmax())),
                     explanation=f"`{tokens[int(row.argmax())]}` gets {row.max():.2f} of the row: the verb must agree "
-                    "with the subject, not with the nearer noun, so the head that learned the rule reads the subject.")
+                    "with the subject, not with the nearer noun, and this head puts its weight there. That the model "
+                    "uses what this head reads is shown by switching it off (Multi-head).", part="trained_head")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
+from core.demos.word_heads import RULE_SENTENCES
 from ui.compute import cached
 from ui.frame import prose
 from ui.sections import trained_views as tv
@@ -28,7 +29,7 @@ def view() -> None:
     h, name = head, tv.head_name(layer, head)
     st.header(f"Queries, keys, values of {name}")
     prose.show("qkv", "trained_head" if layer == 0 else "trained_head_later", head=name, kind=kind,
-               layer=layer + 1, before=layer)
+               layer=layer + 1, before=layer, n=RULE_SENTENCES, off=tv.measured(kind)["off_accuracy"])
     heatmaps(*[token_rows(np.asarray(a[x][h]), labels, f"{x.upper()} of {name}", f"qkv_tr_{x}", x.upper(),
                           cell_px=22) for x in "qkv"])
     st.header("Scores and weights")

@@ -16,6 +16,7 @@ from ui.sections.views import (
     explain_row,
     heatmaps,
     number_table,
+    numbers_text,
     query_picker,
     sentence_settings,
     square,
@@ -43,13 +44,13 @@ def weights_section(a: dict, tokens: list[str], d_k: int) -> None:
     controls.show_url_notes()
     logits, weights = scaling.scaled_weights(a["scores"], d_k, scaled, temperature)  # (T, T) each
     root, tau = np.sqrt(d_k), f"τ = {temperature:.2f}"
-    formula = "softmax(Q Kᵀ / (√d_k · τ))" if scaled else "softmax(Q Kᵀ / τ), scaling switched off"
-    st.markdown(f"weights = **{formula}**, with d_k = {d_k} and temperature {tau}.")
+    prose.show("scaling", "weights_rule" if scaled else "weights_rule_off", root=root, tau=temperature, d_k=d_k)
     if temperature == 0:
         st.info("Temperature 0: each row puts all of its weight on its largest score (argmax), a one-hot row.")
-    logits_title = "logits Q Kᵀ / √d_k" if scaled else "logits Q Kᵀ (not scaled)"
+    before = "scores before the softmax: " + ("Q Kᵀ / √d_k" if scaled else "Q Kᵀ (not scaled)")
     query = query_picker(tokens)
-    heatmaps(square(logits, tokens, logits_title, "scaling_logits", "logits", diverging=True),
+    heatmaps(square(logits, tokens, before, "scaling_logits", "scaled scores" if scaled else "raw scores",
+                    diverging=True),
              weights_map(weights, tokens, "weights: click a row", "scaling_weights",
                          shape="(T, T), rows sum to 1", picked=query))
     st.caption(prose.text("scaling", "random_weights"))
@@ -104,6 +105,15 @@ def why_section() -> None:
     st.caption(prose.text("scaling", "why_sentence"))
 
 
+def overflow_section() -> None:
+    """exp overflowing on a row of large scores, and the max subtraction that saves it: no control reaches it."""
+    o = scaling.overflow()
+    shown = {name: numbers_text(o[name], spec=".4g") for name in ("scores", "naive_exp", "naive", "shifted",
+                                                                  "shifted_exp", "weights")}
+    prose.section("Large scores and the computer: overflow", "scaling", "overflow", f64=o["limits"]["float64"],
+                  f32=o["limits"]["float32"], f16=o["limits"]["float16"], **shown)
+
+
 def d_v_section(a: dict, tokens: list[str], d_k: int) -> None:
     """The √d_v mistake: a live part of its own, its slider beside it (it reaches nothing else)."""
     st.header("A mistake: dividing by √d_v")
@@ -152,10 +162,12 @@ def experiment() -> None:
 page.opening(COURSE, "scaling")
 
 page.live(controls_and_sections)
-if page.technical():  # the proof
+if page.technical():  # the proof, and the overflow the softmax guards against
     why_section()  # its own random vectors: the same on every link, drawn outside the live parts
+    overflow_section()
 page.live(experiment)
 
 page.closing(COURSE, "scaling", questions, code=(
     scaling.scaling_view, heads.single_head, scaling.scaled_weights, sampling.probs_from_logits, attention.softmax,
-    scaling.saturation_experiment, measures.entropy, scaling.dot_product_variance, scaling.scale_mistake))
+    scaling.saturation_experiment, measures.entropy, scaling.dot_product_variance, scaling.scale_mistake,
+    scaling.overflow))

@@ -62,7 +62,8 @@ def running_section(a: dict, tokens: list[str], step: int) -> None:
              Heatmap(a["rescale"][:, :step], tokens, blocks, "rescale exp(m_old − m_new)", "tiles_rescale",
                      "rescale", "(T, blocks so far)", dict(domain=views.PROBABILITY, **cell)),
              Heatmap(a["l"][:, :step], tokens, blocks, "running sum l", "tiles_l", "l", "(T, blocks so far)", cell))
-    st.caption(prose.text("tiles", "rescale"))
+    if rescale := prose.text("tiles", "rescale"):  # Technical: the factor's formula
+        st.caption(rescale)
 
 
 def output_section(a: dict, tokens: list[str], step: int) -> None:

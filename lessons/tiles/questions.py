@@ -19,10 +19,11 @@ def questions() -> list[Exercise]:
                  "factor are its running sum l and its accumulator multiplied before the block is added? "
                  "(3 decimals)", answer=rescale, tolerance=0.001,
                  explanation=f"The factor is exp(m_old − m_new) = exp(2 − 5) = e⁻³ ≈ {rescale:.4f}: the old terms "
-                 "were exp(score − 2) and must become exp(score − 5)."),
+                 "were exp(score − 2) and must become exp(score − 5).", part="rescale"),
         Exercise("tile_ratio", "T = 65,536 tokens, tiles of b = 128 keys. How many times more scores does the "
                  "full (T, T) matrix hold than one (T, b) tile?", answer=mem["full_scores"] / mem["tile_scores"],
                  tolerance=0, explanation=f"T × T over T × b is T / b = 65,536 / 128 = "
                  f"{mem['full_scores'] // mem['tile_scores']:,}, whatever the bytes per number: "
-                 f"{mem['full_scores'] / 1e9:.1f} GB against {mem['tile_scores'] / 1e6:.1f} MB in float32."),
+                 f"{mem['full_scores'] / 1e9:.1f} GB against {mem['tile_scores'] / 1e6:.1f} MB in float32.",
+                 part="memory"),
     ]

@@ -15,7 +15,8 @@ LR_OPTIONS = (1e-4, 3e-4, 1e-3, 3e-3, 1e-2)
 CORPUS_CAPTIONS = {
     "copy": "A C B D | A C B D: repeat the letters after the bar",
     "reverse": "A C B D | D B C A: repeat them backwards",
-    "induction": "A C B D A C B D: after a letter, what followed it last time?",
+    "induction": "A C B D A C B D: after a letter, what followed it last time? (One fixed length: position "
+                 "alone finds it.)",
     "pydoc": "Python's own documentation (the topics of help()), {n:,} characters",
     "text": "your own text: paste it or upload a .txt file",
 }

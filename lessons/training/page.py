@@ -48,6 +48,8 @@ def live(session: ts.TrainingSession, settings: Settings) -> None:
 def controls_and_sections() -> None:
     """The run's settings, its buttons and the live panel: a move of a setting reruns this alone."""
     settings = sidebar()
+    if settings.corpus == "induction":  # one fixed length: position solves it
+        st.info(view.induction_note(settings), icon=":material/straighten:")
     session = ts.get(st.session_state)
     start_and_stop(session, settings)
     live(session, settings)

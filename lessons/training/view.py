@@ -18,8 +18,9 @@ from lessons import COURSE
 from lessons.training import session as ts
 from lessons.training.run import MASS_SEQUENCES, Run, uniform_guess_among, untrained
 from lessons.training.setup import LIMITS, Settings
+from ui.compute import model_store
 from ui.drawing import charts, export, plots, render
-from ui.frame import page
+from ui.frame import page, prose
 from ui.sections import views
 from ui.state import presenter
 from ui.text import counted, escape_md, shape_str, shape_text
@@ -63,7 +64,7 @@ def attention_maps(run: Run, before: bool = False) -> None:
                          panel_px=GRID_PANEL_PX, cell_px=GRID_CELL_PX, gap_px=GRID_GAP_PX)
     record_maps(maps, labels, names)
     when = "Before training: the random initial weights." if before else f"Drawn at step {run.steps}."
-    st.caption(f"weights · shape {shape_str(w.shape)} = (layers, H, T, T); row = query, column = key. {when}")
+    st.caption(f"weights · shape {shape_str(w.shape)} = (layers, H, T, T); rows are queries, columns keys. {when}")
     if "mass" in view:
         answer_key_weights(view["mass"])
 
@@ -125,13 +126,24 @@ def loss_curve(run: Run) -> None:
 def baseline_note(run: Run, k: int) -> str:
     """Why the bigram baseline is a uniform guess (ln k) on this data, and what that means for the lines."""
     V = run.trainer.cfg.vocab_size
-    same = (f"so it is the same line as the uniform guess over all V = {V} tokens" if k == V else
-            f"a little below the uniform guess over all V = {V} tokens (ln {V} = {math.log(V):.3f}), which "
-            f"also spends probability on the separator and the unknown token")
-    return (f"The bigram baseline is ln {k} = {math.log(k):.3f}, a uniform guess among {k} symbols, {same}: "
+    same = (f"so it is the same line as the uniform guess over all {V} tokens" if k == V else
+            f"a little below the uniform guess over all {V} tokens ({math.log(V):.3f}), which also spends "
+            "probability on the separator and the unknown token")
+    return (f"The bigram baseline, {math.log(k):.3f}, is a uniform guess among {k} symbols, {same}: "
             f"the {run.settings.label}'s symbols are drawn uniformly and independently, so the previous symbol "
             "says nothing about the next. Only attention, looking further back than one symbol, can take the "
             "loss below this line.")
+
+
+def induction_note(settings: Settings) -> str:
+    """The induction task's fixed length: position alone finds the answer (the shipped task model shows it)."""
+    note = prose.text("training", "induction_note", back=settings.task_length - 1)
+    try:
+        pattern = model_store.load_model("induction").meta["pattern"]
+    except (ValueError, KeyError):
+        return note
+    return note + " " + prose.text("training", "induction_shipped", mass=pattern["mass"],
+                                   head=f"layer {pattern['layer'] + 1} · head {pattern['head'] + 1}")
 
 
 def preview(settings: Settings) -> None:
@@ -143,7 +155,8 @@ def preview(settings: Settings) -> None:
     cols[0].metric("Bigram baseline", f"{run.bigram:.3f}",
                    help="The validation loss of a model that predicts each symbol from the one before it.")
     V = run.trainer.cfg.vocab_size
-    cols[1].metric(f"Uniform guess (ln {V})", f"{math.log(V):.3f}", help="The loss of giving every symbol 1/V.")
+    cols[1].metric(f"Uniform guess over {V} tokens", f"{math.log(V):.3f}",
+                   help="The loss of giving every symbol the same probability, 1/V: the natural log of V.")
     loss_curve(run)
     attention_maps(run, before=True)
 

@@ -11,6 +11,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from core.demos.word_heads import average_or_attend
 from lessons import COURSE
 from tests.browser.harness import (
     CHART,
@@ -22,12 +23,10 @@ from tests.browser.harness import (
     wait_until_drawn,
 )
 from ui.drawing.charts import unique_labels
-from ui.state.controls import DEFAULT_TEXT
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
 
 URL_PATHS = {lesson.url_path for lesson in COURSE}
-TOKENS = DEFAULT_TEXT.split()
 
 
 @pytest.fixture
@@ -71,7 +70,7 @@ def test_shared_presenter_link(server, page):
     main = page.locator('[data-testid="stMainBlockContainer"]')
     expect(main.get_by_text("scaling switched off", exact=False).first).to_be_visible()
     expect(main.get_by_text("with d_k = 512", exact=False).first).to_be_visible()
-    expect(chart(page, "logits Q Kᵀ (not scaled)")).to_have_count(1)
+    expect(chart(page, "scores before the softmax: Q Kᵀ (not scaled)")).to_have_count(1)
     # the secondary material is hidden (the page is drawn: it would be there by now)
     expect(page.get_by_text("Show the code")).to_have_count(0)
     expect(page.get_by_text("Export the matrices on this page", exact=False)).to_have_count(0)
@@ -84,7 +83,8 @@ def test_shared_presenter_link(server, page):
 
 
 def test_export_csv_download(server, page):
-    """Open the export panel, click CSV: the browser receives the first matrix (X, T x d_model) as a file.
+    """Open the export panel, click CSV: the browser receives the first matrix as a file (the opening section's
+    rows of "bank": the running average and the trained head, (2, T)).
     The panel is filled only while open: the click on its label reruns the page, which then draws the buttons."""
     open_page(page, f"{server.url}/qkv")
     expect(page.locator(CHART).first).to_be_visible()
@@ -99,13 +99,14 @@ def test_export_csv_download(server, page):
     with page.expect_download(timeout=30_000) as info:
         button.click()
     download = info.value
-    assert download.suggested_filename == "x.csv"
+    assert download.suggested_filename == "the-row-of-bank-sentence-1.csv"
     raw = Path(download.path()).read_text(encoding="utf-8")
     df = pd.read_csv(io.StringIO(raw), index_col=0)
-    assert df.shape == (len(TOKENS), 16)  # T x d_model at the defaults
-    assert list(df.index) == unique_labels(TOKENS)
-    assert list(df.columns) == [f"d{j}" for j in range(16)]
+    first = average_or_attend()["sentences"][0]
+    assert df.shape == (2, len(first["tokens"]))
+    assert df.index[0] == "average" and list(df.columns) == unique_labels(first["tokens"])
     assert df.notna().all().all()
+    assert abs(df.to_numpy()[0].sum() - 1) < 1e-3 and abs(df.to_numpy()[1].sum() - 1) < 1e-3  # rows of weights
     no_exception(page)  # the button does not rerun the page (on_click="ignore"): what is drawn is final
 
 

@@ -126,3 +126,21 @@ def test_read_sequence_measures_the_repeat_only_where_there_is_one(letters):
     assert repeats == (letters == "QFBPLANCKWORDPLANCKWORD")
     assert np.isnan(a["repeat_loss"]) != repeats and np.isnan(a["first_loss"]) != repeats
     assert np.isnan(a["induction"]).all() != repeats and np.isfinite(a["previous"]).all()
+
+
+def test_the_training_log_shows_a_sudden_fall_after_a_flat_stretch():
+    """The log kept in the model's JSON (tools/train.py, meta["log"]) is the run docs/MODELS.md records: near
+    the uniform guess for 5,000 steps, then 0.55 at step 6,000; the last evaluation is the shipped val loss."""
+    from core.demos.circuit import phase_change
+
+    meta = shipped()[2]
+    log, uniform = meta["log"], float(np.log(24))
+    assert log["step"][:2] == [500, 1000] and log["step"][-1] == meta["steps"]
+    by_step = dict(zip(log["step"], log["val_loss"]))
+    assert by_step[5000] == pytest.approx(2.84, abs=0.005) and by_step[6000] == pytest.approx(0.55, abs=0.005)
+    assert by_step[16000] == pytest.approx(meta["val_loss"], abs=1e-5)
+    p = phase_change(log, uniform)
+    assert p["stuck_step"] == 5000 and p["done_step"] == 6500 and p["fall"][:3:2] == (5500, 6000)
+    assert p["share"] < 0.1 and p["stuck_loss"] > 0.8 * uniform > 0.1 * uniform > p["done_loss"]
+    with pytest.raises(ValueError):
+        phase_change({"step": [1, 2], "val_loss": [3.0, 2.9]}, uniform)  # never fell far: no phase change

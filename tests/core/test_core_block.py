@@ -163,3 +163,20 @@ def test_gpt2_init_starts_near_silent():
     out = block(params["blocks"][0], x, cfg)[0]
     assert np.linalg.norm(out - x) < 0.1 * np.linalg.norm(x)
     assert layer_norm(x, np.ones(16), np.zeros(16)).shape == x.shape
+
+
+def test_what_the_firing_and_the_silent_units_write_adds_up_to_the_feed_forward():
+    """The two groups' vectors through W_proj add up to the feed-forward's output less its bias."""
+    cfg = ModelConfig(vocab_size=9, d_model=16, n_heads=2, n_layers=1, max_len=8)
+    params = init_params(cfg, np.random.default_rng(0), np.float64)
+    ids = np.array([1, 2, 3, 4, 5])
+    r = demo.block_reading(params, cfg, ids, 0, 2)
+    _, trace = forward(params, cfg, ids)
+    tr, mlp = trace.layers[0], params["blocks"][0]["mlp"]
+    fires = tr.ffn_pre > 0
+    on, off = np.where(fires, tr.ffn_act, 0) @ mlp["w_proj"], np.where(fires, 0, tr.ffn_act) @ mlp["w_proj"]
+    np.testing.assert_allclose(on + off + mlp["b_proj"], tr.ffn_out, atol=1e-12)
+    np.testing.assert_allclose(r["written"]["firing"], np.linalg.norm(on, axis=-1))
+    np.testing.assert_allclose(r["written"]["silent"], np.linalg.norm(off, axis=-1))
+    assert r["written_row"]["silent"] == pytest.approx(np.linalg.norm(off[2]))
+    assert 0 < r["silent_most"] <= 0.1701  # GELU's deepest dip

@@ -339,7 +339,7 @@ def test_no_peeking_same_embedding_and_errors():
 def test_averaging_rows():
     v = masking.masking_view(TOKENS, 16, 8, 0)
     names, rows = masking.averaging_rows(v, TOKENS, 2)
-    assert names == ["out[2] = (W V)[2]", "mean of V[0..2]", "V[0] (The)", "V[1] (cat)", "V[2] (sat)"]
+    assert names == ["out[2] of the uniform weights", "mean of V[0..2]", "V[0] (The)", "V[1] (cat)", "V[2] (sat)"]
     assert rows.shape == (5, 8)
     np.testing.assert_allclose(rows[0], rows[1], atol=1e-15)  # W V is the running mean
     np.testing.assert_allclose(rows[1], v["V"][:3].mean(axis=0), rtol=1e-12)
@@ -387,3 +387,19 @@ def test_copying_by_length_is_what_the_circuit_lesson_says():
     assert at_4 < 0.05 and at_16 < 0.05
     assert at_2 > 0.1 and at_20 > 0.4 and at_24 > 3
     assert circuit.copying_by_length(model.params, model.cfg, n_symbols, (24,), n=128, off=(0, 0))[0] < 0.1
+
+
+def test_a_naive_softmax_overflows_and_the_max_subtraction_saves_it():
+    """exp(1000) is inf in float64, inf / inf NaN; minus the row's max, the same weights as core's softmax."""
+    with np.errstate(over="ignore"):
+        assert np.isinf(np.exp(np.float64(1000))) and np.isfinite(np.exp(np.float64(709)))
+    o = scaling.overflow()
+    assert np.isinf(o["naive_exp"]).all() and np.isnan(o["naive"]).all()
+    np.testing.assert_array_equal(o["shifted"], [0.0, -1.0, -2.0])
+    np.testing.assert_allclose(o["weights"], np.exp([0, -1, -2]) / np.exp([0, -1, -2]).sum())
+    np.testing.assert_allclose(o["weights"], softmax(np.array([1000.0, 999.0, 998.0])))
+    assert o["limits"]["float64"] == pytest.approx(709.78, abs=0.01)
+    assert o["limits"]["float32"] == pytest.approx(88.72, abs=0.01) and o["limits"]["float16"] == pytest.approx(11.09,
+                                                                                                            abs=0.01)
+    with pytest.raises(ValueError):
+        scaling.overflow([np.inf])

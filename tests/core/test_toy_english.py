@@ -224,3 +224,24 @@ def test_the_command_line_records_the_grammars_figures(tmp_path, monkeypatch):
     assert meta["grammar_entropy"] == 1.0 and meta["bigram_val_loss"] == 1.5
     assert meta["val_loss"] > meta["grammar_val_loss"] > 0.9  # an untrained model: far above the best
     assert set(meta["phenomena"]) == set(KINDS) and len(meta["phenomena"]["bank"]["head"]) == 2
+
+
+def test_the_test_sentences_are_mostly_training_sentences():
+    """The word model's "test sentences" are not held out: the grammar is small and training drew 192,000
+    sentences. Replaying the training draws (the trainer's seed: init_params, then every batch) finds them,
+    in the shares chance_drawn gives: every bank sentence, about 90% of agreement and 96% of pronoun ones."""
+    from core.demos import word_heads as wh
+    from core.model import init_params
+    from core.toy_english import KINDS, chance_drawn, sample, sentence_count
+
+    model = wh.word_model()
+    rng = np.random.default_rng(model.meta["seed"])
+    init_params(model.cfg, rng, dtype=np.float32)  # what the trainer drew first
+    draws = wh.training_draws(model)
+    seen = {sample(rng).words for _ in range(draws)}
+    assert [sentence_count(kind) for kind in KINDS] == [27_648, 19_200, 288]  # docs/MODELS.md
+    for kind in KINDS:
+        share = np.mean([s.words in seen for s in wh.rule_sentences(kind)])
+        assert share == pytest.approx(chance_drawn(kind, draws), abs=0.04), kind
+    assert chance_drawn("bank", draws) > 0.999 and 0.85 < chance_drawn("agreement", draws) < 0.95
+    assert chance_drawn("bank", 0) == 0.0

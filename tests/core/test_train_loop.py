@@ -148,8 +148,11 @@ def test_cli_trains_and_saves_a_model_with_its_provenance(tmp_path, capsys):
     for key in ("train_loss", "val_loss", "bigram_val_loss", "wall_time_s"):
         assert math.isfinite(meta[key])
     assert json.loads(capsys.readouterr().out.strip().splitlines()[-1])["val_loss"] == meta["val_loss"]
+    # the training log, one entry per evaluation, as printed (Circuit draws its curve from it)
+    assert meta["log"]["step"] == [3, 6] and len(meta["log"]["train_loss"]) == len(meta["log"]["val_loss"]) == 2
+    assert all(math.isfinite(x) for x in meta["log"]["val_loss"])
     cli.main([*argv[:-2], "--steps", "8", "--resume", "--out", str(out)])  # resume to step 8
-    assert load(out)[2]["steps"] == 8
+    assert load(out)[2]["steps"] == 8 and load(out)[2]["log"]["step"] == [8]  # logged from where it resumed
 
 
 def test_cli_on_the_documentation_records_the_corpus_it_read(tmp_path, capsys):

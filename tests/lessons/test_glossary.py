@@ -95,6 +95,18 @@ def test_a_term_is_linked_where_the_course_first_uses_it(term_id, level):
     assert linked, message
 
 
+def test_the_entries_come_in_the_order_the_course_first_links_them():
+    """The glossary page says so: each term where the course first links it, lesson by lesson and part by part;
+    a term no lesson links comes after them."""
+    order: list[str] = []
+    for lesson in COURSE:
+        for term_id in glossary.linked_ids((prose.LESSONS / lesson.name / "prose.md").read_text(encoding="utf-8")):
+            if term_id not in order:
+                order.append(term_id)
+    assert list(TERMS)[: len(order)] == order
+    assert "in the order the course first links them" in ok(run_page(PAGE)).markdown[0].value
+
+
 def test_a_link_leads_to_the_glossary_and_carries_the_definition():
     idea = prose.parts("qkv")["idea"]
     softmax = TERMS["softmax"]

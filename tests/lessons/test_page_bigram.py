@@ -111,7 +111,7 @@ def test_defaults_loss_bigram_above_transformer(default_page):
     assert bigram == pytest.approx(baseline, abs=5e-4)
     assert transformer == pytest.approx(META["val_loss"], abs=0.01)  # what the model scored when it was saved
     assert transformer < bigram < math.log(V)
-    assert shown[f"Uniform guess ln {V}"] == f"{math.log(V):.3f} nats"
+    assert shown[f"Uniform guess over {V} characters"] == f"{math.log(V):.3f} nats"
     assert any("lower" in str(s.value) for s in default_page.success)
 
 

@@ -24,6 +24,7 @@ from tests.apptest_helpers import (
 )
 from ui.compute import model_store
 
+CHARTS = 10  # layer norm (2), GELU and the units (2), what each group writes, firing, the stream (2), wirings, depth
 PAGE = "lessons/block/page.py"
 
 
@@ -64,7 +65,7 @@ def test_defaults_title_and_sections(default_page):
     for heading in ("Layer norm on one row", "The feed-forward layer", "The residual stream",
                     "Pre-norm against post-norm", "Why deep post-norm stacks are harder to train"):
         assert heading in shown
-    assert len(charts(at)) == 9
+    assert len(charts(at)) == CHARTS
 
 
 def test_layer_norm_row_is_cores_and_has_mean_0_variance_1(default_page):
@@ -96,6 +97,33 @@ def test_ffn_shapes_gelu_and_firing(default_page):
     firing = lines(at, "How many hidden units fire")["share of hidden units that fire"]
     np.testing.assert_allclose(firing, (r["ffn_pre"] > 0).mean(axis=-1), rtol=SENT_RTOL)
     assert f"**{r['firing_row']} of the {4 * D}** hidden units fire" in texts(at)
+
+
+def test_the_units_that_do_not_fire_write_as_much_as_those_that_do(default_page):
+    """What the firing units and the others write through W_proj, recomputed here from the trace: at the default
+    row of block 1 the ~220 units that do not fire write a longer vector than the ~30 that do, and on average
+    over the prompt too; in block 2 they still write a fifth as much or more. The page's bars and sentence say it."""
+    at, m = default_page, the_model()
+    _, trace = forward(m.params, m.cfg, ids_of(DEFAULT_PROMPT))
+    for layer in (0, 1):
+        tr, w_proj = trace.layers[layer], m.params["blocks"][layer]["mlp"]["w_proj"]
+        fires = tr.ffn_pre > 0
+        on = np.linalg.norm((tr.ffn_act * fires) @ w_proj, axis=-1)  # (T,)
+        off = np.linalg.norm((tr.ffn_act * ~fires) @ w_proj, axis=-1)
+        r = core_reading(layer=layer)
+        np.testing.assert_allclose(r["written"]["firing"], on, rtol=1e-5)
+        np.testing.assert_allclose(r["written"]["silent"], off, rtol=1e-5)
+        assert off.mean() > 0.2 * on.mean()
+        assert -tr.ffn_act[~fires].min() < 0.171  # GELU's deepest dip: each silent unit passes little on
+    r = core_reading()
+    assert r["written_row"]["silent"] > r["written_row"]["firing"] and r["written_mean"]["silent"] > \
+        r["written_mean"]["firing"]
+    bars = chart_data(titled(at, f"row {DEFAULT_POSITION} ", "written through W_proj"))
+    np.testing.assert_allclose(bars["value"].to_numpy(dtype=float), [r["written_row"]["firing"],
+                                                                      r["written_row"]["silent"]], rtol=SENT_RTOL)
+    shown = texts(at)
+    assert f"length **{r['written_row']['firing']:.2f}**" in shown and "many small amounts add up" in shown
+    assert "contribute almost nothing" not in shown
 
 
 def test_residual_sums_and_lengths(default_page):
@@ -166,7 +194,7 @@ def test_controls_move_the_view():
 def test_bad_links_are_corrected_and_said(query, note):
     at = ok(run_page(PAGE, query))
     assert note in "\n".join(i.value for i in at.info)
-    assert len(charts(at)) == 9
+    assert len(charts(at)) == CHARTS
 
 
 @pytest.mark.parametrize("prompt, said", [
@@ -187,7 +215,7 @@ def test_hostile_prompts(prompt, said):
     if not prompt:
         assert len(titles) == 1
         return
-    assert len(titles) == 9
+    assert len(titles) == CHARTS
     ids = ids_of(prompt)
     position = min(DEFAULT_POSITION, len(ids) - 1)
     steps = matrix(titled(at, f"row {position} ", "through layer norm")).to_numpy()
@@ -243,6 +271,6 @@ def test_simple_level_keeps_the_pictures_and_drops_the_formulas():
     assert formula in texts(technical) and formula not in texts(simple)
     assert any(e.label == "Show the code" for e in technical.expander)
     assert not any(e.label == "Show the code" for e in simple.expander)
-    assert len(charts(simple)) == len(charts(technical)) == 9
+    assert len(charts(simple)) == len(charts(technical)) == CHARTS
     assert "[technical]" not in texts(technical) + texts(simple)
     assert "[layer norm](/glossary#layer-norm" in texts(simple)  # each term linked where it first appears

@@ -190,7 +190,7 @@ def test_a_sequence_without_a_repeat_says_so_up_front(typed):
     for table in at.dataframe:
         assert "induction share" not in table.value.columns
         assert not table.value.select_dtypes("number").isna().any().any(), table.value
-    assert set(metrics(at)) >= {"Mean loss, every letter", "Uniform guess, ln 24", "Loss, all heads on"}
+    assert set(metrics(at)) >= {"Mean loss, every letter", "Uniform guess over 24 letters", "Loss, all heads on"}
     assert not {"Mean loss, repeat", "Mean loss, first copy"} & set(metrics(at))
     assert "Induction share: no repeat to read" in captions(at)
     assert any(chart_title(c).startswith(LOSS) for c in charts(at)) == (len(typed) > 2)

@@ -131,7 +131,7 @@ def test_averaging_trick(default_page):
     dims = [c for c in table.columns if c.startswith("d")]
     values = table[dims].to_numpy(dtype=float)
     # the query picked (the last row until a click): W V's row, the mean, then the value rows it averages
-    assert table["row"].tolist()[:2] == ["out[6] = (W V)[6]", "mean of V[0..6]"]
+    assert table["row"].tolist()[:2] == ["out[6] of the uniform weights", "mean of V[0..6]"]
     np.testing.assert_allclose(values[2:], view["V"][:, : len(dims)])
     np.testing.assert_allclose(values[1], view["V"][:, : len(dims)].mean(axis=0))
     np.testing.assert_allclose(values[0], values[1], atol=1e-14)

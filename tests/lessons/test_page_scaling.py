@@ -29,7 +29,7 @@ from ui.state.controls import DEFAULT_TEXT
 
 PAGE = "lessons/scaling/page.py"
 # heatmap title prefix -> key of core.demos.scaling.scaling_view's result (or of its "mistake" dict)
-HEATMAPS = {"logits": "logits", "weights: click": "weights", "unscaled scores": "scores",
+HEATMAPS = {"scores before the softmax": "logits", "weights: click": "weights", "unscaled scores": "scores",
             "unscaled weights": "weights_unscaled", "scaled scores": "scaled_scores",
             "scaled weights": "weights_scaled", "wrong:": ("mistake", "wrong"), "right:": ("mistake", "right")}
 LINES = ("max weight vs d_k", "row entropy vs d_k", "variance of q·k vs d_k")
@@ -159,7 +159,7 @@ def test_variance_chart_and_table(default_page):
 
 def test_shapes_notice_and_code(default_page):
     shown = captions(default_page)
-    for caption in ("logits · shape (7, 7) = (T, T)", "Q Kᵀ · shape (7, 7) = (T, T)",
+    for caption in ("scaled scores · shape (7, 7) = (T, T)", "Q Kᵀ · shape (7, 7) = (T, T)",
                     "weights · shape (7, 7) = (T, T), rows sum to 1"):
         assert caption in shown
     text = texts(default_page)
@@ -214,8 +214,8 @@ def test_d_k_512_unscaled_saturates():
     assert unscaled.max(axis=1).mean() > 0.9 > 0.6 > scaled.max(axis=1).mean()
     at.toggle(key="scaling_on").set_value(False).run()
     ok(at)
-    assert chart_title(chart_by_title(at, "logits")) == "logits Q Kᵀ (not scaled)"
-    np.testing.assert_allclose(matrix(chart_by_title(at, "logits")).to_numpy(),
+    assert chart_title(chart_by_title(at, "scores before")) == "scores before the softmax: Q Kᵀ (not scaled)"
+    np.testing.assert_allclose(matrix(chart_by_title(at, "scores before")).to_numpy(),
                                matrix(chart_by_title(at, "unscaled scores")).to_numpy())
     np.testing.assert_allclose(matrix(chart_by_title(at, "weights: click")).to_numpy(), unscaled, atol=1e-15)
     assert "scaling switched off" in texts(at)

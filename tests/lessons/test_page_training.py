@@ -243,6 +243,7 @@ def test_before_a_run_the_page_shows_the_untrained_model_and_the_baselines():
     curve = chart_data(chart_by_title(at, LOSS))
     assert set(curve["series"]) == {"bigram baseline", "uniform guess (log V)"}
     assert "Before training" in texts(at)
-    assert "ln 16 = 2.773" in texts(at) and "drawn uniformly and independently" in texts(at)
+    assert "The bigram baseline, 2.773, is a uniform guess among 16 symbols" in texts(at)
+    assert "drawn uniformly and independently" in texts(at)
     bigram = setup.build_data(setup.Settings(corpus="copy", n_layers=1), setup.TextMemo())[1]
     assert [m.value for m in at.metric][:2] == [f"{bigram:.3f}", "2.890"]

@@ -75,7 +75,7 @@ def test_lengths(default_page):
     ok(at)
     g = assert_shows(at, 30, 30, 2.0, 1.5)
     assert g["dot"] == pytest.approx(3.0)
-    assert "would reach its largest, |a| |b| = 3" in texts(at)
+    assert "would reach its largest, the product of the two lengths, 3" in texts(at)
 
 
 def test_scores_taken_apart(default_page):

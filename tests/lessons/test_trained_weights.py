@@ -7,13 +7,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from core.demos.context import same_word_two_contexts
 from core.demos.heads import single_head
-from core.demos.word_heads import bank_similarity, read_words, rule_positions, word_model
+from core.demos.word_heads import bank_similarity, read_words, rule_positions, training_draws, untrained, word_model
 from core.tokenize import word_tokens
+from core.toy_english import chance_drawn
 from lessons.communication import trained as comm_trained
 from tests.apptest_helpers import chart_by_title, charts, matrix, ok, run_page, texts
 from tests.ui.test_share import assert_same_view, link, query, run_shared
+from ui.frame import prose
 from ui.sections import trained_views as tv
 from ui.state.controls import DEFAULT_TEXT
 
@@ -37,7 +38,10 @@ def test_trained_view_shows_the_model_reading_the_example(page):
     shown = texts(at)
     seen = read_words(tv.EXAMPLE)
     assert "**Tokens the model reads:** " + " · ".join(f"`{t}`" for t in seen["tokens"]) in shown
-    assert "learned" in shown and tv.GRAMMAR_DOC in shown
+    assert "learned" in shown and "docs/" not in shown  # no repository path for a student
+    # the test sentences are not held out, and the page says how likely training was to have drawn each
+    assert "not held out" in shown and "held-out" not in shown
+    assert f"chance of {chance_drawn('agreement', training_draws()):.0%} (agreement)" in shown
     layer, head = agreement_head()
     rule = rule_positions(seen["tokens"])
     assert rule["kind"] == "agreement"
@@ -74,15 +78,18 @@ def test_multi_head_names_every_rules_head():
         assert f"{tv.head_name(*figures['head'])} for {kind} (share {figures['share']:.2f})" in shown
 
 
-def test_the_bank_section_shows_the_cores_cosines_beside_the_random_one():
+def test_the_bank_section_shows_the_cores_cosines_beside_the_same_model_before_training():
+    """Like for like: the trained model's cosines stage by stage beside the same architecture's random initial
+    weights (core.demos.word_heads.untrained), not beside one random head."""
     at = ok(run_page("lessons/communication/page.py", TRAINED))
     metrics = {m.label: m.value for m in at.metric}
     similar = bank_similarity(comm_trained.SENTENCE_1, comm_trained.SENTENCE_2)
-    for stage, cos in zip(similar["stages"], similar["cosine"]):
-        assert metrics[f"cosine, {stage}"] == f"{cos:.2f}"
-    tokens = word_tokens(comm_trained.SENTENCE_1, 32), word_tokens(comm_trained.SENTENCE_2, 32)
-    random = same_word_two_contexts(*tokens, "bank", 16, 8, 0)["cosine"]
-    assert metrics["cosine, random weights"] == f"{random:.2f}"
+    start = bank_similarity(comm_trained.SENTENCE_1, comm_trained.SENTENCE_2, model=untrained())
+    for stage, cos, before in zip(similar["stages"], similar["cosine"], start["cosine"]):
+        assert metrics[f"cosine, {stage}, trained"] == f"{cos:.2f}"
+        assert metrics[f"cosine, {stage}, before training"] == f"{before:.2f}"
+    assert start["cosine"][-1] > 0.95 > 0.2 > similar["cosine"][-1]  # training, not the architecture, splits them
+    assert not any(label.startswith("cosine, random weights") for label in metrics)
     layer, head = word_model().meta["phenomena"]["bank"]["head"]
     for n, cue in ((1, "river"), (2, "money")):
         row = matrix(chart_by_title(at, f"row of “bank” in sentence {n}")).iloc[0]
@@ -118,6 +125,19 @@ def test_a_500_word_text_is_capped_at_the_context(page):
     assert any(f"reads at most {cfg.max_len} words" in i.value for i in at.info)
     layer, head = agreement_head()
     assert head_map(at, layer, head).shape == (cfg.max_len, cfg.max_len)
+
+
+def test_the_trained_context_page_says_which_sections_use_random_weights():
+    trained, random = (ok(run_page("lessons/communication/page.py", query)) for query in (TRAINED, {}))
+    said = prose.text("communication", "trained_rest")
+    assert "Only the section above reads the trained model" in said and "use random weights" in said
+    assert any(said in i.value for i in trained.info)
+    assert not any(said in i.value for i in random.info)
+    # the note comes right after the trained section: before the first random section's heading
+    shown = [str(el.value) for el in trained.main if hasattr(el, "value")]
+    note = next(i for i, v in enumerate(shown) if said in v)
+    assert any("Self-attention and cross-attention" in v for v in shown[note + 1:])
+    assert not any("Self-attention and cross-attention" in v for v in shown[:note])
 
 
 def test_the_bank_section_says_when_bank_is_missing_or_a_sentence_empty():

@@ -187,9 +187,10 @@ def test_csv_button_follows_the_picker(saved):
     """Pick the scores in the picker: the CSV button now hands out the scores, labelled with the tokens."""
     at = run_open(LESSONS["qkv"].path)
     items = drawn(at)
-    assert saved["x.csv"][1] == "text/csv"
-    first = read_csv(text(saved, "x.csv"))
-    assert_same_numbers(first.to_numpy(), items[0]["matrix"], "X")
+    first_name = f"{export.slug(items[0]['title'])}.csv"  # the picker starts on the page's first matrix
+    assert saved[first_name][1] == "text/csv"
+    first = read_csv(text(saved, first_name))
+    assert_same_numbers(first.to_numpy(), items[0]["matrix"], items[0]["title"])
     target = next(i for i, item in enumerate(items) if item["title"].startswith("scores"))
     saved.clear()
     picker(at).set_value(picker(at).options[target])
@@ -358,7 +359,8 @@ def test_closed_export_panel_draws_nothing(saved):
     assert picker(at).options == [f"{i + 1}. {item['title']}" for i, item in enumerate(items)]
     assert set(buttons_in_panel(at)) == set(BUTTONS)
     assert count_caption(at) == f"{len(items)} matrices on this page."
-    assert read_csv(text(saved, "x.csv")).shape == items[0]["matrix"].shape == (7, 16)
+    assert read_csv(text(saved, f"{export.slug(items[0]['title'])}.csv")).shape == items[0]["matrix"].shape
+    assert next(item for item in items if item["title"] == "X")["matrix"].shape == (7, 16)
     w_q = next(item for item in items if item["title"].startswith("W_Q"))
     assert w_q["matrix"].shape == (16, 3)  # the matrices of this run, at d_k = 3
     at.session_state[export.OPEN_KEY] = False  # closed again
@@ -390,8 +392,11 @@ def test_a_made_file_is_saved_while_what_it_shows_is_on_screen(saved):
     """Press SVG: a Save SVG button holds that chart's file, through reruns that change nothing. A move that
     changes the chart, or a pick of another matrix, takes the Save button away: it never holds a file of
     something no longer shown."""
-    at = press(run_open(LESSONS["qkv"].path), "svg")
-    name = export.slug(drawn(at)[0]["title"])
+    at = run_open(LESSONS["qkv"].path)
+    x = next(i for i, item in enumerate(drawn(at)) if item["title"] == "X")  # a matrix the seed changes
+    picker(at).set_value(picker(at).options[x])
+    at = press(ok(at.run()), "svg")
+    name = export.slug(drawn(at)[x]["title"])
     assert buttons_in_panel(at)["export_svg"].label == "Save SVG"
     first = text(saved, f"{name}.svg")
     ok(at.run())
@@ -401,7 +406,7 @@ def test_a_made_file_is_saved_while_what_it_shows_is_on_screen(saved):
     assert "make_svg" in buttons_in_panel(at) and "export_svg" not in buttons_in_panel(at)
     at = press(at, "svg")
     assert text(saved, f"{name}.svg") != first  # made again, from the new numbers
-    picker(at).set_value(picker(at).options[1])
+    picker(at).set_value(picker(at).options[x + 1])
     ok(at.run())
     assert "make_svg" in buttons_in_panel(at) and "export_svg" not in buttons_in_panel(at)
 

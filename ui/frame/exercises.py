@@ -31,6 +31,7 @@ class Exercise:
     tolerance: float = 0.01  # relative tolerance for numbers (absolute below 1)
     code: str | None = None  # a snippet shown above the question (find the bug)
     figure: Callable[[], None] | None = field(default=None, compare=False)  # draws a picture to reason about
+    part: str = ""  # the lesson's prose part (section) it asks about: a Technical part hides it at the Simple level
 
 
 def parse_number(text: str) -> float:

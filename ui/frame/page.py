@@ -139,6 +139,13 @@ def built_questions(questions: Callable[[], list[exercises.Exercise]]) -> tuple[
     return tuple(questions())
 
 
+def shown_questions(name: str, questions: Sequence[exercises.Exercise]) -> tuple[exercises.Exercise, ...]:
+    """The questions a reader at this level sees: at the Simple level none about a section it hides (a question
+    names its section's prose part; a Technical part is hidden)."""
+    hidden = () if technical() else prose.technical_parts(name)
+    return tuple(ex for ex in questions if ex.part not in hidden)
+
+
 def closing(course: nav.Course, name: str, questions: Callable[[], list[exercises.Exercise]],
             code: Sequence[Callable] = ()) -> None:
     """What to notice (the prose part "notice", if the lesson has one) and the code behind the page (Technical,
@@ -151,7 +158,7 @@ def closing(course: nav.Course, name: str, questions: Callable[[], list[exercise
     if code and technical() and not presenter.presenting():
         show_code(*code)
     st.divider()
-    exercises.render(lesson.url_path, built_questions(questions))
+    exercises.render(lesson.url_path, shown_questions(name, built_questions(questions)))
     if "try_this" in parts and (steps := prose.text(name, "try_this")):
         st.markdown("## Try this\n\n" + steps)
     # previous at the left edge, next at the right: one horizontal container, not a block per column

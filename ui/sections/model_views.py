@@ -91,6 +91,11 @@ def model_note(model: Model, error: str | None) -> None:
                f"{cfg.pos_encoding} positions, {cfg.norm}-norm, {cfg.activation}.")
 
 
+DATA_NAMES = {"pydoc": "Python's own documentation", "copy": "the copy task", "reverse": "the reverse task",
+              "induction": "the induction task (one fixed length)", "repeat": "repeated stretches of letters",
+              "toy_english": "a toy English grammar"}  # what a saved model's data id means, for a student
+
+
 def training_summary(meta: dict, V: int) -> str:
     """The saved model's figures in a sentence: its validation loss against the uniform and bigram baselines."""
     def number(key):
@@ -99,14 +104,15 @@ def training_summary(meta: dict, V: int) -> str:
 
     parts = []
     if number("val_loss") is not None:
-        parts.append(f"Validation loss {number('val_loss'):.3g} nats per character; guessing uniformly gives "
-                     f"ln {V} = {np.log(V):.3f}")
+        parts.append(f"Validation loss {number('val_loss'):.3g} nats per character; guessing uniformly among the "
+                     f"{V} characters gives {np.log(V):.3f}")
         if number("bigram_val_loss") is not None:
             parts[-1] += f", a bigram model {number('bigram_val_loss'):.3g}"
     if number("steps") is not None:
         parts.append(f"Trained for {int(number('steps')):,} steps")
     if isinstance(meta.get("data"), str):
-        parts.append(f"Trained on {code_span(meta['data'][:60])}")
+        data = meta["data"]
+        parts.append(f"Trained on {DATA_NAMES[data]}" if data in DATA_NAMES else f"Trained on {code_span(data[:60])}")
     return ". ".join(parts) + "." if parts else ""
 
 

@@ -3,7 +3,8 @@ trained: the toy-English model (core.demos.word_heads) reading the student's sen
 
 The switch sits in the sidebar beside the sentence settings and is bound to the link (?weights=trained);
 random, its default, leaves each page as it was. Every figure here comes from the core: the model's
-configuration, its reading of the sentence, and the shares measured on held-out sentences (meta["phenomena"]).
+configuration, its reading of the sentence, and the shares measured on test sentences (meta["phenomena"]): fresh
+draws from the grammar, most of which training had drawn too (core.toy_english.chance_drawn), so not held out.
 """
 
 from __future__ import annotations
@@ -11,7 +12,8 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from core.demos.word_heads import rule_positions, word_model
+from core.demos.word_heads import RULE_SENTENCES, rule_positions, training_draws, word_model
+from core.toy_english import chance_drawn
 from ui.compute import cached
 from ui.drawing.charts import unique_labels
 from ui.sections import views
@@ -23,7 +25,6 @@ KEY = "weights"  # in the link: ?weights=trained
 RANDOM, TRAINED = "random", "trained"
 WORDS_KEY = "words"  # the sentence the trained model reads (its own box: the random view's text stays as it was)
 EXAMPLE = "the dog near the trees runs ."  # an agreement sentence in the model's words
-GRAMMAR_DOC = "docs/MODELS.md"  # where the grammar, the training and the measurements are written down
 
 # What each rule of the grammar decides, where, and from which word (the query and the cue of read_rule).
 RULES = {"agreement": ("the verb", "the nearer noun, the position whose next word is the verb", "the subject"),
@@ -36,7 +37,7 @@ def weights_switch() -> bool:
     """The sidebar's Random / Trained switch, bound to the link; True for trained."""
     return controls.option(KEY, "Weights", [RANDOM, TRAINED], RANDOM, horizontal=True,
                            help="random: weights drawn from the seed, as in the rest of the course. trained: a "
-                                "small model that learned a toy English grammar, reading your sentence.") == TRAINED
+                                "small model trained on a toy English grammar, reading your sentence.") == TRAINED
 
 
 def model_config():
@@ -64,7 +65,7 @@ def vocabulary() -> list[str]:
 
 
 def measured(kind: str) -> dict:
-    """The figures measured for one rule on held-out sentences (saved with the model)."""
+    """The figures measured for one rule on its test sentences (saved with the model)."""
     return word_model().meta["phenomena"][kind]
 
 
@@ -74,10 +75,15 @@ def head_name(layer: int, head: int) -> str:
 
 
 def learned_note() -> str:
-    return (f"These weights were **learned**: a {model_config().n_layers}-layer model trained on sentences of a "
-            "toy English grammar with three rules (a verb agrees with its subject across a nearer noun; a "
-            "pronoun follows the first person named; the word after “bank” follows river or money). Its "
-            f"training and the measurements quoted here are written down in `{GRAMMAR_DOC}`.")
+    draws = training_draws()
+    seen = {kind: chance_drawn(kind, draws) for kind in RULES}
+    return (f"These weights were **learned**: a {model_config().n_layers}-layer model trained on {draws:,} "
+            "sentences of a toy English grammar with three rules (a verb agrees with its subject across a nearer "
+            "noun; a pronoun follows the first person named; the word after “bank” follows river or money). The "
+            f"figures quoted here were measured on {RULE_SENTENCES} test sentences per rule, fresh draws from that "
+            "small grammar, not held out: a given sentence was among the training draws with a chance of "
+            f"{seen['agreement']:.0%} (agreement), {seen['pronoun']:.0%} (pronoun) or {seen['bank']:.0%} (bank). They "
+            "say what the model does with the rules, not how it copes with sentences it never saw.")
 
 
 def labelled(seen: dict) -> dict:
@@ -134,12 +140,12 @@ def share_note(seen: dict, layer: int, head: int) -> str:
     if rule is None:
         return (f"This sentence holds none of the grammar's three patterns, so nothing here decides a word. "
                 f"The map is {named}, the head that reads the verb's subject in agreement sentences (mean share "
-                f"**{share:.2f}** on held-out sentences).")
+                f"**{share:.2f}** on its test sentences).")
     labels = unique_labels(seen["labels"])
     weight = float(seen["weights"][layer, head, rule["query"], rule["cue"]])
     return (f"Look at row {code_span(labels[rule['query']])} ({where}): it puts **{weight:.2f}** of its weight on "
-            f"{code_span(labels[rule['cue']])}, {cue}, which decides {decided}. Measured on held-out sentences, "
-            f"{named} puts a mean share of **{share:.2f}** there; with it switched off the rule is right "
+            f"{code_span(labels[rule['cue']])}, {cue}, which decides {decided}. Measured on {RULE_SENTENCES} test "
+            f"sentences, {named} puts a mean share of **{share:.2f}** there; with it switched off the rule is right "
             f"{off:.0%} of the time{', about a coin toss' if 0.35 < off < 0.65 else ''}.")
 
 

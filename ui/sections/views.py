@@ -29,7 +29,15 @@ def sentence_settings(d_k_hi: int = 64, d_k_default: int = 8, seq_len_hi: int = 
     seq_len, d_model, d_k and the seed."""
     sentence = controls.input_text()
     max_tokens = controls.seq_len(hi=seq_len_hi)
-    return sentence, max_tokens, controls.d_model(), controls.d_k(hi=d_k_hi, default=d_k_default), controls.seed()
+    D, d_k = controls.d_model(), controls.d_k(hi=d_k_hi, default=d_k_default)
+    if d_k > D:
+        st.sidebar.caption(D_K_ABOVE.format(d_k=d_k, D=D))
+    return sentence, max_tokens, D, d_k, controls.seed()
+
+
+D_K_ABOVE = ("d_k = {d_k} is more than d_model = {D}: the projections spread {D} numbers over {d_k}, so the queries "
+             "and keys vary in only {D} independent directions. Real models keep d_k at or below d_model (with H "
+             "heads, d_model divided by H); the raw scores still spread like √d_k, which is what these pages show.")
 
 
 def tokens_line(sentence: str, max_tokens: int) -> list[str]:

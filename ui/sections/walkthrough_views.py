@@ -31,16 +31,21 @@ def written_out(q: np.ndarray, k: np.ndarray) -> str:
     return shown + (f" + … ({len(terms)} terms)" if len(terms) > TERMS_SHOWN else "")
 
 
-def walk_table(w: dict, tokens: list[str]) -> dict:
-    """One row per key: the dot product written out, the score, scaled, exp(scaled - max) and the weight."""
-    return {
+SOFTMAX_STEPS = ("÷ √d_k", "exp(· − max)")  # the softmax's own steps: the Technical level's columns
+
+
+def walk_table(w: dict, tokens: list[str], steps: bool = True) -> dict:
+    """One row per key: the dot product written out, the score, (with steps) scaled and exp(scaled - max), and
+    the weight."""
+    table = {
         "key": unique_labels(tokens),
         "q · k written out": [written_out(w["q"], k) for k in w["K"]],
         "q · k (score)": w["dots"],
-        "÷ √d_k": w["scaled"],
-        "exp(· − max)": w["exps"],
+        SOFTMAX_STEPS[0]: w["scaled"],
+        SOFTMAX_STEPS[1]: w["exps"],
         "weight": w["weights"],
     }
+    return table if steps else {name: column for name, column in table.items() if name not in SOFTMAX_STEPS}
 
 
 def walk_through(tokens: list[str], D: int, d_k: int, seed: int, query: int) -> dict:
@@ -49,9 +54,10 @@ def walk_through(tokens: list[str], D: int, d_k: int, seed: int, query: int) -> 
     label = code_span(unique_labels(tokens)[query])
     st.markdown(f"### One query, step by step: {label}")
     prose.show("qkv", "walk_dots", token=label, d_k=d_k, scale=w["scale"])
-    views.number_table(walk_table(w, tokens), "%.4f", ["q · k (score)", "÷ √d_k", "exp(· − max)", "weight"])
-    st.caption(f"table · shape ({len(tokens)}, 6): one row per key; the score column is row {query} of the "
-               f"scores heatmap, the weight column row {query} of the softmax heatmap.")
+    table = walk_table(w, tokens, steps=prose.technical())
+    views.number_table(table, "%.4f", [name for name in table if name not in ("key", "q · k written out")])
+    st.caption(f"table · shape ({len(tokens)}, {len(table)}): one row per key; the score column is row {query} of "
+               f"the scores heatmap, the weight column row {query} of the softmax heatmap.")
     prose.show("qkv", "walk_softmax", row_max=w["row_max"], exp_sum=w["exp_sum"], total=float(w["weights"].sum()))
     return w
 

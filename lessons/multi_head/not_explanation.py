@@ -1,0 +1,38 @@
+"""Attention is not explanation: on the trained word model's bank sentences, the heads that look at the cue
+beside what switching each one off does. The same for every reader and every link (the shipped model and its
+test sentences), so it is drawn outside the page's live part, at both weights settings."""
+
+from __future__ import annotations
+
+import numpy as np
+import streamlit as st
+
+from core.demos.word_heads import looked_at_or_used
+from ui.compute.memo import shared
+from ui.frame import prose
+from ui.sections import trained_views as tv
+from ui.sections import views
+
+KIND = "bank"
+
+
+@shared(1, spinner="Switching each head of the word model off, one at a time…")
+def figures() -> dict:
+    """core.demos.word_heads.looked_at_or_used for the bank rule."""
+    return looked_at_or_used(KIND)
+
+
+def section() -> None:
+    f = figures()
+    needed, (a, b) = f["needed"], f["also_looking"][:2]
+    shares, off, odds = f["shares"], f["off_accuracy"], f["off_log_odds"]
+    prose.section("Attention is not explanation", "multi_head", "not_explanation", n=f["n"],
+                  needed=tv.head_name(*needed), a=tv.head_name(*a), b=tv.head_name(*b), share=shares[needed],
+                  share_a=shares[a], share_b=shares[b], off=off[needed], off_a=off[a], off_b=off[b],
+                  accuracy=f["accuracy"], odds=f["log_odds"], odds_off=odds[needed], odds_a=odds[a],
+                  odds_b=odds[b])
+    L, H = shares.shape
+    views.number_table({"head": views.layer_head_names(L, H), "weight on the cue": shares.ravel(),
+                        "right with it off": off.ravel(), "log-odds with it off": odds.ravel()}, "%.2f")
+    st.caption(prose.text("multi_head", "not_explanation_table", n=f["n"], accuracy=f["accuracy"],
+                          odds=f["log_odds"], heads=int(np.size(shares))))
