@@ -13,7 +13,7 @@ from core.demos.circuit import phase_change
 from core.demos.scaling import overflow
 from core.demos.word_heads import average_or_attend, looked_at_or_used, next_words, word_model
 from lessons.full_model import why_top_p
-from tests.apptest_helpers import chart_by_title, chart_data, matrix, ok, run_page, texts
+from tests.apptest_helpers import SENT_ATOL, SENT_RTOL, chart_by_title, chart_data, matrix, ok, run_page, texts
 from ui.compute import model_store
 from ui.sections import trained_views as tv
 
@@ -25,7 +25,7 @@ def test_qkv_opens_with_the_average_against_a_trained_head():
     assert at.markdown[1].value.startswith("## Why attention")  # before any matrix, right after the idea
     for n, s in enumerate(a["sentences"], 1):
         rows = matrix(chart_by_title(at, f"the row of “bank”, sentence {n}")).to_numpy()
-        np.testing.assert_allclose(rows, np.stack([s["average"], s["attended"]]), rtol=1e-5, atol=1e-7)
+        np.testing.assert_allclose(rows, np.stack([s["average"], s["attended"]]), rtol=SENT_RTOL, atol=SENT_ATOL)
     first, second = a["sentences"]
     assert f"it takes {first['cue_average']:.3f} of each of the {first['at'] + 1} tokens" in shown
     w1, w2 = first["cue_attended"], second["cue_attended"]
@@ -89,7 +89,7 @@ def test_circuit_draws_the_phase_change_from_its_training_log():
     p = phase_change(meta["log"], float(np.log(24)))
     curve = chart_data(chart_by_title(at, "The loss on the repeat while the model trained"))
     val = curve[curve["series"] == "validation loss (the repeat)"]
-    np.testing.assert_allclose(val["y"].to_numpy(float), meta["log"]["val_loss"], rtol=1e-5)
+    np.testing.assert_allclose(val["y"].to_numpy(float), meta["log"]["val_loss"], rtol=SENT_RTOL)
     np.testing.assert_array_equal(val["x"].to_numpy(float), meta["log"]["step"])
     shown = texts(at)
     assert f"stayed at {p['stuck_loss']:.2f} or above for the first {p['stuck_step']:,} steps" in shown
