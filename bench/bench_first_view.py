@@ -35,7 +35,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from bench.machine import Watch  # noqa: E402
-from bench.streamlit_client import Server, Session  # noqa: E402
+from bench.streamlit_client import Server, Session, cpu_seconds  # noqa: E402
 from lessons import COURSE  # noqa: E402
 
 # deploy/Dockerfile's CMD flags (deploy/serve.py's STREAMLIT_FLAGS minus the headless pair Server adds).
@@ -73,6 +73,25 @@ def one_start(page: str, wait: float, root: Path) -> dict:
     return {"ready_s": ready, "health_max_ms": slowest, "view_s": view, "visit_s": visit, "problem": problem}
 
 
+async def warm_views(url: str, pid: int, pages: list[str], n: int) -> dict[str, tuple[float, float]]:
+    """On a warm server: each page opened by n new sessions, one after another, all kept open (as a class's
+    are: with every session gone Streamlit drops its compiled scripts). Server CPU ms and KB per first view."""
+    out, kept = {}, []
+    try:
+        for page in pages:
+            before, sent = cpu_seconds(pid), 0
+            for _ in range(n):
+                session, render = await Session.open(url, page)
+                kept.append(session)
+                sent += render.bytes
+            await asyncio.sleep(0.05)
+            out[page] = (1000 * (cpu_seconds(pid) - before) / n, sent / n / 1024)
+    finally:
+        for session in kept:
+            await session.close()
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--starts", type=int, default=3, help="fresh starts per page (default 3)")
@@ -82,9 +101,20 @@ def main() -> None:
                         help="only these pages (url paths; '' is the home page); repeatable")
     parser.add_argument("--root", type=Path, default=ROOT,
                         help="the checkout to serve (another one, e.g. a copy of an older commit, to compare)")
+    parser.add_argument("--warm", type=int, default=0, metavar="N",
+                        help="instead: on one warm server, N new sessions open each page; server CPU per first view")
     args = parser.parse_args()
     pages = args.page if args.page is not None else PAGES
     watch = Watch()
+    if args.warm:
+        with Server.start(extra=SERVER_FLAGS, root=args.root, until_warm=True) as server:
+            asyncio.run(first_view(server.url, pages[0]))  # one session open: what a class's server has
+            figures = asyncio.run(warm_views(server.url, server.pid, pages, args.warm))
+        print(f"first view of a new session on a warm server, {args.warm} sessions a page:")
+        for page, (ms, kb) in figures.items():
+            print(f"{page or 'home':<14} {ms:6.0f} ms of server CPU  {kb:5.0f} KB")
+        print(watch.line())
+        return
     print(f"first view after a fresh start, {args.starts} starts a page, {args.wait:.0f} s after the first 'ok'; "
           f"load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}", flush=True)
     print(f"{'page':<14} {'first view s: median':>20} {'min':>6} {'max':>6} {'visit s':>8}  problems", flush=True)

@@ -9,9 +9,10 @@ from core.demos.knockout import knockout_table, mean_loss, position_losses
 from core.tasks import induction_keys
 from lessons import COURSE
 from lessons.circuit import phase
+from lessons.circuit import reach as reach_views
 from lessons.circuit.questions import questions
+from lessons.circuit.reach import reach, training_lengths
 from ui.compute import cached, model_store
-from ui.compute.memo import shared
 from ui.drawing import plots, render
 from ui.drawing.chart_data import ChartData, numbers
 from ui.frame import page, prose
@@ -24,8 +25,7 @@ MODEL = "circuit"
 SOURCES = ("generated", "typed")
 DEFAULT_TEXT = "QFBPLANCKWORDPLANCKWORD"
 MAX_CHARS = 200
-PREVIOUS, INDUCTION, POSITIONAL = (0, 1), (1, 1), (0, 0)  # (layer, head), counted from 0; on screen from 1
-REACH_SEQUENCES = 128  # fresh sequences per stretch length in the figures of how far copying reaches
+PREVIOUS, INDUCTION, POSITIONAL = reach_views.PREVIOUS, reach_views.INDUCTION, reach_views.POSITIONAL
 SERIES = ("first copy", "repeat", "other letters")
 
 
@@ -44,26 +44,6 @@ def typed_ids(model, text: str) -> tuple[int, ...] | None:
     if len(letters) > most:
         st.warning(f"The model reads at most {most} letters: the first {most} of your {len(letters)} are used.")
     return tuple(int(i) for i in model.tokenizer.encode(letters[:most]))
-
-
-def training_lengths(model) -> tuple[int, int]:
-    """The shortest and longest stretch the model was trained on (its saved task)."""
-    task = model.meta["task"]
-    return int(task["min_length"]), int(task["max_length"])
-
-
-@shared(4, spinner="Reading fresh sequences of several stretch lengths…")
-def reach(source: tuple) -> dict:
-    """The repeat's mean loss at 2 letters, the shortest and longest trained length, 20 and the longest that
-    fits twice, on REACH_SEQUENCES fresh sequences each; and at the longest with the positional head off."""
-    model = model_store.from_source(source)
-    n_symbols = len(model.meta["tokenizer"]["chars"])
-    (lo, hi), most = training_lengths(model), min(n_symbols, (model.cfg.max_len + 1) // 2)
-    lengths = (2, lo, hi, 20, most)
-    losses = circuit.copying_by_length(model.params, model.cfg, n_symbols, lengths, REACH_SEQUENCES)
-    off = circuit.copying_by_length(model.params, model.cfg, n_symbols, (most,), REACH_SEQUENCES, off=POSITIONAL)
-    return {"lo": lo, "hi": hi, "most": most, **dict(zip(("at_2", "at_lo", "at_hi", "at_20", "at_most"), losses)),
-            "off": float(off[0]), "n": REACH_SEQUENCES}
 
 
 def sequence_section(letters: str, a: dict, model) -> None:

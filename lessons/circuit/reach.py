@@ -1,0 +1,32 @@
+"""How far the circuit model's copying reaches: its loss on the repeat at several stretch lengths, on fresh
+sequences, and with its positional head off. Computed once per process and shared (the page script runs again
+on every view, so a cache made in it would be made anew each time: the figures cost 55 ms of a first view)."""
+
+from __future__ import annotations
+
+from core.demos import circuit
+from ui.compute import model_store
+from ui.compute.memo import shared
+
+PREVIOUS, INDUCTION, POSITIONAL = (0, 1), (1, 1), (0, 0)  # (layer, head), counted from 0; on screen from 1
+REACH_SEQUENCES = 128  # fresh sequences per stretch length in the figures of how far copying reaches
+
+
+def training_lengths(model) -> tuple[int, int]:
+    """The shortest and longest stretch the model was trained on (its saved task)."""
+    task = model.meta["task"]
+    return int(task["min_length"]), int(task["max_length"])
+
+
+@shared(4, spinner="Reading fresh sequences of several stretch lengths…")
+def reach(source: tuple) -> dict:
+    """The repeat's mean loss at 2 letters, the shortest and longest trained length, 20 and the longest that
+    fits twice, on REACH_SEQUENCES fresh sequences each; and at the longest with the positional head off."""
+    model = model_store.from_source(source)
+    n_symbols = len(model.meta["tokenizer"]["chars"])
+    (lo, hi), most = training_lengths(model), min(n_symbols, (model.cfg.max_len + 1) // 2)
+    lengths = (2, lo, hi, 20, most)
+    losses = circuit.copying_by_length(model.params, model.cfg, n_symbols, lengths, REACH_SEQUENCES)
+    off = circuit.copying_by_length(model.params, model.cfg, n_symbols, (most,), REACH_SEQUENCES, off=POSITIONAL)
+    return {"lo": lo, "hi": hi, "most": most, **dict(zip(("at_2", "at_lo", "at_hi", "at_20", "at_most"), losses)),
+            "off": float(off[0]), "n": REACH_SEQUENCES}
