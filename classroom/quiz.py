@@ -79,7 +79,7 @@ ITEMS = {
         f"Row i of a head's attention weights is [{', '.join(f'{w:g}' for w in ROW)}] over the keys at positions 0 "
         f"to {len(ROW) - 1}. What is the head's output at position i?",
         ("v₀ alone: attention takes the value of the key with the largest weight",
-         f"{_mix('k')}, a weighted sum of the keys",
+         f"{_mix('k')}, a weighted average of the keys",
          f"{_mix('v')}, a weighted average of the values",
          f"A prediction that the next token is token 0, with probability {ROW[0]:g}"),
         2,
