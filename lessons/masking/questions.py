@@ -13,16 +13,22 @@ from ui.drawing import render
 from ui.frame.exercises import Exercise
 
 
-def _causal_pictures() -> None:
+def causal_pictures() -> dict:
+    """The two pictures of "which_causal": title -> (4, 4) weights (rows queries, columns keys), and their labels.
+    B is causal attention on seeded random vectors, A its transpose (every token looks ahead)."""
     rng = np.random.default_rng(7)
     x = rng.standard_normal((4, 4))
     _, causal = scaled_dot_product_attention(x, x, x, mask=causal_mask(4))
-    labels = ["t0", "t1", "t2", "t3"]
-    left, right = st.columns(2)
-    with left:
-        render.show_heatmap(causal.T, labels, labels, title="Picture A", key="ex_pic_a", domain=(0.0, 1.0))
-    with right:
-        render.show_heatmap(causal, labels, labels, title="Picture B", key="ex_pic_b", domain=(0.0, 1.0))
+    return {"labels": ["t0", "t1", "t2", "t3"], "pictures": {"Picture A": causal.T, "Picture B": causal}}
+
+
+def _causal_pictures() -> None:
+    seen = causal_pictures()
+    labels = seen["labels"]
+    for column, (title, weights) in zip(st.columns(2), seen["pictures"].items()):
+        with column:
+            render.show_heatmap(weights, labels, labels, title=title, key=f"ex_pic_{title[-1].lower()}",
+                                domain=(0.0, 1.0))
 
 
 def questions() -> list[Exercise]:

@@ -1,0 +1,187 @@
+"""A short quiz on the core ideas, taken at the start of a class and again at its end, and the class's normalised
+gain between the two (Hake 1998).
+
+Seven multiple-choice items, four options each, one right. Each wrong option is a misconception students of
+attention really hold (the score taken for the weight, √d_k taken for a normalisation, the mask applied after the
+softmax, a head taken for a layer, attention taken as picking one key, weights taken as an explanation), so a
+right answer means the idea is understood, not that a wording gave it away.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from classroom.questions import ClassQuestion, grade
+from lessons import COURSE
+
+ROW = (0.7, 0.2, 0.1, 0.0)  # the softmax row of the "softmax_row" item
+SUBJECT_WEIGHT = 0.9  # the weight in the "weights" item
+SUB = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
+
+
+def _mix(vector: str) -> str:
+    """'v' -> '0.7·v₀ + 0.2·v₁ + 0.1·v₂ + 0·v₃' from ROW."""
+    return " + ".join(f"{w:g}·{vector}{str(j).translate(SUB)}" for j, w in enumerate(ROW))
+
+
+# id -> (prompt, options, the right option's index, explanation)
+ITEMS = {
+    "score": (
+        "In one attention head, what is the score of query position i for key position j, before the softmax?",
+        ("A weight between 0 and 1 that says what share of v_j goes into the output at position i",
+         "q_i · k_j (over √d_k when scaled): the dot product of the query at i and the key at j",
+         "v_i · v_j (over √d_k when scaled): the dot product of the values at i and at j",
+         "The probability that token j is the token that follows token i in the text"),
+        1,
+        "A score is the dot product q_i · k_j = |q_i| |k_j| cos θ (divided by √d_k in scaled attention): any real "
+        "number, negative too, large when the query and the key are long and point the same way. The softmax over a "
+        "query's row turns its scores into weights between 0 and 1 that sum to 1; the values take no part in the "
+        "scores, they are what the weights then mix. The probability of the next token comes only at the model's "
+        "very end, from its output layer."),
+    "scaling": (
+        "Why does scaled dot-product attention divide the scores by √d_k before the softmax?",
+        ("To make each row of attention weights add up to 1, as a probability distribution must",
+         "To scale q and k to unit length, so that each score is the cosine of the angle between them",
+         "q · k sums d_k products, so its variance grows with d_k; big scores saturate the softmax",
+         "To keep the head's output from growing with d_v, the number of entries in each value vector"),
+        2,
+        "With independent entries of mean 0 and variance 1, each product q_m k_m has variance 1, so their sum q · k "
+        "has variance d_k and standard deviation √d_k. Dividing by √d_k brings the spread back to 1 whatever d_k is. "
+        "Unscaled, the larger d_k, the closer each softmax row comes to one-hot, and a saturated softmax passes back "
+        "almost no gradient. The softmax already makes rows sum to 1; √d_k is one constant for every pair, not the "
+        "vectors' lengths, so no cosine comes out; and the values, whatever their size d_v, play no part in the "
+        "scores."),
+    "mask": (
+        "What does the causal mask do in a decoder's self-attention?",
+        ("Before the softmax it sets later positions' scores to −∞, so their weights are exactly 0",
+         "After the softmax it sets later positions' weights to 0, leaving the other weights as they were",
+         "It blocks each query from its own key as well as later ones, so it sees only earlier positions",
+         "It removes the padding tokens that make the sequences of a batch the same length"),
+        0,
+        "Position i may read positions 0 to i, itself included: the first position puts all its weight on itself. "
+        "The mask works on the scores: −∞ for every later key, so exp(−∞) = 0 and the softmax shares the whole weight "
+        "among the keys allowed, each row still summing to 1. Zeroing weights after the softmax leaves rows that "
+        "sum to less than 1. Hiding padding is the job of another mask, the padding mask."),
+    "head": (
+        "A multi-head attention layer has H heads. What is one head?",
+        ("One of the model's layers: a model with 12 heads stacks 12 attention layers one on another",
+         "The same attention with the same weights, run H times and averaged to reduce the noise",
+         "The part of the model that reads the last position and predicts the next token",
+         "One attention with its own W_Q, W_K, W_V, run beside the others; W_O mixes their outputs"),
+        3,
+        "Each head has its own W_Q, W_K and W_V (usually of width d_k = d_model / H), so it computes its own scores "
+        "and weights and can attend to something other than the other heads do, in the same layer. The H outputs are "
+        "concatenated back to d_model and multiplied by W_O. Heads sit side by side within one layer; layers are "
+        "stacked. The language-model head that predicts the next token is another use of the word."),
+    "softmax_row": (
+        f"Row i of a head's attention weights is [{', '.join(f'{w:g}' for w in ROW)}] over the keys at positions 0 "
+        f"to {len(ROW) - 1}. What is the head's output at position i?",
+        ("v₀ alone: attention takes the value of the key with the largest weight",
+         f"{_mix('k')}, a weighted average of the keys",
+         f"{_mix('v')}, a weighted average of the values",
+         f"A prediction that the next token is token 0, with probability {ROW[0]:g}"),
+        2,
+        f"The softmax makes every weight at least 0 and each row sum to 1 (here {' + '.join(f'{w:g}' for w in ROW)} "
+        f"= {math.fsum(ROW):g}), so the output is a weighted average of the value vectors: mostly v₀, some v₁ and v₂, "
+        "nothing of v₃. Every key with a weight above 0 contributes, not only the largest. The keys decide the "
+        "weights, through the scores; what is mixed is the values."),
+    "residual": (
+        "What does the residual stream of a transformer carry?",
+        ("Each layer's attention weights, passed along the stack so that the next layer can reuse them",
+         "One vector per position, d_model wide, that every sublayer reads and adds its output to",
+         "Only the gradients on their way back to the embeddings; the forward pass skips it",
+         "A copy of the input embeddings, kept apart from the layers and added back at the end"),
+        1,
+        "Every attention and feed-forward sublayer reads the stream (through a layer norm, in the pre-norm wiring "
+        "this course's model uses) and adds what it computes back: x + f(x). So each position's vector is its "
+        "embedding plus every sublayer's contribution so far, and the output layer reads it at the end. The straight "
+        "path also carries gradients back, but it is first of all the forward pass's data; attention weights are "
+        "computed afresh in every layer from the stream."),
+    "weights": (
+        f"In a trained model, at the position where the model predicts the verb, one head gives weight "
+        f"{SUBJECT_WEIGHT:g} to the subject's position. What does that weight show on its own?",
+        ("That this head is the reason the model gets the verb right, because it reads the subject",
+         "That the model's prediction at that position will be a copy of the subject's word",
+         "Nothing at all: attention weights carry no information about what a head does",
+         "How the head mixes values there, not whether the model needs it: a knockout tests that"),
+        3,
+        f"The weight says that, of the values the head averages there, the one at the subject's position counts "
+        f"{SUBJECT_WEIGHT:g}. It does not say the model relies on it: that value may be small, a later layer may "
+        "ignore the head's output, another head may carry the same thing, and after the first layer a position's "
+        "vector already mixes in other tokens. Switching the head off (a knockout) and measuring how the prediction "
+        f"changes tests what the head does; the {COURSE.lesson('multi_head').title} and "
+        f"{COURSE.lesson('circuit').title} lessons do exactly that."),
+}
+
+
+def quiz() -> list[ClassQuestion]:
+    """The quiz's items as class questions (source "quiz/<id>"), in order."""
+    return [ClassQuestion(kind="choice", prompt=prompt, options=options, answer=right, explanation=explanation,
+                          source=f"quiz/{name}")
+            for name, (prompt, options, right, explanation) in ITEMS.items()]
+
+
+def score(values: Mapping[str, str]) -> float:
+    """One student's quiz score in percent: their answers by question source ("quiz/mask" -> "0"); an item left
+    unanswered counts as wrong. ValueError for an answer to a question not in the quiz."""
+    items = {q.source: q for q in quiz()}
+    strangers = set(values) - set(items)
+    if strangers:
+        raise ValueError(f"Not questions of the quiz: {sorted(strangers)}.")
+    return 100.0 * sum(grade(q, values[source]) for source, q in items.items() if source in values) / len(items)
+
+
+@dataclass(frozen=True)
+class Gain:
+    """A class's pre- and post-quiz averages (percent) and its normalised gains (None where undefined)."""
+
+    pre: float | None  # the average score of everyone who took the pre-quiz
+    post: float | None  # the average score of everyone who took the post-quiz
+    gain: float | None  # Hake's ⟨g⟩ from those two averages
+    matched: int  # students who took both
+    matched_gain: float | None  # ⟨g⟩ from the matched students' own averages
+    average_gain: float | None  # the mean of the matched students' own gains (those who were below 100% before)
+    at_ceiling: int  # matched students who scored 100% before: their own gain is undefined and left out
+
+
+def _mean(values) -> float | None:
+    values = list(values)
+    return math.fsum(values) / len(values) if values else None
+
+
+def class_gain(pre: float | None, post: float | None) -> float | None:
+    """Hake's ⟨g⟩ = (⟨post⟩ − ⟨pre⟩) / (100 − ⟨pre⟩): the share of the room left to gain that was gained.
+
+    None when either average is missing, and when ⟨pre⟩ = 100: a class that already scored everything had nothing
+    left to gain, so the gain is undefined (0 / 0 when it scored 100 again), neither 0 nor infinite.
+    """
+    if pre is None or post is None or pre >= 100.0:
+        return None
+    return (post - pre) / (100.0 - pre)
+
+
+def _percentages(scores: Mapping, name: str) -> dict:
+    for student, value in scores.items():
+        if isinstance(value, bool) or not isinstance(value, int | float) or not 0.0 <= value <= 100.0:
+            raise ValueError(f"A {name} score is a percentage from 0 to 100; student {student!r} has {value!r}.")
+    return dict(scores)
+
+
+def normalised_gain(pre: Mapping, post: Mapping) -> Gain:
+    """The class's normalised gain from each student's pre- and post-quiz score in percent (student -> score).
+
+    `gain` is Hake's class-average ⟨g⟩ over everyone who took each quiz. `matched_gain` is the same formula over
+    the students present at both (so that students who left before the end, or came late, cannot move it), and
+    `average_gain` the mean of those students' own gains g = (post − pre) / (100 − pre), leaving out anyone
+    already at 100% before. The two matched figures differ in general (Hake's is not the mean of students' gains).
+    """
+    pre, post = _percentages(pre, "pre-quiz"), _percentages(post, "post-quiz")
+    both = [s for s in pre if s in post]
+    below = [s for s in both if pre[s] < 100.0]
+    pre_mean, post_mean = _mean(pre.values()), _mean(post.values())
+    return Gain(
+        pre=pre_mean, post=post_mean, gain=class_gain(pre_mean, post_mean), matched=len(both),
+        matched_gain=class_gain(_mean(pre[s] for s in both), _mean(post[s] for s in both)),
+        average_gain=_mean((post[s] - pre[s]) / (100.0 - pre[s]) for s in below), at_ceiling=len(both) - len(below))

@@ -1,0 +1,253 @@
+"""Predict questions: each answer worked out again here with plain loops over what core computes (the head's Q and
+K, the model's logits), and against what the lesson's page draws; a setting that cannot make a fair question is
+refused with a sentence a teacher can act on."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+from classroom.predict import STAY, TOP_CHARS, attend_most, character_model, next_character, rise_or_fall
+from classroom.questions import from_spec, grade, to_spec
+from core.demos.heads import single_head
+from core.demos.masking import masking_view
+from core.demos.scaling import scaling_view
+from core.model import forward
+from core.tokenize import word_tokens
+from ui.drawing.charts import unique_labels
+from ui.state.controls import DEFAULT_TEXT
+from ui.text import escape_md
+
+# (sentence, d_model, d_k, seed, max_tokens): the lessons' default, repeated words ("The" and "the" are one word to
+# the embedding), a cut sentence, two tokens, a word three times, punctuation
+SETTINGS = [(DEFAULT_TEXT, 16, 8, 0, 16), (DEFAULT_TEXT, 16, 8, 1, 16), (DEFAULT_TEXT, 16, 8, 2, 16),
+            ("the cat saw the dog", 8, 4, 3, 16), ("the cat saw the dog and the bird", 32, 16, 5, 6),
+            ("cat dog", 4, 2, 7, 16), ("a b a b a", 16, 8, 11, 16), ("Hello, world!", 12, 3, 42, 16),
+            ("one two three four five six seven eight nine ten", 64, 64, 9, 32)]
+
+
+def _softmax_loop(scores: list[float]) -> list[float]:
+    top = max(scores)
+    e = [math.exp(s - top) if s != -math.inf else 0.0 for s in scores]
+    return [x / sum(e) for x in e]
+
+
+def row_by_hand(tokens, D, d_k, seed, i, masked=False, scale=None) -> list[float]:
+    """Query i's weights from the head's Q and K: dot products, scale, mask and softmax in plain Python."""
+    head = single_head(tokens, D, d_k, seed)
+    Q, K = head["Q"].tolist(), head["K"].tolist()
+    scale = 1 / math.sqrt(d_k) if scale is None else scale
+    scores = [sum(q * k for q, k in zip(Q[i], K[j])) * scale if (j <= i or not masked) else -math.inf
+              for j in range(len(tokens))]
+    return _softmax_loop(scores)
+
+
+def argmax_loop(values) -> int:
+    best = 0
+    for j, v in enumerate(values):
+        if v > values[best]:
+            best = j
+    return best
+
+
+# ---- which key a query attends to most ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("setting", SETTINGS, ids=lambda s: f"{s[0][:12]}-{s[3]}")
+@pytest.mark.parametrize("masked", [False, True])
+def test_attend_most_answers_the_argmax(setting, masked):
+    sentence, D, d_k, seed, max_tokens = setting
+    tokens = word_tokens(sentence, max_tokens)
+    drawn = masking_view(tokens, D, d_k, seed)["weights_masked" if masked else "weights_free"]  # what the page draws
+    asked = 0
+    for i in range(len(tokens)):
+        row = row_by_hand(tokens, D, d_k, seed, i, masked)
+        seen = tokens[:i + 1] if masked else tokens
+        if (masked and i == 0) or len({t.lower() for t in seen}) == 1:
+            with pytest.raises(ValueError, match="nothing to predict"):
+                attend_most(sentence, D, d_k, seed, max_tokens, i, masked=masked)
+            continue
+        q = attend_most(sentence, D, d_k, seed, max_tokens, i, masked=masked)
+        asked += 1
+        best = argmax_loop(row)
+        same = [j for j, t in enumerate(tokens) if t.lower() == tokens[best].lower() and (j <= i or not masked)]
+        assert [q.answer, *q.also_right] == same  # the first of the tied keys, then the others
+        assert q.kind == "key" and q.options == tuple(map(escape_md, unique_labels(tokens)))
+        assert q.view["tokens"] == unique_labels(tokens) and q.view["query"] == i and q.view["masked"] == masked
+        np.testing.assert_allclose(q.view["weights"], row, rtol=1e-9, atol=1e-12)
+        np.testing.assert_allclose(q.view["weights"], drawn[i], rtol=1e-12, atol=1e-15)
+        for j in range(len(tokens)):
+            assert grade(q, str(j)) is (j in same)
+        assert f"{row[best]:.2f}" in q.explanation
+        assert from_spec(json.loads(json.dumps(to_spec(q)))) == q
+    assert asked or len(tokens) < 3
+
+
+def test_a_word_twice_makes_both_copies_right():
+    """On the lessons' sentence at seed 1, `cat` attends most to `The`, and `the` (one word to the embedding) ties."""
+    q = attend_most(DEFAULT_TEXT, 16, 8, 1, 16, 1)
+    assert q.options[q.answer] == "The" and [q.options[j] for j in q.also_right] == ["the"]
+    assert grade(q, "0") and grade(q, "4") and not grade(q, "1")
+    assert "each counts as right" in q.explanation
+
+
+def test_a_masked_query_never_wins_a_future_key():
+    for seed in range(6):
+        for i in range(1, 7):
+            q = attend_most(DEFAULT_TEXT, 16, 8, seed, 16, i, masked=True)
+            assert q.answer <= i and all(j <= i for j in q.also_right)
+            assert all(w == 0.0 for w in q.view["weights"][i + 1:])
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (("cat", 16, 8, 0, 16, 0), "single token"),
+    (("cat dog", 16, 8, 0, 1, 0), "or use more of its tokens"),
+    (("", 16, 8, 0, 16, 0), "no tokens"),
+    (("   ...", 16, 8, 0, 16, 5), "query must be a token's position, 0 to 2"),
+    (("the cat", 16, 8, 0, 16, 2), "query must be a token's position, 0 to 1"),
+    (("the cat", 16, 8, 0, 16, -1), "query must be"),
+    (("the cat", 16, 8, 0, 16, True), "query must be"),
+    (("the cat", 16, 8, 0, 16, 1.0), "query must be"),
+    (("the cat", 16, 8, 0, 16, None), "query must be"),
+    (("the the the", 16, 8, 0, 16, 1), "nothing to predict"),
+    (("the cat", 0, 8, 0, 16, 1), "d_model must be"),
+    (("the cat", 16, 0, 0, 16, 1), "d_k must be"),
+    (("the cat", 16, 8, -1, 16, 1), "seed must be"),
+    (("the cat", 16, 8, 0, 0, 1), "number of tokens used must be"),
+])
+def test_attend_most_refuses_an_unfair_setting(args, message):
+    with pytest.raises(ValueError, match=message):
+        attend_most(*args)
+
+
+def test_the_first_query_under_the_mask_is_refused():
+    with pytest.raises(ValueError, match=r"first token.*sees only itself"):
+        attend_most(DEFAULT_TEXT, 16, 8, 0, 16, 0, masked=True)
+    with pytest.raises(ValueError, match="can see is the word"):
+        attend_most("the The cat", 16, 8, 0, 16, 1, masked=True)  # both visible keys are one word
+
+
+def test_a_sentence_is_shown_as_text_never_as_markdown():
+    q = attend_most("**bold** [link](http://x) <b>", 16, 8, 0, 16, 1)
+    assert "**bold**" not in q.prompt.replace("`**`", "") and "](http" not in q.prompt.replace("`", "")
+    assert all("\\" in o or o.isalnum() for o in q.options)  # markers escaped in the options
+
+
+# ---- the character model's next character ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("prompt", ["The attention ", "Th", "import numpy as n", "return x", "x = 1",
+                                    "a" * 100, "def f(x):\n    return x"])
+def test_next_character_is_the_models_argmax(prompt):
+    model = character_model()
+    ids = model.tokenizer.encode(prompt)[-model.cfg.max_len:]
+    logits, _ = forward(model.params, model.cfg, ids)
+    last = logits[-1].tolist()
+    best = argmax_loop(last)  # the argmax of the logits is the argmax of any softmax of them at temperature > 0
+    q = next_character(prompt)
+    assert q.kind == "char" and q.answer == model.tokenizer.itos[best]
+    probs = _softmax_loop(last)
+    order = sorted(range(len(probs)), key=lambda j: -probs[j])[:TOP_CHARS]
+    assert [c for c, _ in q.view["top"]] == [model.tokenizer.itos[j] for j in order]
+    np.testing.assert_allclose([p for _, p in q.view["top"]], [probs[j] for j in order], rtol=1e-9)
+    assert q.view["prompt"] == prompt and grade(q, q.answer) and f"{probs[best]:.2f}" in q.explanation
+    assert from_spec(json.loads(json.dumps(to_spec(q)))) == q
+    if len(prompt) > model.cfg.max_len:
+        assert f"last {model.cfg.max_len} characters" in q.explanation
+
+
+def test_a_space_is_an_answer_a_student_can_type():
+    q = next_character("return x")
+    assert q.answer == " " and grade(q, " ") and not grade(q, "") and not grade(q, "x")
+    assert "(a space)" in q.explanation
+
+
+@pytest.mark.parametrize(("prompt", "message"), [
+    ("", "prompt is empty"), ("x" * 1001, "at most 1000"), ("café", "never saw `é`"),
+    ("naïve\tcafé", "never saw `ï`, `⇥` and `é`: it would read each"),
+    ("def f():", "line break, which a phone cannot type"), (None, "prompt is empty"),
+])
+def test_next_character_refuses_what_cannot_be_asked(prompt, message):
+    with pytest.raises(ValueError, match=message):
+        next_character(prompt)
+
+
+def test_the_refused_line_break_is_what_the_model_says():
+    model = character_model()
+    logits, _ = forward(model.params, model.cfg, model.tokenizer.encode("def f():"))
+    assert model.tokenizer.itos[argmax_loop(logits[-1].tolist())] == "\n"
+
+
+# ---- rise or fall without scaling ------------------------------------------------------------------------------
+
+
+def largest_by_hand(tokens, D, d_k, seed, i) -> float:
+    return max(row_by_hand(tokens, D, d_k, seed, i, scale=1.0))
+
+
+def test_rise_or_fall_answers_from_the_two_settings():
+    answers = set()
+    for sentence, D, _, seed, max_tokens in SETTINGS:
+        tokens = word_tokens(sentence, max_tokens)
+        for i in range(len(tokens)):
+            q = rise_or_fall(sentence, D, seed, max_tokens, query=i)
+            before, after = (largest_by_hand(tokens, D, d_k, seed, i) for d_k in (4, 64))
+            page = [scaling_view(tokens, D, d_k, seed)["weights_unscaled"][i].max() for d_k in (4, 64)]  # as drawn
+            np.testing.assert_allclose(q.view["largest"], [before, after], rtol=1e-9)
+            np.testing.assert_allclose(q.view["largest"], page, rtol=1e-12)
+            want = 2 if abs(after - before) < STAY else (0 if after > before else 1)
+            assert q.answer == want and grade(q, str(want)) and not grade(q, str((want + 1) % 3))
+            assert f"{before:.3f}" in q.explanation and f"{after:.3f}" in q.explanation
+            assert from_spec(json.loads(json.dumps(to_spec(q)))) == q
+            answers.add(want)
+    assert answers == {0, 1, 2}, "every option should be right somewhere in these settings"
+
+
+def test_rise_or_fall_asks_about_the_last_token_by_default():
+    q = rise_or_fall(DEFAULT_TEXT, 16, 0, 16)
+    assert q.view["query"] == 6 and "`mat`'s row" in q.prompt
+    assert q.options[2] == f"stay: change by less than {STAY:g}"
+    assert q.view["d_k"] == [4, 64] and "from 4 to 64" in q.prompt
+
+
+def test_a_change_within_the_margin_is_stay():
+    """Well posed: where the two largest weights differ by less than STAY, only "stay" is right."""
+    found = 0
+    for seed in range(40):
+        q = rise_or_fall(DEFAULT_TEXT, 16, seed, 16)
+        before, after = q.view["largest"]
+        if abs(after - before) < STAY:
+            found += 1
+            assert q.answer == 2 and grade(q, "2") and not grade(q, "0") and not grade(q, "1")
+    assert found, "no setting here stays within the margin: pick others"
+
+
+def test_other_sizes_and_directions():
+    q = rise_or_fall(DEFAULT_TEXT, 16, 0, 16, d_k_from=64, d_k_to=4)
+    tokens = word_tokens(DEFAULT_TEXT)
+    assert q.view["largest"] == pytest.approx([largest_by_hand(tokens, 16, d, 0, 6) for d in (64, 4)], rel=1e-9)
+    assert "from 64 to 4" in q.prompt
+
+
+@pytest.mark.parametrize(("args", "kwargs", "message"), [
+    (("cat", 16, 0, 16), {}, "single token"), (("", 16, 0, 16), {}, "no tokens"),
+    ((DEFAULT_TEXT, 16, 0, 16), {"query": 7}, "0 to 6"), ((DEFAULT_TEXT, 16, 0, 16), {"query": -1}, "query must be"),
+    ((DEFAULT_TEXT, 16, 0, 16), {"d_k_from": 8, "d_k_to": 8}, "two different sizes"),
+    ((DEFAULT_TEXT, 16, 0, 16), {"d_k_from": 0}, "d_k_from must be"),
+    ((DEFAULT_TEXT, 16, -3, 16), {}, "seed must be"),
+])
+def test_rise_or_fall_refuses_an_unfair_setting(args, kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        rise_or_fall(*args, **kwargs)
+
+
+def test_a_repeated_top_word_caps_the_largest_weight():
+    """`The` and `the` tie: when they win the row at d_k = 64, neither passes 0.5, and the explanation says why."""
+    capped = [q for seed in range(10) for i in range(7)
+              if "copies of a word" in (q := rise_or_fall(DEFAULT_TEXT, 16, seed, 16, query=i)).explanation]
+    assert capped, "no row here is won by a repeated word: pick other settings"
+    for q in capped:
+        assert q.view["largest"][1] <= 0.5 + 1e-12 and "none can pass 0.50" in q.explanation
