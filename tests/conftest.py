@@ -1,7 +1,8 @@
 """What the tests share: a marker per folder, and the page fixtures of the lesson tests.
 
 The folders are the layers: core/ (the NumPy core), ui/ (the pieces lessons share), lessons/ (each page through
-AppTest), browser/ (the app in Chromium) and system/ (real servers, the tree's contracts). A test in browser/ is
+AppTest), classroom/ (the class mode; its store on real SQLite and PostgreSQL databases, tests/classroom/conftest.py),
+browser/ (the app in Chromium) and system/ (real servers, the tree's contracts). A test in browser/ is
 marked `browser`, one in system/ `system`, so the fast loop is `pytest -m "not browser and not system"`.
 """
 

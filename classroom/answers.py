@@ -1,0 +1,165 @@
+"""The students' side of the class store: joining, answering, one's own answer; the room's counts for the
+projector; and, for the teacher's key alone, who answered what and the session's answers for a CSV."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from sqlalchemy import Engine, case, func, or_, select
+
+from classroom.codes import clean_answer, clean_nickname, hash_secret
+from classroom.database import guarded, reading, writing
+from classroom.records import AnswerRow, Refusal, Tally, live_row, session_row, student_numbers, teacher_row, upsert
+from classroom.schema import answers, questions, students
+
+BURST, BURST_S = 10, 10.0  # a student's answers: at most BURST in a window of BURST_S seconds
+TOKEN_LENGTHS = range(16, 201)  # codes.new_token() makes 22 characters
+
+
+def _token_ok(token: object) -> bool:
+    return isinstance(token, str) and len(token) in TOKEN_LENGTHS
+
+
+@guarded
+def join(engine: Engine, code: object, token: object, nickname: object, now: float) -> int | Refusal:
+    """Join a live session as the student whose page keeps `token` (codes.new_token()); the student's id.
+    Joining again with the same token is the same student, now with the nickname given (None: anonymous)."""
+    if not _token_ok(token):
+        return Refusal("no token")
+    with writing(engine) as conn:
+        row = live_row(conn, code, now)
+        if isinstance(row, Refusal):
+            return row
+        insert = upsert(engine, students).values(
+            session_id=row.id, token_hash=hash_secret(token), nickname=clean_nickname(nickname), joined_at=now,
+            burst_start=now, burst_count=0)
+        insert = insert.on_conflict_do_update(
+            index_elements=[students.c.session_id, students.c.token_hash],
+            set_={"nickname": insert.excluded.nickname})
+        return conn.scalar(insert.returning(students.c.id))
+
+
+@guarded
+def answer(engine: Engine, code: object, token: object, question_id: int, value: object,
+           now: float) -> Refusal | None:
+    """Record the student's answer (text, cut to 200 characters) to an open question of a live session: None
+    once it is committed, else why not. A second answer replaces the first (`changes` counts the changes).
+    More than BURST answers within BURST_S seconds are refused, and nothing of a refused answer is written."""
+    text = clean_answer(value)
+    if text is None:
+        return Refusal("empty")
+    if not _token_ok(token):
+        return Refusal("no token")
+    with writing(engine) as conn:
+        row = live_row(conn, code, now)
+        if isinstance(row, Refusal):
+            return row
+        student_id = conn.scalar(select(students.c.id).where(
+            students.c.session_id == row.id, students.c.token_hash == hash_secret(token)))
+        if student_id is None:
+            return Refusal("not joined")
+        # FOR SHARE: a teacher's close or reveal waits until this answer is in, and none comes after it
+        state = conn.scalar(select(questions.c.state).where(
+            questions.c.id == question_id, questions.c.session_id == row.id).with_for_update(read=True))
+        if state is None:
+            return Refusal("no such question")
+        if state != "open":
+            return Refusal(state)
+        in_window = now - students.c.burst_start < BURST_S
+        counted = conn.execute(students.update().where(
+            students.c.id == student_id, or_(~in_window, students.c.burst_count < BURST),
+        ).values(burst_start=case((in_window, students.c.burst_start), else_=now),
+                 burst_count=case((in_window, students.c.burst_count + 1), else_=1))).rowcount
+        if counted == 0:
+            return Refusal("too many")
+        insert = upsert(engine, answers).values(
+            question_id=question_id, student_id=student_id, value=text, answered_at=now, changed_at=now, changes=0)
+        same = answers.c.value == insert.excluded.value
+        conn.execute(insert.on_conflict_do_update(
+            index_elements=[answers.c.question_id, answers.c.student_id],
+            set_={"value": insert.excluded.value,
+                  "changed_at": case((same, answers.c.changed_at), else_=insert.excluded.changed_at),
+                  "changes": answers.c.changes + case((same, 0), else_=1)}))
+    return None
+
+
+@guarded
+def counts(engine: Engine, question_id: int) -> Tally:
+    """How many students' answer each value is, and how many answered: one grouped read of the question's
+    rows, cheap enough for a projector that asks every second."""
+    with reading(engine) as conn:
+        found = conn.execute(select(answers.c.value, func.count()).where(answers.c.question_id == question_id)
+                             .group_by(answers.c.value)).all()
+    tally = {value: n for value, n in found}
+    return Tally(tally, sum(tally.values()))
+
+
+@guarded
+def joined(engine: Engine, code: object) -> int:
+    """How many students have joined the session (0 for an unknown code)."""
+    with reading(engine) as conn:
+        row = session_row(conn, code)
+        if isinstance(row, Refusal):
+            return 0
+        return conn.scalar(select(func.count()).select_from(students).where(students.c.session_id == row.id))
+
+
+@guarded
+def my_answer(engine: Engine, question_id: int, token: object) -> str | None:
+    """The answer the student with `token` gave to the question, or None."""
+    if not _token_ok(token):
+        return None
+    with reading(engine) as conn:
+        return conn.scalar(
+            select(answers.c.value)
+            .join(students, students.c.id == answers.c.student_id)
+            .join(questions, questions.c.id == answers.c.question_id)
+            .where(answers.c.question_id == question_id, students.c.token_hash == hash_secret(token),
+                   students.c.session_id == questions.c.session_id))
+
+
+@guarded
+def answers_of(engine: Engine, code: object, key: object, question_id: int) -> list[AnswerRow] | Refusal:
+    """Teacher only: every answer to the question, with each student's number and nickname, in join order."""
+    with reading(engine) as conn:
+        row = teacher_row(conn, code, key)
+        if isinstance(row, Refusal):
+            return row
+        if conn.scalar(select(questions.c.id).where(questions.c.id == question_id,
+                                                    questions.c.session_id == row.id)) is None:
+            return Refusal("no such question")
+        numbers = student_numbers(conn, row.id)
+        found = conn.execute(
+            select(answers, students.c.nickname).join(students, students.c.id == answers.c.student_id)
+            .where(answers.c.question_id == question_id).order_by(answers.c.student_id)).all()
+    return [AnswerRow(numbers[a.student_id], a.nickname, a.value, a.answered_at, a.changed_at, a.changes)
+            for a in found]
+
+
+@guarded
+def export_rows(engine: Engine, code: object, key: object, with_names: bool = False) -> list[dict] | Refusal:
+    """Teacher only: every answer of the session as plain dicts for a CSV, by question then student:
+    question (its position), kind, student (a number per session, never the token), nickname (only
+    `with_names`, "" for an anonymous one), answer, answered_at and changed_at (ISO 8601, UTC), changes."""
+    with reading(engine) as conn:
+        row = teacher_row(conn, code, key)
+        if isinstance(row, Refusal):
+            return row
+        numbers = student_numbers(conn, row.id)
+        found = conn.execute(
+            select(answers, questions.c.position, questions.c.kind, students.c.nickname)
+            .join(questions, questions.c.id == answers.c.question_id)
+            .join(students, students.c.id == answers.c.student_id)
+            .where(questions.c.session_id == row.id)
+            .order_by(questions.c.position, answers.c.student_id)).all()
+    rows = []
+    for a in found:
+        named = {"nickname": a.nickname or ""} if with_names else {}
+        rows.append({"question": a.position, "kind": a.kind, "student": numbers[a.student_id], **named,
+                     "answer": a.value, "answered_at": _iso(a.answered_at), "changed_at": _iso(a.changed_at),
+                     "changes": a.changes})
+    return rows
+
+
+def _iso(t: float) -> str:
+    return datetime.fromtimestamp(t, UTC).isoformat(timespec="seconds")

@@ -1,0 +1,103 @@
+"""What a person types or a link carries in the class mode: join codes, the teacher's key, a student's token,
+nicknames and typed answers. Pure functions, no database.
+
+A join code is 6 symbols from an alphabet of 30 (30^6 ≈ 7.3e8 codes). The alphabet keeps one symbol of each
+group that looks alike on a projector (0/O, 1/I/L, 5/S, 8/B, U/V) and reads the others as that one, so a
+student who types O for 0 still gets in. Keys and tokens are random URL-safe strings; only their SHA-256
+is stored, and a given one is compared with that in constant time.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+import unicodedata
+
+ALPHABET = "0123456789ACDEFGHJKMNPQRTVWXYZ"  # no B, I, L, O, S, U: each reads as a symbol kept here
+CODE_LENGTH = 6
+# What a student may type for a symbol that looks like it; the dashes are the ones phones put in for "-"
+LOOK_ALIKES = str.maketrans({"O": "0", "I": "1", "L": "1", "S": "5", "B": "8", "U": "V"})
+SEPARATORS = str.maketrans("", "", " \t-‐‑‒–—_.")
+KEY_BYTES = 32  # the teacher's key: 256 bits
+TOKEN_BYTES = 16  # a student's token: 128 bits
+NICKNAME_MAX = 24
+ANSWER_MAX = 200
+TITLE_MAX = 80
+_TYPED_MAX = 1000  # longer input is cut before it is cleaned: cleaning stays cheap whatever is sent
+
+assert len(ALPHABET) == len(set(ALPHABET)) == 30
+
+
+def new_code() -> str:
+    """A fresh join code, e.g. "K7M4QX" (6 symbols of ALPHABET, from the OS's secure random source)."""
+    return "".join(secrets.choice(ALPHABET) for _ in range(CODE_LENGTH))
+
+
+def shown_code(code: str) -> str:
+    """The code as a projector shows it, split in two halves: "K7M-4QX" (normal_code reads it back)."""
+    half = CODE_LENGTH // 2
+    return f"{code[:half]}-{code[half:]}"
+
+
+def normal_code(text: object) -> str | None:
+    """The canonical code for what a student typed ("k7m 4qx", "K7M-4QX", "k7m4qx "), or None if it cannot
+    be one: not 6 symbols once spaces and dashes are gone, or a symbol outside the alphabet and its look-alikes."""
+    if not isinstance(text, str) or len(text) > 40:
+        return None
+    code = unicodedata.normalize("NFKC", text).upper().translate(SEPARATORS).translate(LOOK_ALIKES)
+    if len(code) != CODE_LENGTH or any(c not in ALPHABET for c in code):
+        return None
+    return code
+
+
+def new_key() -> str:
+    """A teacher's key for the teacher's link (43 URL-safe characters, 256 bits)."""
+    return secrets.token_urlsafe(KEY_BYTES)
+
+
+def new_token() -> str:
+    """A student's token, kept by the student's page (22 URL-safe characters, 128 bits)."""
+    return secrets.token_urlsafe(TOKEN_BYTES)
+
+
+def hash_secret(secret: str) -> str:
+    """SHA-256 of a key or token, as 64 hex digits: what the store keeps instead of the secret. The secrets
+    are 128 random bits or more, so a plain hash (no salt, no slow hash) cannot be turned back by guessing."""
+    return hashlib.sha256(secret.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def same_secret(given: object, stored_hash: object) -> bool:
+    """Whether `given` is the secret whose hash is `stored_hash`, in time that does not depend on where the
+    two first differ. Anything that is not a string (a missing key, say) is simply not the secret."""
+    if not isinstance(given, str) or not isinstance(stored_hash, str) or len(given) > 200:
+        return False
+    return hmac.compare_digest(hash_secret(given), stored_hash.encode("ascii", "replace").decode())
+
+
+def clean_text(text: object, limit: int) -> str | None:
+    """`text` as one line: control and format characters dropped (line breaks, bidi overrides, zero-width
+    joiners: they can reorder or hide what a page shows), runs of whitespace made one space, ends stripped,
+    cut to `limit` characters. None when nothing is left, or when `text` is not a string."""
+    if not isinstance(text, str):
+        return None
+    text = unicodedata.normalize("NFC", text[:_TYPED_MAX])
+    # whitespace first (a tab or line break is a space, not nothing), then the other control characters
+    kept = "".join(c for c in " ".join(text.split()) if not unicodedata.category(c).startswith("C"))
+    kept = " ".join(kept.split())[:limit].rstrip()
+    return kept or None
+
+
+def clean_nickname(text: object) -> str | None:
+    """A nickname as it is stored and shown (at most 24 characters); None means anonymous."""
+    return clean_text(text, NICKNAME_MAX)
+
+
+def clean_answer(text: object) -> str | None:
+    """An answer as it is stored (at most 200 characters); None when there is nothing to store. Numbers are
+    answered as text: the page that asked decides how to read them."""
+    if isinstance(text, bool):
+        text = str(text).lower()
+    elif isinstance(text, int | float):
+        text = repr(text)
+    return clean_text(text, ANSWER_MAX)

@@ -1,0 +1,148 @@
+"""The class mode's tables, their version, and the engine settings every connection needs.
+
+One MetaData, SQLAlchemy Core, the same on SQLite and PostgreSQL. Times are seconds since the epoch (floats)
+given by the caller. Keys and tokens are stored as SHA-256 hex digests only (classroom.codes.hash_secret).
+
+    meta           key -> value; "schema_version" is the version the tables are at
+    class_sessions one class: its join code, the teacher key's hash, when it started, expires and ended,
+                   and the question the room sees now
+    questions      what the teacher put, in order: kind, spec (JSON text), state open / closed / revealed
+    students       who joined a session: the token's hash, a nickname or NULL (anonymous), and the counter
+                   that limits a burst of answers
+    answers        one row per (question, student): the latest value, when first given, when last changed,
+                   how many times changed
+
+A fresh database gets the current tables at once. A database at an older version is brought up step by step
+(MIGRATIONS); one at a newer version than this code knows is refused (SchemaTooNew), never written to.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from sqlalchemy import (
+    CheckConstraint,
+    Column,
+    Connection,
+    Double,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    UniqueConstraint,
+    inspect,
+    select,
+)
+
+from classroom.codes import ANSWER_MAX, CODE_LENGTH, NICKNAME_MAX, TITLE_MAX
+
+SCHEMA_VERSION = 1
+STATES = ("open", "closed", "revealed")
+HASH_LENGTH = 64  # SHA-256 in hex
+
+metadata = MetaData()
+
+meta = Table(
+    "meta", metadata,
+    Column("key", String(40), primary_key=True),
+    Column("value", String(200), nullable=False),
+)
+
+class_sessions = Table(
+    "class_sessions", metadata,
+    Column("id", Integer, primary_key=True),
+    Column("code", String(CODE_LENGTH), nullable=False, unique=True),
+    Column("key_hash", String(HASH_LENGTH), nullable=False),
+    Column("title", String(TITLE_MAX), nullable=False, default=""),
+    Column("created_at", Double, nullable=False),
+    Column("expires_at", Double, nullable=False),
+    Column("ended_at", Double),
+    # no foreign key: questions point at their session, and a cycle of keys needs ALTER TABLE, which SQLite lacks
+    Column("current_question_id", Integer),
+)
+
+questions = Table(
+    "questions", metadata,
+    Column("id", Integer, primary_key=True),
+    Column("session_id", Integer, ForeignKey("class_sessions.id", ondelete="CASCADE"), nullable=False),
+    Column("position", Integer, nullable=False),  # 1, 2, ... in the order they were put
+    Column("kind", String(40), nullable=False),
+    Column("spec", Text, nullable=False),  # JSON: what the page needs to ask it and to compute its answer
+    Column("state", String(10), nullable=False),
+    Column("opened_at", Double, nullable=False),
+    Column("closed_at", Double),
+    Column("revealed_at", Double),
+    UniqueConstraint("session_id", "position"),
+    CheckConstraint("state IN ('open', 'closed', 'revealed')", name="question_state"),
+)
+
+students = Table(
+    "students", metadata,
+    Column("id", Integer, primary_key=True),
+    Column("session_id", Integer, ForeignKey("class_sessions.id", ondelete="CASCADE"), nullable=False),
+    Column("token_hash", String(HASH_LENGTH), nullable=False),
+    Column("nickname", String(NICKNAME_MAX)),  # NULL: anonymous
+    Column("joined_at", Double, nullable=False),
+    # the answers limit: how many since burst_start (a fixed window of BURST_S seconds)
+    Column("burst_start", Double, nullable=False),
+    Column("burst_count", Integer, nullable=False, default=0),
+    UniqueConstraint("session_id", "token_hash"),
+)
+
+answers = Table(
+    "answers", metadata,
+    Column("question_id", Integer, ForeignKey("questions.id", ondelete="CASCADE"), primary_key=True),
+    Column("student_id", Integer, ForeignKey("students.id", ondelete="CASCADE"), primary_key=True),
+    Column("value", String(ANSWER_MAX), nullable=False),
+    Column("answered_at", Double, nullable=False),
+    Column("changed_at", Double, nullable=False),
+    Column("changes", Integer, nullable=False, default=0),
+    CheckConstraint("changes >= 0", name="answer_changes"),
+)
+Index("answers_by_student", answers.c.student_id)  # a student's own answers; the key serves per question
+
+# MIGRATIONS[n] brings a database at version n - 1 to version n (ALTER TABLE, copy, ...). A fresh database
+# gets the current tables from create_all and no step. Version 1 is the first, so there is no step yet.
+MIGRATIONS: dict[int, Callable[[Connection], None]] = {}
+
+
+class StoreError(RuntimeError):
+    """The class database could not be reached, opened or written, or is locked. str() is a sentence for the
+    page: the class mode says it, and the lessons go on without it."""
+
+
+class SchemaTooNew(StoreError):
+    """The database was written by a newer version of the app than this one."""
+
+
+def stored_version(conn: Connection) -> int:
+    """The schema version the database is at: 0 for a database with no tables of ours."""
+    if not inspect(conn).has_table("meta"):
+        return 0
+    value = conn.scalar(select(meta.c.value).where(meta.c.key == "schema_version"))
+    return int(value) if value is not None else 0
+
+
+def upgrade(conn: Connection) -> int:
+    """Create the tables, or bring them to SCHEMA_VERSION, inside the caller's transaction; the version."""
+    version = stored_version(conn)
+    if version > SCHEMA_VERSION:
+        raise SchemaTooNew(
+            f"The class database was made by a newer version of Attention Lab (its tables are at version "
+            f"{version}, this app knows up to {SCHEMA_VERSION}). Update the app, or give it another database."
+        )
+    if version == SCHEMA_VERSION:
+        return version
+    if version == 0:
+        metadata.create_all(conn)
+    else:
+        for step in range(version + 1, SCHEMA_VERSION + 1):
+            MIGRATIONS[step](conn)
+    if version == 0:
+        conn.execute(meta.insert().values(key="schema_version", value=str(SCHEMA_VERSION)))
+    else:
+        conn.execute(meta.update().where(meta.c.key == "schema_version").values(value=str(SCHEMA_VERSION)))
+    return SCHEMA_VERSION

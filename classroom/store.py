@@ -1,0 +1,59 @@
+"""The class mode's store, in one place: class sessions, the questions a teacher puts, who joined, and their
+answers, in a SQL database (SQLite or PostgreSQL, the same code). No Streamlit here.
+
+Every function takes an Engine first (st.connection("sql").engine, or engine_for(url)) and, where time matters,
+`now` in seconds since the epoch (time.time()), so a test decides what time it is. An engine's first use makes
+or upgrades the tables (prepare). Every call is one transaction: an answer the store accepted is committed
+before `answer` returns.
+
+    engine_for(url) -> Engine
+    prepare(engine) -> None                                      tables made or upgraded; SchemaTooNew if newer
+
+    start_session(engine, now, ttl_s=4*3600, title="") -> (code, key)
+    find_session(engine, code, now) -> Session | Refusal          not a code / unknown / ended / expired
+    teacher(engine, code, key) -> Session | Refusal               wrong key
+    end_session(engine, code, key, now) -> Refusal | None
+    put_question(engine, code, key, kind, spec, now, close_others=True) -> question id | Refusal
+    set_state(engine, code, key, question_id, state, now) -> Refusal | None
+    current_question(engine, code) -> Question | None
+    all_questions(engine, code) -> [Question]
+
+    join(engine, code, token, nickname, now) -> student id | Refusal
+    answer(engine, code, token, question_id, value, now) -> Refusal | None
+    counts(engine, question_id) -> Tally(counts={value: n}, total)
+    joined(engine, code) -> int
+    my_answer(engine, question_id, token) -> str | None
+    answers_of(engine, code, key, question_id) -> [AnswerRow] | Refusal
+    export_rows(engine, code, key, with_names=False) -> [dict] | Refusal
+
+What a person can get wrong (a mistyped code, a wrong teacher key, a closed question, an empty answer, too many
+answers at once) comes back as a Refusal, whose `message` is a sentence to show; nothing is written. A database
+that is missing, locked or down raises StoreError, whose str() is a sentence to show. A bug in the calling page
+(a state that is not one, a spec that is not JSON) raises ValueError. Codes, keys and tokens: classroom.codes.
+Only the teacher's key (compared in constant time with its stored hash) changes a session or reads who answered
+what; a student is known by a token the student's page keeps, and the store keeps only its hash.
+"""
+
+from __future__ import annotations
+
+from classroom.answers import BURST, BURST_S, answer, answers_of, counts, export_rows, join, joined, my_answer
+from classroom.database import engine_for, prepare
+from classroom.records import AnswerRow, Question, Refusal, Session, Tally
+from classroom.schema import SCHEMA_VERSION, SchemaTooNew, StoreError
+from classroom.sessions import (
+    all_questions,
+    current_question,
+    end_session,
+    find_session,
+    put_question,
+    set_state,
+    start_session,
+    teacher,
+)
+
+__all__ = [
+    "BURST", "BURST_S", "SCHEMA_VERSION", "AnswerRow", "Question", "Refusal", "SchemaTooNew", "Session",
+    "StoreError", "Tally", "all_questions", "answer", "answers_of", "counts", "current_question", "end_session",
+    "engine_for", "export_rows", "find_session", "join", "joined", "my_answer", "prepare", "put_question",
+    "set_state", "start_session", "teacher",
+]
