@@ -74,6 +74,8 @@ def home() -> None:
     )
 
 
+CLASS_PAGE, CLASS_URL_PATH = "classroom/page.py", "class"  # the class mode: a teacher asks, the room answers
+
 FOLDED = "_sidebar_folded"  # decided by a session's first run, and kept
 
 
@@ -95,7 +97,8 @@ def main() -> None:
     export.start_run()
     pages = [st.Page(home, title="Home", icon=":material/home:", default=True)] + [
         st.Page(lesson.path, title=lesson.title, url_path=lesson.url_path, icon=lesson.icon) for lesson in COURSE
-    ] + [st.Page(glossary_page.PAGE, title="Glossary", url_path=glossary.URL_PATH, icon=":material/menu_book:")]
+    ] + [st.Page(glossary_page.PAGE, title="Glossary", url_path=glossary.URL_PATH, icon=":material/menu_book:"),
+         st.Page(CLASS_PAGE, title="Class", url_path=CLASS_URL_PATH, icon=":material/groups:")]
     # expanded: the whole course in the sidebar (past twelve pages Streamlit would hide all but ten behind
     # a "View more" button, and the last lessons with them)
     st.navigation(pages, expanded=True).run()
@@ -105,8 +108,9 @@ if __name__ == "__main__":  # a visit: Streamlit runs this file as the script of
     main()
 else:
     # `streamlit run streamlit_app.py` imports this file once when the server starts, finds this st.App and
-    # serves it: its lifespan warms every page in the background (ui/compute/warm.py), so the first student
-    # after a start finds the imports, the shipped weights and the chart designs ready. GET /api/ready says ok
-    # only once that warm-up has ended (the Kubernetes readiness probe asks it).
-    app = st.App(__file__, lifespan=warm.at_start(["", *(lesson.url_path for lesson in COURSE), glossary.URL_PATH]),
+    # serves it: its lifespan warms every page before the server answers (ui/compute/warm.py), so the first
+    # student after a start finds the imports, the shipped weights and the chart designs ready. GET /api/ready
+    # says ok once that warm-up has ended (the Kubernetes readiness probe asks it).
+    app = st.App(__file__, lifespan=warm.at_start(["", *(lesson.url_path for lesson in COURSE), glossary.URL_PATH,
+                                                   CLASS_URL_PATH]),
                  routes=[warm.ready_route()])

@@ -24,7 +24,7 @@ from ui.frame import glossary
 
 pytestmark = pytest.mark.timeout(420)
 
-PAGES = ["", *(lesson.url_path for lesson in COURSE), glossary.URL_PATH]
+PAGES = ["", *(lesson.url_path for lesson in COURSE), glossary.URL_PATH, "class"]
 WARMED = re.compile(r" warmed (\d+) pages in [\d.]+ s(.*)")
 
 

@@ -1,0 +1,116 @@
+"""The teacher's "Ask the room" panel: a check-yourself question of any lesson, a prediction on a live view built
+from the lesson's own settings (answered by the core), or the quiz before or after the lesson.
+
+A prediction starts from the settings the teacher last used on its lesson in this browser tab (the sentence,
+d_model, d_k, the seed, the query row, the prompt), else the lesson's defaults, and can be changed here. What
+the core cannot make a fair question of (one token, an empty prompt) is refused with its reason.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import streamlit as st
+from sqlalchemy import Engine
+
+from classroom import asked, predict, store
+from classroom.questions import ClassQuestion, bank
+from classroom.quiz import quiz
+from core.tokenize import word_tokens
+from lessons import COURSE
+from ui.drawing.charts import unique_labels
+from ui.state import controls
+from ui.text import escape_md
+
+SOURCES = ("A lesson's check-yourself question", "Predict: the key a query attends to most",
+           "Predict: the next character", "Predict: the largest weight as d_k grows", "The quiz before the lesson",
+           "The quiz after the lesson")
+
+
+def _setting(key: str, default):
+    """The value a lesson's control had in this tab, else its default."""
+    value = st.session_state.get(key, default)
+    return default if value is None else value
+
+
+def _from_bank() -> tuple[ClassQuestion, ...] | None:
+    titles = {lesson.url_path: lesson.title for lesson in COURSE}
+    questions = bank()
+    lessons = list(dict.fromkeys(q.source.split("/")[0] for q in questions))
+    lesson = st.selectbox("Lesson", lessons, format_func=lambda u: titles.get(u, u), key="ask_lesson")
+    mine = [q for q in questions if q.source.split("/")[0] == lesson]
+    picked = st.selectbox("Question", range(len(mine)), key="ask_question",
+                          format_func=lambda i: " ".join(mine[i].prompt.split())[:110])
+    return (mine[picked],) if mine else None
+
+
+def _sentence_settings(prefix: str) -> tuple[str, int, int, int]:
+    """The sentence, seq_len, d_model and seed of a prediction on one head (as the QKV lesson's sidebar sets them)."""
+    text = st.text_area("Sentence", _setting("text", controls.DEFAULT_TEXT), max_chars=controls.MAX_TEXT_CHARS,
+                        key=f"{prefix}_text", height=68)
+    left, middle, right = st.columns(3)
+    seq_len = left.number_input("seq_len", 1, 32, int(_setting("seq_len", 16)), key=f"{prefix}_seq_len")
+    D = middle.number_input("d_model", 1, 128, int(_setting("d_model", 16)), key=f"{prefix}_d_model")
+    seed = right.number_input("seed", 0, 999, int(_setting("seed", 0)), key=f"{prefix}_seed")
+    return text, int(seq_len), int(D), int(seed)
+
+
+def _query(text: str, seq_len: int, prefix: str) -> int:
+    labels = unique_labels(word_tokens(text, seq_len)) or ["(no tokens)"]
+    remembered = _setting("query", labels[-1])
+    picked = st.selectbox("Query row", labels, index=labels.index(remembered) if remembered in labels else
+                          len(labels) - 1, key=f"{prefix}_query")
+    return labels.index(picked)
+
+
+def _attend_most() -> tuple[ClassQuestion, ...]:
+    text, seq_len, D, seed = _sentence_settings("ask_attend")
+    d_k = st.number_input("d_k", 1, 512, int(_setting("d_k", 8)), key="ask_attend_d_k")
+    masked = st.toggle("Causal mask (as on Masking)", key="ask_attend_masked")
+    query = _query(text, seq_len, "ask_attend")
+    return (predict.attend_most(text, D, int(d_k), seed, seq_len, query, masked=masked),)
+
+
+def _next_character() -> tuple[ClassQuestion, ...]:
+    prompt = st.text_input("Prompt", _setting("fm_prompt", "The attention "), max_chars=predict.MAX_PROMPT_CHARS,
+                           key="ask_prompt")
+    return (predict.next_character(prompt),)
+
+
+def _rise_or_fall() -> tuple[ClassQuestion, ...]:
+    text, seq_len, D, seed = _sentence_settings("ask_rise")
+    query = _query(text, seq_len, "ask_rise")
+    return (predict.rise_or_fall(text, D, seed, seq_len, query=query),)
+
+
+BUILDERS: dict[str, Callable[[], tuple[ClassQuestion, ...] | None]] = {
+    SOURCES[0]: _from_bank, SOURCES[1]: _attend_most, SOURCES[2]: _next_character, SOURCES[3]: _rise_or_fall,
+    SOURCES[4]: lambda: tuple(quiz()), SOURCES[5]: lambda: tuple(quiz())}
+ROUND = {SOURCES[4]: "pre", SOURCES[5]: "post"}
+
+
+def panel(engine: Engine, code: str, key: str) -> None:
+    """Choose a question, see it as the room will, and put it to the room."""
+    source = st.radio("Ask", SOURCES, key="ask_source")
+    try:
+        chosen = BUILDERS[source]()
+    except ValueError as error:  # a setting the core cannot make a fair question of: its own sentence says why
+        st.warning(escape_md(str(error)))
+        return
+    if not chosen:
+        return
+    if len(chosen) == 1:
+        with st.container(border=True):
+            st.markdown(chosen[0].prompt)
+            for i, option in enumerate(chosen[0].options):
+                st.markdown(f"{chr(65 + i) if chosen[0].kind == 'choice' else '·'}. {option}")
+    else:
+        st.caption(f"{len(chosen)} questions, open together: each student answers them on their phone.")
+    if st.button("Put to the room", type="primary", key="ask_put"):
+        round_ = ROUND.get(source)
+        for i, q in enumerate(chosen):
+            result = asked.put(engine, code, key, q, round_, close_others=i == 0)
+            if isinstance(result, store.Refusal):
+                st.error(result.message)
+                return
+        st.rerun(scope="app")

@@ -1,0 +1,41 @@
+"""A question as the class store keeps it, and back: the ClassQuestion itself (classroom.questions' spec) and, for
+the quiz, which round it belongs to (the one before the lessons, or the one after), so the teacher's page can
+work out the class's gain. Also the few lookups every view of a class makes."""
+
+from __future__ import annotations
+
+import time
+
+from sqlalchemy import Engine
+
+from classroom import store
+from classroom.questions import ClassQuestion, from_spec, to_spec
+
+ROUNDS = {"pre": "the quiz before the lesson", "post": "the quiz after it"}
+
+
+def put(engine: Engine, code: str, key: str, q: ClassQuestion, round_: str | None = None,
+        close_others: bool = True) -> int | store.Refusal:
+    """Put q to the room (it opens and becomes the current question); its id, or why not."""
+    if round_ is not None and round_ not in ROUNDS:
+        raise ValueError(f"A quiz round is one of {sorted(ROUNDS)}, not {round_!r}")
+    return store.put_question(engine, code, key, q.kind, {"question": to_spec(q), "round": round_}, time.time(),
+                              close_others=close_others)
+
+
+def question(row: store.Question) -> ClassQuestion:
+    """The ClassQuestion a stored question asks."""
+    return from_spec(row.spec["question"])
+
+
+def round_of(row: store.Question) -> str | None:
+    """"pre" or "post" for a quiz item, None for any other question."""
+    return row.spec.get("round")
+
+
+def shown(engine: Engine, code: str) -> list[store.Question]:
+    """What the room is asked now: every open question (the quiz opens its seven together), or, when none is open,
+    the latest one (closed, or revealed with its answer); nothing before the first question."""
+    rows = store.all_questions(engine, code)
+    open_rows = [r for r in rows if r.state == "open"]
+    return open_rows or rows[-1:]

@@ -1,0 +1,64 @@
+"""The class mode's links and its QR code: what students open, what the projector shows, what the teacher keeps.
+
+Three links to one class, each to the Class page (its url path is PAGE):
+- the join link, `/class?code=K7M4QX`: what students open (the QR code holds it; the code alone works too);
+- the projector's link, `/class?code=K7M4QX&view=projector`: the question, the count, the room's answers on
+  Reveal, never a nickname and never a control; safe to show, since all of it is on the projector anyway;
+- the teacher's link, `/class?code=K7M4QX&key=...`: the only one that opens, closes, reveals, ends or exports.
+  The page takes the key out of the address bar as soon as it has read it (a teacher's screen on the projector
+  shows its address bar), and keeps it in the tab's session.
+
+The links are built from the address the browser used (st.context.url), so they are right behind a proxy or
+under another host name, as the students will reach the server.
+"""
+
+from __future__ import annotations
+
+import io
+from urllib.parse import urlencode, urlsplit, urlunsplit
+
+import segno
+import streamlit as st
+
+PAGE = "class"
+FALLBACK = "http://localhost:8501"  # a run with no browser (tests): the address `streamlit run` prints
+
+
+def app_address() -> str:
+    """The app's own address as the browser sees it, without the page or the query: "https://host/prefix"."""
+    try:
+        url = st.context.url or ""
+    except Exception:  # no session to ask (a test outside a run)
+        url = ""
+    parts = urlsplit(url)
+    if not parts.scheme or not parts.netloc:
+        return FALLBACK
+    path = parts.path
+    if path.rstrip("/").endswith("/" + PAGE):
+        path = path.rstrip("/")[: -len(PAGE) - 1]
+    return urlunsplit((parts.scheme, parts.netloc, path.rstrip("/"), "", ""))
+
+
+def link(**query: str) -> str:
+    """The Class page's address with this query."""
+    return f"{app_address()}/{PAGE}?{urlencode(query)}"
+
+
+def join_link(code: str) -> str:
+    return link(code=code)
+
+
+def projector_link(code: str) -> str:
+    return link(code=code, view="projector")
+
+
+def teacher_link(code: str, key: str) -> str:
+    return link(code=code, key=key)
+
+
+def qr_png(text: str, scale: int = 10) -> bytes:
+    """A QR code of `text` as a PNG: black on white with its quiet zone, readable by a phone's camera across a
+    classroom (error correction level M; `scale` pixels a module)."""
+    buffer = io.BytesIO()
+    segno.make(text, error="m").save(buffer, kind="png", scale=scale, border=4, dark="#000000", light="#ffffff")
+    return buffer.getvalue()

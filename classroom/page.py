@@ -1,0 +1,88 @@
+"""The Class page: a teacher starts a class, students join it on their phones, the projector shows it.
+
+Who sees what is decided by the address: no code, the start page (start a class, or type a code to join); a
+code alone, a student's page; `view=projector`, the projector's; the teacher's key (from the teacher's link, or
+kept by this tab since), the teacher's page. The key is taken out of the address bar as soon as it is read.
+"""
+
+from __future__ import annotations
+
+import time
+
+import streamlit as st
+
+from classroom import codes, connection, projector, store, student, teacher
+from ui.frame import page as frame
+from ui.text import escape_md
+
+
+def start_page(engine) -> None:
+    st.title("Class")
+    st.markdown("Ask the room a question, let everyone answer on their phones, and show the room's answers beside "
+                "the one the lessons' code computes.")
+    teach, join = st.columns(2)
+    with teach, st.form("class_start"):
+        st.subheader("Teach")
+        title = st.text_input("Title (optional)", max_chars=codes.TITLE_MAX, placeholder="e.g. Tuesday, group B")
+        if st.form_submit_button("Start a class", type="primary"):
+            code, key = store.start_session(engine, time.time(), title=title)
+            teacher.remember(code, key)
+            st.query_params.from_dict({"code": code, "teacher": "1"})
+            st.rerun()
+    with join, st.form("class_join_code"):
+        st.subheader("Join")
+        typed = st.text_input("Class code", max_chars=12, placeholder="K7M-4QX")
+        if st.form_submit_button("Join"):
+            code = codes.normal_code(typed)
+            if code is None:
+                st.error("That is not a class code: it is 6 letters and digits, as the projector shows it.")
+            else:
+                st.query_params.from_dict({"code": code})
+                st.rerun()
+
+
+def main() -> None:
+    if st.query_params.get("view") == "projector":
+        projector.presenting()
+    frame.switches()
+    try:
+        engine = connection.engine()
+    except store.StoreError as error:
+        st.error(str(error))
+        return
+    code = codes.normal_code(st.query_params.get("code") or "")
+    if not st.query_params.get("code"):
+        start_page(engine)
+        return
+    if code is None:
+        st.error("The link's class code is not one: a code is 6 letters and digits. Check the link, or type the code.")
+        start_page(engine)
+        return
+    given = st.query_params.get("key")
+    if given:  # the teacher's link: keep the key in this tab, take it out of the address bar
+        if isinstance(store.teacher(engine, code, given), store.Session):
+            teacher.remember(code, given)
+        else:
+            st.error("This teacher link does not open this class: its key is not the class's.")
+        del st.query_params["key"]
+        st.query_params["teacher"] = "1"
+    session = store.find_session(engine, code, time.time())
+    key = teacher.key_for(code)
+    if key is not None and isinstance(store.teacher(engine, code, key), store.Session):
+        teacher.page(engine, store.teacher(engine, code, key), key)
+    elif st.query_params.get("teacher"):
+        st.warning("This is the teacher's page of a class, and this tab does not hold its key: open your teacher link "
+                   "(the page that started the class shows it).")
+    elif isinstance(session, store.Refusal):
+        st.error(session.message)
+        start_page(engine)
+    elif st.query_params.get("view") == "projector":
+        projector.page(engine, session)
+    else:
+        student.page(engine, session)
+
+
+try:
+    main()
+except store.StoreError as error:  # the database failed mid-way: say so; the lessons do not need it
+    st.error(escape_md(str(error)))

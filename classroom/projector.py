@@ -1,0 +1,85 @@
+"""The projector's view of a class (`?code=K7M4QX&view=projector`): how to join, the question, the count of
+answers rising, and on Reveal the room's answers beside the answer the core computed.
+
+It refreshes itself every POLL_S seconds (a timer part of the page), so the teacher drives it from another
+device: open, close and reveal on the teacher's page, and the projector follows within that time. It shows no
+nickname and no control, ever: anyone who knows the code may open it, as anyone in the room can see it.
+"""
+
+from __future__ import annotations
+
+import time
+
+import streamlit as st
+from sqlalchemy import Engine
+
+from classroom import asked, codes, links, reveal, store
+from ui.state import presenter
+from ui.text import escape_md
+
+POLL_S = 1.5  # the count on the projector is at most this old
+
+
+def how_to_join(code: str, big: bool) -> None:
+    """The join code, the link and its QR code; large while the room is joining."""
+    left, right = st.columns((3, 2) if big else (5, 1), vertical_alignment="center")
+    with left:
+        st.markdown(f"{'## ' if big else '**'}Join at {links.join_link(code)}{'' if big else '**'}")
+        st.markdown(f"{'# ' if big else ''}Code **{codes.shown_code(code)}**")
+    with right:
+        st.image(links.qr_png(links.join_link(code)), width=360 if big else 120,
+                 caption="Scan to join" if big else None)
+
+
+def live(engine: Engine, code: str) -> None:
+    """The part that refreshes: the current question, its count, and the reveal."""
+    try:
+        session = store.find_session(engine, code, time.time())
+        if isinstance(session, store.Refusal):
+            st.info(session.message)
+            return
+        rows = asked.shown(engine, code)
+        joined = store.joined(engine, code)
+        tallies = {row.id: store.counts(engine, row.id) for row in rows}
+    except store.StoreError as error:
+        st.warning(str(error))
+        return
+    how_to_join(code, big=not rows)
+    if not rows:
+        st.markdown(f"### {joined} joined so far. The first question comes next.")
+        return
+    quiz = len(rows) > 1
+    if quiz:  # the seven items of a quiz, open together: the room answers on their phones
+        label = asked.ROUNDS.get(asked.round_of(rows[0]), "a quiz")
+        answered = max(t.total for t in tallies.values())
+        st.markdown(f"## {label.capitalize()}: {len(rows)} questions on your phone")
+        st.metric("Students who answered so far", f"{answered} of {joined}")
+        return
+    row = rows[0]
+    q = asked.question(row)
+    st.markdown(f"### Question {row.position}\n\n{q.prompt}")
+    tally = tallies[row.id]
+    if row.state == "revealed":
+        values = [value for value, n in tally.counts.items() for _ in range(n)]
+        left, right = st.columns(2)
+        with left:
+            reveal.room(q, values)
+        with right:
+            reveal.computed(q)
+        return
+    said = "answers so far" if row.state == "open" else "answers: the question is closed"
+    st.metric(said.capitalize(), f"{tally.total} of {joined}")
+    if row.state == "closed":
+        st.caption("The reveal is next.")
+
+
+def presenting() -> None:
+    """Before the page's switches are drawn: the projector's view is in presenter mode (large type and cells: it
+    is read from the back of the room)."""
+    st.session_state[presenter.KEY] = True
+
+
+def page(engine: Engine, session: store.Session) -> None:
+    if session.title:
+        st.title(escape_md(session.title))
+    st.fragment(live, run_every=POLL_S)(engine, session.code)

@@ -1,0 +1,97 @@
+"""What the projector shows on Reveal: the room's answers beside the answer the core computed, its explanation,
+and the view the question was about (the real attention row, the model's next characters).
+
+The room's answers are counted by classroom.questions.summary; nothing here knows who gave which. Each chart is
+one of the lessons' own (ui.drawing), so it reads the same on a projector (presenter mode scales it) and in the
+dark theme, and carries a text for screen readers.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import streamlit as st
+
+from classroom.questions import ClassQuestion, summary
+from ui.drawing import plots, render
+from ui.drawing.chart_data import ChartData, numbers
+from ui.text import escape_md
+
+RIGHT, OTHER = "the right answer", "other answers"
+GROUPS = ((RIGHT, "#1b7837"), (OTHER, "#3b528b"))  # green and the app's blue: told apart by name, not colour alone
+MAX_LABEL = 48  # characters of an option shown under its bar
+
+
+def short(text: str) -> str:
+    """An option's Markdown as a bar's label: one line, at most MAX_LABEL characters."""
+    plain = " ".join(str(text).replace("`", "").replace("**", "").split())
+    return plain if len(plain) <= MAX_LABEL else plain[: MAX_LABEL - 1] + "…"
+
+
+def _bars(labels: list[str], values: list[float], right: list[bool], title: str, x_title: str) -> None:
+    data = ChartData({"label": labels, "value": numbers(values), "order": list(range(len(labels))),
+                      "group": [RIGHT if r else OTHER for r in right]})
+    render.show(plots.bar_chart, data, width="stretch", title=title, x_title=x_title, y_title="", groups=GROUPS)
+
+
+def room(q: ClassQuestion, values: list[str]) -> dict:
+    """The room's answers drawn for q's kind; returns the summary it drew (answered, right, counts...)."""
+    s = summary(q, values)
+    answered = s["answered"]
+    heading = f"The room: {answered} answer{'s' * (answered != 1)}, {s['right']} right"
+    if q.kind in ("choice", "key"):
+        right = [i == q.answer or i in q.also_right for i in range(len(q.options))]
+        labels = [f"{chr(65 + i)}. {short(o)}" if q.kind == "choice" else short(o) for i, o in enumerate(q.options)]
+        _bars(labels, s["counts"], right, heading, "students")
+    elif q.kind == "char":
+        shown = s["counts"][:8]
+        _bars([_char(c) for c, _ in shown], [n for _, n in shown], [c == q.answer for c, _ in shown], heading,
+              "students")
+    else:  # numbers: a histogram of what the room typed
+        edges = s["edges"]
+        labels = [f"{edges[i]:.3g} to {edges[i + 1]:.3g}" for i in range(len(s["counts"]))]
+        right = [edges[i] <= q.answer <= edges[i + 1] for i in range(len(s["counts"]))]
+        _bars(labels, s["counts"], right, heading, "students")
+        apart = [f"{s['below']} below" if s["below"] else "", f"{s['above']} above" if s["above"] else ""]
+        if any(apart):
+            st.caption(f"Far from the rest, not in a bar: {' and '.join(a for a in apart if a)}.")
+    if s.get("unreadable"):
+        st.caption(f"{s['unreadable']} answer{'s' * (s['unreadable'] != 1)} could not be read as one.")
+    return s
+
+
+def _char(c: str) -> str:
+    return {" ": "␣ (space)", "\n": "⏎"}.get(c, c)
+
+
+def answer_text(q: ClassQuestion) -> str:
+    """The right answer, in words."""
+    if q.kind in ("choice", "key"):
+        also = [q.options[i] for i in q.also_right if i != q.answer]
+        right = q.options[q.answer]
+        return (f"{chr(65 + q.answer)}. {right}" if q.kind == "choice" else right) + (
+            f" (and {', '.join(also)}: the same word, the same weight)" if also else "")
+    if q.kind == "char":
+        return f"`{_char(q.answer)}`"
+    return f"{q.answer:.4g}"
+
+
+def computed(q: ClassQuestion) -> None:
+    """The answer the core computed, its explanation and the view it is about."""
+    st.success(f"**Answer:** {answer_text(q)}", icon=":material/check_circle:")
+    st.markdown(q.explanation)
+    view = q.view
+    if q.kind == "key" and "weights" in view:
+        tokens = view["tokens"]
+        render.show_heatmap(np.array([view["weights"]]), [short(tokens[view["query"]])], tokens,
+                            title="The real attention row", x_title="key", y_title="query", domain=(0.0, 1.0),
+                            annotate=True, max_width=700)
+    elif q.kind == "char" and "top" in view:
+        top = view["top"]
+        _bars([_char(c) for c, _ in top], [p for _, p in top], [c == q.answer for c, _ in top],
+              "What the model gives each next character", "probability")
+    elif "heatmaps" in view:
+        columns = st.columns(len(view["heatmaps"]))
+        for place, picture in zip(columns, view["heatmaps"]):
+            with place:
+                render.show_heatmap(np.array(picture["values"]), picture["rows"], picture["columns"],
+                                    title=escape_md(picture["title"]), domain=(0.0, 1.0), annotate=True)

@@ -1,0 +1,137 @@
+"""The teacher's page of a class: the links to share, the question to ask, the controls (close, reopen, reveal,
+end), and what only the teacher sees: who answered, the share of right answers per question, the class's
+normalised gain between the two quizzes, and the export.
+
+The teacher's key came in the teacher's link; the page keeps it in the tab's session and takes it out of the
+address bar (a teacher's screen on the projector shows it). Every change goes to the store with the key, which
+checks it: a page that lost it changes nothing and says so.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import time
+
+import streamlit as st
+from sqlalchemy import Engine
+
+from classroom import ask, asked, codes, links, store
+from classroom.questions import grade
+from classroom.quiz import normalised_gain, score
+from ui.text import escape_md
+
+POLL_S = 2.0  # the teacher's count and list of who answered are at most this old
+KEEP = "_class_teacher"  # {code: key} of the classes this tab teaches
+
+
+def remember(code: str, key: str) -> None:
+    st.session_state.setdefault(KEEP, {})[code] = key
+
+
+def key_for(code: str) -> str | None:
+    return st.session_state.get(KEEP, {}).get(code)
+
+
+def share_panel(code: str, key: str) -> None:
+    with st.expander("Links and QR code", expanded=True):
+        left, right = st.columns((3, 1))
+        with left:
+            st.markdown(f"**Students join at** {links.join_link(code)} (code **{codes.shown_code(code)}**)")
+            st.markdown(f"**For the projector:** [{links.projector_link(code)}]({links.projector_link(code)}) "
+                        "(no nicknames, no controls)")
+            with st.popover("Your teacher link (keep it private)"):
+                st.caption("It opens this page with the right to ask, reveal, end and export. Do not project it.")
+                st.code(links.teacher_link(code, key), language=None, wrap_lines=True)
+        with right:
+            st.image(links.qr_png(links.join_link(code)), width=160)
+
+
+def controls_part(engine: Engine, code: str, key: str) -> None:
+    """The current question's count, its controls, and who answered it; refreshed every POLL_S seconds."""
+    rows = asked.shown(engine, code)
+    st.markdown(f"**{store.joined(engine, code)} students joined.**")
+    if not rows:
+        st.caption("No question yet: ask one below.")
+        return
+    buttons = st.container(horizontal=True)
+    states = [row.state for row in rows]
+    # (label, the state it sets, the states it applies to): a revealed question stays revealed
+    for label, state, applies in (("Close", "closed", ("open",)), ("Reopen", "open", ("closed",)),
+                                  ("Reveal", "revealed", ("open", "closed"))):
+        if buttons.button(label, key=f"class_{state}", disabled=not any(s in applies for s in states)):
+            for row in rows:
+                if row.state in applies:
+                    result = store.set_state(engine, code, key, row.id, state, time.time())
+                    if isinstance(result, store.Refusal):
+                        st.error(result.message)
+                        return
+            st.rerun(scope="fragment")
+    for row in rows:
+        q = asked.question(row)
+        answers = store.answers_of(engine, code, key, row.id)
+        if isinstance(answers, store.Refusal):
+            st.error(answers.message)
+            return
+        right = sum(grade(q, a.value) for a in answers)
+        share = f", {100 * right / len(answers):.0f}% right" if answers else ""
+        st.markdown(f"**Question {row.position}** ({row.state}): {len(answers)} answered{share}")
+        if answers:
+            st.caption("Answered: " + ", ".join(
+                f"{escape_md(a.nickname) if a.nickname else f'student {a.student}'} "
+                f"{'✓' if grade(q, a.value) else '✗'}" for a in answers))
+
+
+def results(engine: Engine, code: str, key: str) -> None:
+    """Every question so far with its share of right answers, the quiz's gain, and the export."""
+    rows = store.all_questions(engine, code)
+    if not rows:
+        return
+    table, by_round = [], {"pre": {}, "post": {}}
+    for row in rows:
+        q = asked.question(row)
+        answers = store.answers_of(engine, code, key, row.id)
+        answers = [] if isinstance(answers, store.Refusal) else answers
+        right = sum(grade(q, a.value) for a in answers)
+        table.append({"question": row.position, "asked": " ".join(q.prompt.split())[:80], "state": row.state,
+                      "answered": len(answers), "% right": round(100 * right / len(answers)) if answers else None})
+        if asked.round_of(row) in by_round:
+            for a in answers:
+                by_round[asked.round_of(row)].setdefault(a.student, {})[q.source] = a.value
+    st.dataframe(table, hide_index=True, width="stretch")
+    if by_round["pre"] and by_round["post"]:
+        gain = normalised_gain({s: score(v) for s, v in by_round["pre"].items()},
+                               {s: score(v) for s, v in by_round["post"].items()})
+        said = "undefined (the class scored 100% before)" if gain.gain is None else f"{gain.gain:.2f}"
+        st.markdown(f"**The quiz:** {gain.pre:.0f}% right before, {gain.post:.0f}% after; the class's normalised "
+                    f"gain ⟨g⟩ = (after − before) / (100% − before) = **{said}** "
+                    f"({gain.matched} students took both).")
+    names = st.checkbox("Put nicknames in the file", key="class_export_names",
+                        help="Without: each student is a number, the same in every row.")
+    rows_out = store.export_rows(engine, code, key, with_names=names)
+    if not isinstance(rows_out, store.Refusal) and rows_out:
+        buffer = io.StringIO()
+        writer = csv.DictWriter(buffer, fieldnames=list(rows_out[0]))
+        writer.writeheader()
+        writer.writerows(rows_out)
+        st.download_button("Export the answers (CSV)", buffer.getvalue(), file_name=f"class-{code}.csv",
+                           mime="text/csv", on_click="ignore", key="class_export")
+
+
+def page(engine: Engine, session: store.Session, key: str) -> None:
+    code = session.code
+    title = f" · {escape_md(session.title)}" if session.title else ""
+    st.title(f"Class {codes.shown_code(code)}{title}")
+    minutes = max(0, int((session.expires_at - time.time()) // 60))
+    st.caption(f"Teacher's page. The class's code works for {minutes // 60} h {minutes % 60} min more.")
+    share_panel(code, key)
+    st.fragment(controls_part, run_every=POLL_S)(engine, code, key)
+    with st.expander("Ask the room", expanded=True):
+        ask.panel(engine, code, key)
+    with st.expander("Results and export"):
+        results(engine, code, key)
+    if st.button("End the class", key="class_end", help="Students can no longer answer; the results stay."):
+        result = store.end_session(engine, code, key, time.time())
+        if isinstance(result, store.Refusal):
+            st.error(result.message)
+        st.rerun()
