@@ -50,7 +50,8 @@ def home() -> None:
     st.markdown(
         "Transformer attention, built from first principles and drawn one matrix at a time. "
         "Every number on these pages comes from a small NumPy library you can read end to end, computed as the "
-        "page draws (a shipped model's measured figures were computed when it was trained); "
+        "page draws (some figures about a shipped model, such as its losses while it trained, were measured then "
+        "and saved with it); "
         "move a slider and watch every matrix downstream change. Every view is in its link: copy the "
         "address bar and a classmate sees exactly what you see."
     )

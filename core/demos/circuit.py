@@ -68,6 +68,22 @@ def copying_by_length(params, cfg: ModelConfig, n_symbols: int, lengths, n: int 
     return np.array(losses)
 
 
+def letter_dependence(params, cfg: ModelConfig, n_symbols: int, n: int = 64, seed: int = 99) -> np.ndarray:
+    """How much each head's attention depends on the letters rather than on the positions: (L, H).
+
+    Two batches of n sequences of cfg.max_len fresh random letters, the same positions, other letters; for each
+    query row (queries 1 and on) the total variation distance between its two rows, half the sum of |a - b|:
+    0 when the row is the same whatever the letters (a head that attends by position alone), 1 when the two rows
+    have no weight in common. Averaged over the sequences and the queries."""
+    rng = np.random.default_rng(seed)
+    a, b = (rng.integers(1, n_symbols + 1, size=(n, cfg.max_len)) for _ in range(2))  # (n, T) each
+    _, trace_a = forward(params, cfg, a)
+    _, trace_b = forward(params, cfg, b)
+    distance = [0.5 * np.abs(la.weights - lb.weights).sum(axis=-1)[..., 1:].mean(axis=(0, 2))  # (H,)
+                for la, lb in zip(trace_a.layers, trace_b.layers)]
+    return np.array(distance, dtype=np.float64)
+
+
 def example(n_letters: int, length: int, seed: int, n_symbols: int) -> np.ndarray:
     """(n,) ids: random letters, then a stretch of `length` distinct letters and part of its repeat, so the
     sequence ends inside the repeat and its next letter can be read off the first copy."""

@@ -234,14 +234,19 @@ def looked_at_or_used(kind: str = "bank", model: WordModel | None = None, n: int
     switching that head off alone does to the rule (accuracy and mean log-odds, (L, H) each), with every head
     on (accuracy, log_odds). needed: the head whose knockout costs the most log-odds; also_looking: the other
     heads whose share reaches `looking`, in order of share (they look at the cue; whether the model needs
-    them is what their knockouts say)."""
-    f = rule_figures(model or word_model(), kind, n, seed)
+    them is what their knockouts say); also_off_accuracy, also_off_log_odds: with all of those heads off at
+    once (one head alone can stand in for another that looks at the same word), or None when there are none."""
+    model = model or word_model()
+    f = rule_figures(model, kind, n, seed)
     shares = f["shares"]
     needed = tuple(int(i) for i in np.unravel_index(f["off_log_odds"].argmin(), shares.shape))
     order = [tuple(int(i) for i in np.unravel_index(flat, shares.shape)) for flat in np.argsort(-shares, None)]
     also = [h for h in order if h != needed and shares[h] >= looking]
+    together = read_rule(model, rule_sentences(kind, n, seed), Knockout(tuple(also))) if also else None
     return {"shares": shares, "off_accuracy": f["off_accuracy"], "off_log_odds": f["off_log_odds"],
-            "accuracy": f["accuracy"], "log_odds": f["log_odds"], "needed": needed, "also_looking": also, "n": n}
+            "accuracy": f["accuracy"], "log_odds": f["log_odds"], "needed": needed, "also_looking": also, "n": n,
+            "also_off_accuracy": together["accuracy"] if together else None,
+            "also_off_log_odds": together["log_odds"] if together else None}
 
 
 def summary(figures: dict) -> dict:

@@ -148,4 +148,4 @@ phase.section(model_store.load_model(MODEL))  # its training log: the same for e
 page.closing(COURSE, "circuit", questions, code=(
     circuit.generated, circuit.copy_halves, circuit.read_sequence, induction_keys, circuit.previous_token_mass,
     circuit.induction_mass, position_losses, mean_loss, knockout_table, circuit.copying_by_length,
-    circuit.phase_change))
+    circuit.letter_dependence, circuit.phase_change))

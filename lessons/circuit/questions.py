@@ -55,4 +55,5 @@ def flat_then_fall() -> Exercise:
                     "on the repeat change?", options=options, correct=1, part="phase_change",
                     explanation=f"It stayed at {p['stuck_loss']:.2f} or above until step {p['stuck_step']:,}, then "
                     f"fell to {p['done_loss']:.2f} by step {p['done_step']:,}: a sudden fall after a long flat "
-                    "stretch, as Olsson et al. (2022) saw when induction heads formed in language models.")
+                    "stretch. Olsson et al. (2022) saw a change of the same kind in language models, in the short "
+                    "stretch of training where their induction heads formed.")

@@ -100,7 +100,8 @@ def recurrence_section(r: dict, tokens: list[str]) -> None:
     prose.section("Why attention replaced recurrence", "communication", "recurrence")
     keep = controls.number_slider("comm_keep", "Share a recurrence step keeps", 0.0, 1.0, 0.5, step=0.05,
                                   container=st.columns(2)[0],
-                                  help="h_t = keep · h_(t−1) + (1 − keep) · x_t: what each step passes on.")
+                                  help="The share of its state each step passes on; it takes in 1 − keep of the new "
+                                       "token.")
     controls.show_url_notes()
     context_views.reach(communication.reach_of_first_token(r["V"], r["weights_decoder"], keep), tokens, keep)
 

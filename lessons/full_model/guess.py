@@ -143,7 +143,7 @@ def scoreboard(model: Model) -> None:
         col.metric(label, f"{s['hits'][who]} of {n} right")
     for col, m in zip(cols[3:], guessing.MODELS):
         col.metric(f"{m.capitalize()}, bits on the truth", f"{s['mean_bits'][m]:.2f}",
-                   help="The mean of -log2 P(truth) over the puzzles played: lower is better.")
+                   help="The mean surprise, in bits, at the true character over the puzzles played: lower is better.")
     st.caption(prose.text("full_model", "guess_score", V=model.cfg.vocab_size,
                           uniform=guessing.bits(1 / model.cfg.vocab_size)))
     st.button("Start the score again", key="fm_guess_reset", on_click=start_again, args=(model.source,))

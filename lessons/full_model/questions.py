@@ -52,7 +52,7 @@ def questions() -> list[Exercise]:
         Exercise("memory", "How many gigabytes (10⁹ bytes) does ONE head's attention weight matrix take at "
                  "T = 100,000 tokens in float16 (2 bytes a number)?", answer=gb, part="long_context",
                  explanation=f"T × T × 2 bytes = 10¹⁰ × 2 = {gb:.0f} GB, for one head of one layer: "
-                 "why long-context models never store the full matrix."),
+                 "why long-context attention is computed without storing the full matrix."),
         greedy_twice(),
     ]
 
@@ -68,4 +68,4 @@ def greedy_twice() -> Exercise:
                     correct=0 if same else 1, part="why_top_p",
                     explanation="Greedy takes the most likely character every time: nothing random, so the seed "
                     "plays no part and the text is the same. That is also why it cannot climb out of a loop; "
-                    "sampling, pure or top-p, draws a different text for every seed.")
+                    "sampling, pure or top-p, can draw a different text for each seed.")

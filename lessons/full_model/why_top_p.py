@@ -47,7 +47,8 @@ def section(model: Model | None) -> None:
     prose.section("Why top-p: greedy decoding loops, pure sampling wanders", "full_model", "why_top_p",
                   n=LENGTH, prompt=code_span(PROMPT), seeds=len(SEEDS), p=P,
                   looped=prose.text("full_model", "greedy_loop", start=loop["start"], cycle=code_span(mv.shown(cycle)),
-                                    period=loop["period"]) if loop else prose.text("full_model", "greedy_no_loop"),
+                                    period=loop["period"], window=model.cfg.max_len)
+                  if loop else prose.text("full_model", "greedy_no_loop"),
                   tail=float(np.mean(pure["tail"])), low=min(pure["tail_probs"]) if pure["tail_probs"] else 0.0,
                   top_tail=float(np.mean(top["tail"])))
     if f["words"]:

@@ -30,7 +30,7 @@ def section() -> None:
                   needed=tv.head_name(*needed), a=tv.head_name(*a), b=tv.head_name(*b), share=shares[needed],
                   share_a=shares[a], share_b=shares[b], off=off[needed], off_a=off[a], off_b=off[b],
                   accuracy=f["accuracy"], odds=f["log_odds"], odds_off=odds[needed], odds_a=odds[a],
-                  odds_b=odds[b])
+                  odds_b=odds[b], both=f["also_off_accuracy"], odds_both=f["also_off_log_odds"])
     L, H = shares.shape
     views.number_table({"head": views.layer_head_names(L, H), "weight on the cue": shares.ravel(),
                         "right with it off": off.ravel(), "log-odds with it off": odds.ravel()}, "%.2f")

@@ -57,7 +57,9 @@ def looked_at() -> Exercise:
                     f"{trained_views.head_name(*b)} {f['shares'][b]:.2f}. Switch one of them off: how often does the "
                     "model still pick the right kind of word after “bank”?", options=options, correct=correct,
                     part="not_explanation",
-                    explanation=f"Right {f['off_accuracy'][a]:.0%} and {f['off_accuracy'][b]:.0%} of the time: looking "
-                    "at the cue is not the same as being needed. The head the model cannot do without is "
+                    explanation=f"Right {f['off_accuracy'][a]:.0%} and {f['off_accuracy'][b]:.0%} of the time, and "
+                    f"{f['also_off_accuracy']:.0%} with both off: looking at the cue is not the same as being needed "
+                    "to get the rule right (without them the model is only less sure, as the page's table shows). The "
+                    "head the model cannot do without is "
                     f"{trained_views.head_name(*f['needed'])} (right {f['off_accuracy'][f['needed']]:.0%} with it "
                     "off).")

@@ -29,8 +29,8 @@ def questions() -> list[Exercise]:
                  code="def attention(Q, K, V):\n    d_k = Q.shape[-1]\n    d_v = V.shape[-1]\n"
                       "    scores = Q @ K.T / np.sqrt(d_v)\n    weights = softmax(scores)\n    return weights @ V",
                  options=("line 2", "line 3", "line 4", "line 6"), correct=2, part="d_v",
-                 explanation="The scale belongs to the dot product of queries and keys, whose length is d_k. "
-                 "Dividing by √d_v only works by accident when d_v = d_k."),
+                 explanation="The scale belongs to the dot product of queries and keys, whose vectors have d_k "
+                 "entries. Dividing by √d_v only works by accident when d_v = d_k."),
         Exercise("overflow", f"In float64, a softmax written as exp(s) / sum(exp(s)) reads a row of scores "
                  f"[{', '.join(f'{x:g}' for x in o['scores'])}]. What are its weights?", options=(
                      "Nearly one-hot: almost all on the first score", "NaN: exp overflows to inf, and inf / inf is "

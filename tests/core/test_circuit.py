@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from core.demos.circuit import example, read_sequence, task_figures
+from core.demos.circuit import example, letter_dependence, read_sequence, task_figures
 from core.demos.knockout import knockout_table
 from core.model import Knockout, forward, load
 from core.tasks import RepeatTask
@@ -102,6 +102,16 @@ def test_the_other_layer_0_head_is_what_fails_on_the_longest_stretches():
     """On stretches of 21..24 letters the model slips; without layer 0's other head it does not."""
     assert repeat_accuracy(21, 24) < 0.8
     assert repeat_accuracy(21, 24, Knockout((OTHER,))) > 0.97
+
+
+def test_that_head_attends_by_position_and_the_induction_head_by_letter():
+    """letter_dependence: with other letters at the same places, the rows of layer 0's other head (and of the
+    previous-token head) hardly move, while the induction head's share little weight with their first version."""
+    params, cfg, meta = shipped()
+    moved = letter_dependence(params, cfg, meta["task"]["n_symbols"], n=64)
+    assert moved.shape == (cfg.n_layers, cfg.n_heads) and ((moved >= 0) & (moved <= 1)).all()
+    assert moved[OTHER] < 0.1 and moved[PREVIOUS] < 0.1 and moved[INDUCTION] > 0.5
+    assert letter_dependence(params, cfg, meta["task"]["n_symbols"], n=8, seed=3).shape == moved.shape
 
 
 def test_it_completes_an_example_from_the_lesson_helper():

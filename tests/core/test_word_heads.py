@@ -123,6 +123,8 @@ def test_attention_is_not_explanation_two_heads_look_at_the_bank_cue_and_neither
     for head in f["also_looking"][:2]:
         assert 0.3 <= f["shares"][head] < 0.7
         assert f["off_accuracy"][head] >= 0.95 and f["off_log_odds"][head] > 3
+    # both off at once: still right (one does not stand in for the other), only less sure
+    assert f["also_off_accuracy"] >= 0.95 and 3 < f["also_off_log_odds"] < f["log_odds"] - 1
 
 
 def test_averaging_gives_the_cue_an_equal_share_and_attention_gives_it_most():

@@ -60,11 +60,15 @@ def test_multi_head_says_attention_is_not_explanation_with_the_knockouts(weights
     assert "## Attention is not explanation" in shown
     assert (f"{tv.head_name(*needed)} the model picks the right kind of word after “bank” "
             f"{f['off_accuracy'][needed]:.0%} of the time") in shown
-    assert f"{tv.head_name(*a)} ({f['shares'][a]:.2f}) and {tv.head_name(*b)} ({f['shares'][b]:.2f})" in shown
+    assert (f"{tv.head_name(*a)} and {tv.head_name(*b)} look there too, with {f['shares'][a]:.2f} and "
+            f"{f['shares'][b]:.2f}") in shown
+    assert f"without both of them at once, {f['also_off_accuracy']:.0%}" in shown  # one cannot stand in for the other
     table = next(df.value for df in at.dataframe if "weight on the cue" in df.value.columns)
     np.testing.assert_allclose(table["weight on the cue"], f["shares"].ravel(), rtol=1e-6)
     np.testing.assert_allclose(table["right with it off"], f["off_accuracy"].ravel())
     assert f["off_accuracy"][needed] < 0.6 and min(f["off_accuracy"][a], f["off_accuracy"][b]) > 0.95
+    assert f["also_off_accuracy"] > 0.95  # the page says the model still gets the rule right without both
+    assert min(f["off_log_odds"][a], f["off_log_odds"][b]) < f["log_odds"] - 1  # and that it is less sure
 
 
 def test_full_model_shows_why_top_p_on_the_character_model():

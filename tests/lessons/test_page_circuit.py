@@ -10,7 +10,7 @@ import math
 import numpy as np
 import pytest
 
-from core.demos.circuit import generated, read_sequence
+from core.demos.circuit import generated, letter_dependence, read_sequence
 from core.model import load
 from core.tasks import RepeatTask
 from tests.apptest_helpers import (
@@ -230,6 +230,9 @@ def test_how_far_copying_reaches_is_measured_not_typed():
     at = ok(run_page(PAGE, timeout=120))
     line = next(str(c.value) for c in at.caption if str(c.value).startswith("Beyond this sequence"))
     assert "at 4 letters" in line and "at 16, the shortest and longest stretches training used" in line
+    moved = letter_dependence(PARAMS, CFG, len(ALPHABET), 128)
+    assert f"its rows differ by only {moved[0, 0]:.2f} on average" in line and f"against {moved[1, 1]:.2f}" in line
+    assert moved[0, 0] < 0.1 < 0.5 < moved[1, 1]  # the positional head barely follows the letters, induction does
     assert "Training used 4 to 16." == at.sidebar.slider(key="ci_length").help.split(" occur twice in a row. ")[1]
 
 

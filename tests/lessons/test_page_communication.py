@@ -180,7 +180,7 @@ def test_defaults_values_a_student_checks(default_page):
     assert "49 messages" in texts(at) and "decoder 28" in texts(at)
     assert "took **6 sequential steps** and kept **0.0156**" in texts(at)  # 0.5 ** 6
     assert "gave token 0 the weight **0.0528**" in texts(at)  # the decoder's a_60 at the defaults
-    assert "by only 0.5 (1 − keep)" in texts(at)
+    assert "by only 1 − keep, near 0 (here, with keep = 0.5, by 0.5)" in texts(at)
     for reason in ("**Path length.**", "**Parallel training.**", "**Choice by content.**"):
         assert reason in texts(at)
     assert "What to notice" in texts(at) and "reach_of_first_token" in texts(at)
@@ -368,4 +368,4 @@ def test_try_this_keep_near_one_holds_token_0_better_than_attention():
     at = ok(run_page(PAGE, {"comm_keep": "0.95"}))
     reach = table_with(at, "recurrence share")
     assert reach["recurrence share"].iloc[-1] > reach["attention share"].iloc[-1]
-    assert "by only 0.05 (1 − keep)" in texts(at)
+    assert "(here, with keep = 0.95, by 0.05)" in texts(at)

@@ -89,6 +89,7 @@ def test_the_bank_section_shows_the_cores_cosines_beside_the_same_model_before_t
         assert metrics[f"cosine, {stage}, trained"] == f"{cos:.2f}"
         assert metrics[f"cosine, {stage}, before training"] == f"{before:.2f}"
     assert start["cosine"][-1] > 0.95 > 0.2 > similar["cosine"][-1]  # training, not the architecture, splits them
+    assert "training is what pulls the two apart" in texts(at)  # the text for a pair that training splits
     assert not any(label.startswith("cosine, random weights") for label in metrics)
     layer, head = word_model().meta["phenomena"]["bank"]["head"]
     for n, cue in ((1, "river"), (2, "money")):
@@ -99,6 +100,13 @@ def test_the_bank_section_shows_the_cores_cosines_beside_the_same_model_before_t
     assert f"mean share on the cue is **{share:.2f}**" in "\n".join(c.value for c in at.caption)
     assert tv.head_name(layer, head) in texts(at)
 
+
+def test_a_typed_pair_that_training_does_not_split_gets_the_plainer_text():
+    """Two sentences alike around "bank" (the same cue): the page does not say that training pulled them apart."""
+    same = "she saw the river by the bank"
+    at = ok(run_page("lessons/communication/page.py", {**TRAINED, "bank_one": same, "bank_two": same}))
+    shown = texts(at)
+    assert "pulls the two apart" not in shown and "is what training changed" in shown
 
 @pytest.mark.parametrize("page", PAGES.values())
 def test_an_unknown_word_is_named_and_read_as_unk(page):

@@ -385,7 +385,7 @@ def test_communication_step_6_a_keep_near_1_holds_token_0():
     assert last["recurrence share"] > last["attention share"]
     np.testing.assert_allclose(last["recurrence share"], 0.95 ** (len(reach) - 1), rtol=1e-9)
     text = texts(at)
-    assert "by only 0.05 (1 − keep)" in text
+    assert "(here, with keep = 0.95, by 0.05)" in text
     for reason in ("**Path length.**", "**Parallel training.**", "**Choice by content.**"):
         assert reason in text
 
