@@ -96,7 +96,10 @@ def _tune(engine: Engine) -> None:
 def _make_folder(url: URL) -> None:
     database = url.database
     if database and database != ":memory:" and not database.startswith("file:"):
-        Path(database).expanduser().resolve().parent.mkdir(parents=True, exist_ok=True)
+        try:
+            Path(database).expanduser().resolve().parent.mkdir(parents=True, exist_ok=True)
+        except OSError as error:  # a file where the folder should be, no permission, a read-only disk
+            raise StoreError(UNOPENED) from error
 
 
 def _sqlite_connect(dbapi_connection, _record) -> None:

@@ -49,7 +49,8 @@ def join_link(code: str) -> str:
 
 
 def projector_link(code: str) -> str:
-    return link(code=code, view="projector")
+    """present=true: the sidebar starts folded (streamlit_app.folded_sidebar), the page in large type."""
+    return link(code=code, view="projector", present="true")
 
 
 def teacher_link(code: str, key: str) -> str:

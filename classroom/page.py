@@ -55,7 +55,8 @@ def main() -> None:
         start_page(engine)
         return
     if code is None:
-        st.error("The link's class code is not one: a code is 6 letters and digits. Check the link, or type the code.")
+        st.error("The link's code is not a class code: a code is 6 letters and digits, as the projector shows it. "
+                 "Check the link, or type the code below.")
         start_page(engine)
         return
     given = st.query_params.get("key")

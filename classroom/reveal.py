@@ -8,6 +8,8 @@ dark theme, and carries a text for screen readers.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import streamlit as st
 
@@ -22,15 +24,17 @@ MAX_LABEL = 48  # characters of an option shown under its bar
 
 
 def short(text: str) -> str:
-    """An option's Markdown as a bar's label: one line, at most MAX_LABEL characters."""
-    plain = " ".join(str(text).replace("`", "").replace("**", "").split())
+    """An option's Markdown as a bar's label: one line, at most MAX_LABEL characters, its escapes undone."""
+    plain = " ".join(re.sub(r"\\(.)", r"\1", str(text).replace("`", "").replace("**", "")).split())
     return plain if len(plain) <= MAX_LABEL else plain[: MAX_LABEL - 1] + "…"
 
 
-def _bars(labels: list[str], values: list[float], right: list[bool], title: str, x_title: str) -> None:
+def _bars(labels: list[str], values: list[float], right: list[bool], title: str, x_title: str,
+          number_format: str = "d") -> None:
     data = ChartData({"label": labels, "value": numbers(values), "order": list(range(len(labels))),
                       "group": [RIGHT if r else OTHER for r in right]})
-    render.show(plots.bar_chart, data, width="stretch", title=title, x_title=x_title, y_title="", groups=GROUPS)
+    render.show(plots.bar_chart, data, width="stretch", title=title, x_title=x_title, y_title="", groups=GROUPS,
+                number_format=number_format)
 
 
 def room(q: ClassQuestion, values: list[str]) -> dict:
@@ -88,7 +92,7 @@ def computed(q: ClassQuestion) -> None:
     elif q.kind == "char" and "top" in view:
         top = view["top"]
         _bars([_char(c) for c, _ in top], [p for _, p in top], [c == q.answer for c, _ in top],
-              "What the model gives each next character", "probability")
+              "What the model gives each next character", "probability", ".3f")
     elif "heatmaps" in view:
         columns = st.columns(len(view["heatmaps"]))
         for place, picture in zip(columns, view["heatmaps"]):

@@ -19,9 +19,11 @@ HEADROOM = 1.2  # the value axis reaches a little past the longest bar, to leave
 
 def bar_chart(title: str = "", x_title: str = "probability", y_title: str = "token",
               domain: tuple[float, float] | None = None, font_scale: float = 1.0,
-              groups: tuple[tuple[str, str], ...] = (), data: pd.DataFrame | None = None) -> alt.Chart:
+              groups: tuple[tuple[str, str], ...] = (), number_format: str = ".3f",
+              data: pd.DataFrame | None = None) -> alt.Chart:
     """Horizontal bars from a frame with columns label, value (and order, to keep the given order).
     groups, (name, colour) pairs: each bar takes the colour of its `group` column, named in a legend.
+    number_format: how each bar's number is printed (d3-format: ".3f" probabilities, "d" counts).
 
     Without a domain the value axis ends a little past the longest bar. Each bar lies on a light track
     as wide as the plot, and its number is printed in black at the track's right end: it reads the
@@ -50,7 +52,7 @@ def bar_chart(title: str = "", x_title: str = "probability", y_title: str = "tok
     if not domain:  # an invisible mark past the longest bar stretches the axis to it
         layers.append(base.mark_point(opacity=0, aria=False).encode(x=alt.X("room:Q", scale=x_scale)))
     text = base.mark_text(align="right", dx=-4, font=FONT, color=colours.DARK_TEXT, fontSize=px(LABEL_PX, font_scale)
-                          ).encode(x=alt.value("width"), text=alt.Text("value:Q", format=".3f"))
+                          ).encode(x=alt.value("width"), text=alt.Text("value:Q", format=number_format))
     layers.append(text)
     step = px(20, font_scale)
     # one transform for all layers, so they share one data source and the bars keep the frame's order

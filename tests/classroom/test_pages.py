@@ -1,0 +1,169 @@
+"""The Class page through Streamlit's AppTest, on a real SQLite file: a teacher starts a class and asks, students
+join and answer, the projector counts and reveals; and everything a student, a stranger or a broken database can
+do wrong, each with its message and nothing written.
+
+Each test has its own database file (ATTENTION_LAB_DATABASE_URL); the store itself, on SQLite and PostgreSQL, is
+tested in test_store.py, and the whole flow in Chromium in tests/browser/test_browser_class_mode.py.
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from classroom import asked, connection, store
+from classroom.questions import bank
+from tests.apptest_helpers import ROOT
+
+PAGE = str(ROOT / "classroom" / "page.py")
+
+
+@pytest.fixture
+def db(tmp_path, monkeypatch):
+    """This test's own class database: the page's engine and one for the test to look with."""
+    url = f"sqlite:///{tmp_path / 'class.sqlite3'}"
+    monkeypatch.setenv(connection.ENVIRONMENT, url)
+    engine = store.engine_for(url)
+    store.prepare(engine)
+    return engine
+
+
+def visit(query: dict | None = None, **state) -> AppTest:
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    for key, value in (query or {}).items():
+        at.query_params[key] = value
+    for key, value in state.items():
+        at.session_state[key] = value
+    return at.run()
+
+
+def texts(at: AppTest) -> str:
+    parts = [e.value for e in (*at.markdown, *at.title, *at.header, *at.subheader, *at.caption)]
+    parts += [e.value for e in (*at.error, *at.warning, *at.info, *at.success)]
+    return "\n".join(str(p) for p in parts)
+
+
+def ok(at: AppTest) -> AppTest:
+    assert not at.exception, [e.message for e in at.exception]
+    return at
+
+
+def started(db) -> tuple[str, str]:
+    return store.start_session(db, time.time(), title="Tuesday")
+
+
+def test_a_teacher_starts_a_class_and_the_key_leaves_the_address_bar(db):
+    at = ok(visit())
+    at.button[0].click().run()  # "Start a class" (the first form's submit button)
+    ok(at)
+    code = at.query_params["code"]
+    assert at.query_params.get("teacher") == "1" and "key" not in at.query_params
+    assert store.find_session(db, code, time.time()).code == code
+    assert "Teacher's page" in texts(at) and "Students join at" in texts(at)
+
+
+def test_the_teacher_link_opens_the_teachers_page_and_hides_its_key(db):
+    code, key = started(db)
+    at = ok(visit({"code": code, "key": key}))
+    assert "Teacher's page" in texts(at)
+    assert "key" not in at.query_params and at.query_params["teacher"] == "1"
+    assert key not in texts(at)  # only inside the closed "teacher link" popover
+
+
+def test_a_wrong_key_opens_nothing_and_changes_nothing(db):
+    code, _ = started(db)
+    at = ok(visit({"code": code, "key": "not-the-key"}))
+    said = texts(at)
+    assert "does not open this class" in said and "Teacher's page" not in said
+    assert not [b for b in at.button if b.label in ("Close", "Reveal", "End the class", "Put to the room")]
+    assert store.all_questions(db, code) == []
+
+
+def test_a_student_who_edits_the_link_to_teacher_gets_no_controls(db):
+    code, _ = started(db)
+    at = ok(visit({"code": code, "teacher": "1"}))
+    assert "does not hold its key" in texts(at)
+    assert not [b for b in at.button if b.label in ("Close", "Reveal", "End the class", "Put to the room")]
+
+
+@pytest.mark.parametrize("typed, said", [("not a code!", "not a class code"), ("ZZZZZZ", "No class has this code")])
+def test_a_wrong_code_says_so(db, typed, said):
+    at = ok(visit({"code": typed}))
+    assert said.lower() in texts(at).lower()
+
+
+def test_an_ended_or_expired_class_says_so(db):
+    code, key = started(db)
+    store.end_session(db, code, key, time.time())
+    assert "ended" in texts(ok(visit({"code": code})))
+    old, _ = store.start_session(db, time.time() - 5 * 3600, ttl_s=3600)
+    assert "expired" in texts(ok(visit({"code": old})))
+
+
+def test_a_student_joins_answers_changes_and_sees_the_reveal(db):
+    code, key = started(db)
+    q = next(q for q in bank() if q.kind == "choice")
+    at = ok(visit({"code": code}))
+    at.text_input[0].input("<b>Ada</b> **x**")
+    at.button[0].click().run()  # Join
+    ok(at)
+    token = at.query_params["me"]
+    assert "first question will appear" in texts(at)
+    qid = asked.put(db, code, key, q)
+    at.run()
+    at.radio[0].set_value(1 - q.answer if q.answer in (0, 1) else 0)
+    at.button[0].click().run()  # Send
+    ok(at)
+    assert store.my_answer(db, qid, token) is not None
+    at.radio[0].set_value(q.answer)
+    at.button[0].click().run()  # changed while open
+    assert store.my_answer(db, qid, token) == str(q.answer)
+    rows = store.answers_of(db, code, key, qid)
+    assert len(rows) == 1 and rows[0].changes == 1 and rows[0].nickname == "<b>Ada</b> **x**"
+    store.set_state(db, code, key, qid, "revealed", time.time())
+    at.run()
+    assert "Right!" in texts(ok(at))
+    # the teacher's page names the student, as text (markup escaped), never the projector
+    teacher = ok(visit({"code": code, "key": key}))
+    assert "\\<b\\>Ada\\</b\\> \\*\\*x\\*\\*" in texts(teacher) or "<b>Ada</b> **x**" in texts(teacher)
+    projector = ok(visit({"code": code, "view": "projector"}))
+    assert "Ada" not in texts(projector)
+
+
+def test_a_closed_question_takes_no_answer(db):
+    code, key = started(db)
+    q = next(q for q in bank() if q.kind == "number")
+    at = ok(visit({"code": code}))
+    at.button[0].click().run()
+    qid = asked.put(db, code, key, q)
+    at.run()
+    store.set_state(db, code, key, qid, "closed", time.time())
+    at.run()
+    assert "closed" in texts(ok(at)) and not at.text_input
+    assert store.counts(db, qid).total == 0
+
+
+def test_the_projector_counts_then_reveals_the_rooms_answers(db):
+    code, key = started(db)
+    q = next(q for q in bank() if q.kind == "choice")
+    qid = asked.put(db, code, key, q)
+    for i in range(3):
+        token = f"student-token-{i:04d}-abcdefgh"
+        store.join(db, code, token, None, time.time())
+        store.answer(db, code, token, qid, str(q.answer if i < 2 else (q.answer + 1) % len(q.options)), time.time())
+    at = ok(visit({"code": code, "view": "projector"}))
+    assert [m.value for m in at.metric] == ["3 of 3"]
+    store.set_state(db, code, key, qid, "revealed", time.time())
+    at.run()
+    assert "3 answers, 2 right" in " ".join(c.proto.spec for c in at.get("vega_lite_chart"))
+    assert "Answer:" in texts(ok(at))
+
+
+def test_a_database_that_cannot_be_opened_says_so_and_nothing_breaks(tmp_path, monkeypatch):
+    blocked = tmp_path / "not-a-folder"
+    blocked.write_text("a file where the database's folder should be")
+    monkeypatch.setenv(connection.ENVIRONMENT, f"sqlite:///{blocked / 'class.sqlite3'}")
+    at = ok(visit())
+    assert "class database" in texts(at) and "lessons work as usual" in texts(at)
