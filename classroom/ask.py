@@ -103,7 +103,7 @@ def panel(engine: Engine, code: str, key: str) -> None:
         with st.container(border=True):
             st.markdown(chosen[0].prompt)
             for i, option in enumerate(chosen[0].options):
-                st.markdown(f"{chr(65 + i) if chosen[0].kind == 'choice' else '·'}. {option}")
+                st.markdown(f"{chr(65 + i)}. {option}" if chosen[0].kind == "choice" else f"· {option}")
     else:
         st.caption(f"{len(chosen)} questions, open together: each student answers them on their phone.")
     if st.button("Put to the room", type="primary", key="ask_put"):

@@ -42,7 +42,12 @@ def room(q: ClassQuestion, values: list[str]) -> dict:
     s = summary(q, values)
     answered = s["answered"]
     heading = f"The room: {answered} answer{'s' * (answered != 1)}, {s['right']} right"
-    if q.kind in ("choice", "key"):
+    if q.kind == "key" and "tokens" in q.view:  # a heat row, above the real row and keyed the same way
+        shares = np.array(s["counts"], dtype=float) / max(answered, 1)
+        render.show_heatmap(shares[None, :], ["the room"], q.view["tokens"], title=heading, x_title="key",
+                            y_title="", domain=(0.0, 1.0), annotate=True, max_width=700)
+        st.caption("Each cell: the share of the room that picked that key.")
+    elif q.kind in ("choice", "key"):
         right = [i == q.answer or i in q.also_right for i in range(len(q.options))]
         labels = [f"{chr(65 + i)}. {short(o)}" if q.kind == "choice" else short(o) for i, o in enumerate(q.options)]
         _bars(labels, s["counts"], right, heading, "students")

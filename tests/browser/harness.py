@@ -86,16 +86,18 @@ class PortTaken(RuntimeError):
 
 
 class Server:
-    """`streamlit run streamlit_app.py` on a loopback port, as a user starts it (extra: more flags, e.g. a theme)."""
+    """`streamlit run streamlit_app.py` on a loopback port, as a user starts it (extra: more flags, e.g. a theme;
+    env: more environment, e.g. the class mode's database)."""
 
-    def __init__(self, port: int, extra: tuple[str, ...] = ()):
+    def __init__(self, port: int, extra: tuple[str, ...] = (), env: dict[str, str] | None = None):
         self.port = port
         self.url = f"http://127.0.0.1:{port}"
         self.log = tempfile.NamedTemporaryFile(prefix=f"streamlit-{port}-", suffix=".log", delete=False)
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "streamlit", "run", "streamlit_app.py", "--server.port", str(port),
              "--server.address", "127.0.0.1", "--server.headless", "true", *extra],
-            cwd=ROOT, stdout=self.log, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1"},
+            cwd=ROOT, stdout=self.log, stderr=subprocess.STDOUT,
+            env={**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})},
         )
 
     def health(self) -> str:

@@ -1,0 +1,140 @@
+"""The class mode in Chromium, the whole flow as a class lives it: a teacher starts a class on a 1280×720 screen,
+three phones (390×844, touch) open the join link the teacher's page shows and join (two with nicknames, one
+anonymous), the teacher puts a prediction to the room, the phones answer, the projector's count rises to 3, and
+Reveal shows the room's answers beside the answer the core computed and the real attention row. The teacher's
+page alone shows the share of right answers and who answered; no nickname ever reaches the projector. One phone
+is in the dark theme; the projector, the phones and the teacher's page pass axe (WCAG 2.1 AA).
+
+The server has a database of its own (a SQLite file in the test's temporary folder), as a teacher's laptop would.
+What it needs and how it skips without it: tests/browser/harness.py and tests/browser/axe_check.py.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from classroom import predict
+from core.tokenize import word_tokens
+from tests.browser import harness
+from tests.browser.axe_check import STILL, report, serious_violations
+from tests.browser.harness import CHART, EXCEPTION, PAGE_TIMEOUT_MS, RERUN_TIMEOUT_MS, expect
+from ui.state import controls
+
+pytestmark = [pytest.mark.browser, pytest.mark.timeout(420)]
+
+PROJECTOR = {"width": 1280, "height": 720}
+PHONE = {"width": 390, "height": 844}
+# Names no page text could hold by chance: if one shows on the projector, it came from a student.
+NICKNAMES = ("Zephyrine", "Quillon", "")
+# The teacher's panel starts a prediction from these (ask.py: the QKV lesson's defaults, the last word's row).
+SETTINGS = {"D": 16, "d_k": 8, "seed": 0, "seq_len": 16}
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    database = tmp_path_factory.mktemp("class") / "class.sqlite3"
+    yield from harness.one_server(lambda port: harness.Server(
+        port, env={"ATTENTION_LAB_DATABASE_URL": f"sqlite:///{database}"}))
+
+
+def the_question():
+    """The question the teacher's panel puts with its defaults, computed here by the core as the app does."""
+    tokens = word_tokens(controls.DEFAULT_TEXT, SETTINGS["seq_len"])
+    return predict.attend_most(controls.DEFAULT_TEXT, SETTINGS["D"], SETTINGS["d_k"], SETTINGS["seed"],
+                               SETTINGS["seq_len"], len(tokens) - 1)
+
+
+def open_tab(browser, errors: list[str], viewport: dict, theme: str = "light", phone: bool = False):
+    context = browser.new_context(viewport=viewport, color_scheme=theme, reduced_motion="reduce",
+                                  has_touch=phone, is_mobile=phone)
+    context.add_init_script(STILL)
+    tab = context.new_page()
+    tab.set_default_timeout(PAGE_TIMEOUT_MS)
+    tab.on("pageerror", lambda error: errors.append(f"{viewport['width']}px: {error}"))
+    return tab
+
+
+def charts_drawn(tab) -> None:
+    """Every chart on the tab holds Vega's svg or canvas."""
+    charts = tab.locator(CHART)
+    expect(charts.first).to_be_visible(timeout=RERUN_TIMEOUT_MS)
+    for i in range(charts.count()):
+        expect(charts.nth(i).locator("svg.marks, canvas.marks")).to_be_attached(timeout=RERUN_TIMEOUT_MS)
+
+
+def no_serious_violation(tab, where: str) -> None:
+    serious = serious_violations(tab)
+    assert not serious, f"{where}:\n{report(serious)}"
+
+
+def test_a_class_from_start_to_reveal(server, browser):
+    q = the_question()
+    right = q.options[q.answer]
+    wrong = next(o for i, o in enumerate(q.options) if i != q.answer and i not in q.also_right)
+    picks = (right, right, wrong)  # two right, one wrong: the teacher's page says 67% right
+    errors: list[str] = []
+
+    teacher = open_tab(browser, errors, PROJECTOR)
+    teacher.goto(f"{server.url}/class")
+    teacher.get_by_role("button", name="Start a class").click()
+    expect(teacher.get_by_text("Teacher's page")).to_be_visible()
+    expect(teacher).to_have_url(re.compile(r"code=\w{6}"))
+    assert "key=" not in teacher.url, "the teacher's key stays out of the address bar"
+    code = re.search(r"code=(\w{6})", teacher.url).group(1)
+    join_link = re.search(r"Students join at (\S+)", teacher.get_by_text("Students join at").inner_text()).group(1)
+    assert code in join_link
+    expect(teacher.get_by_role("img").first).to_be_visible()  # the QR code
+
+    projector = open_tab(browser, errors, PROJECTOR)
+    projector.goto(f"{server.url}/class?code={code}&view=projector")
+    expect(projector.get_by_text("0 joined so far")).to_be_visible()
+
+    phones = []
+    for i, name in enumerate(NICKNAMES):
+        phone = open_tab(browser, errors, PHONE, theme="dark" if i == 1 else "light", phone=True)
+        phone.goto(join_link)
+        phone.get_by_role("textbox", name="Nickname (optional)").fill(name)
+        phone.get_by_role("button", name="Join").click()
+        expect(phone.get_by_text("The first question will appear")).to_be_visible()
+        expect(phone).to_have_url(re.compile(r"me=\w+"))
+        phones.append(phone)
+    expect(projector.get_by_text("3 joined so far")).to_be_visible(timeout=RERUN_TIMEOUT_MS)
+    no_serious_violation(phones[1], "a phone waiting for the question (dark)")
+
+    teacher.get_by_text("Predict: the key a query attends to most").click()
+    expect(teacher.get_by_text("which key will the query")).to_be_visible(timeout=RERUN_TIMEOUT_MS)
+    teacher.get_by_role("button", name="Put to the room").click()
+    expect(projector.get_by_text("Question 1")).to_be_visible(timeout=RERUN_TIMEOUT_MS)
+    expect(projector.get_by_text("0 of 3")).to_be_visible()
+
+    for n, (phone, pick) in enumerate(zip(phones, picks), 1):
+        expect(phone.get_by_text("Question 1")).to_be_visible(timeout=RERUN_TIMEOUT_MS)
+        phone.locator('[data-testid="stRadio"]').get_by_text(pick, exact=True).click()
+        phone.get_by_role("button", name="Send").click()
+        expect(phone.get_by_text("Your answer:")).to_be_visible(timeout=RERUN_TIMEOUT_MS)
+        expect(projector.get_by_text(f"{n} of 3")).to_be_visible(timeout=RERUN_TIMEOUT_MS)  # the count rises
+    no_serious_violation(phones[0], "a phone that answered")
+
+    expect(teacher.get_by_text("3 answered, 67% right")).to_be_visible(timeout=RERUN_TIMEOUT_MS)
+    for name in NICKNAMES[:2]:
+        expect(teacher.get_by_text(re.compile(name))).to_be_visible()  # who answered: the teacher's page only
+
+    teacher.get_by_role("button", name="Reveal").click()
+    expect(projector.get_by_text("Answer:")).to_be_visible(timeout=RERUN_TIMEOUT_MS)
+    expect(projector.locator(CHART, has_text="The room: 3 answers, 2 right")).to_be_visible()
+    expect(projector.locator(CHART, has_text="The real attention row")).to_be_visible()
+    charts_drawn(projector)
+    no_serious_violation(projector, "the projector after the reveal")
+    shown = projector.locator("body").inner_text()
+    for name in NICKNAMES[:2]:
+        assert name not in shown, f"the nickname {name} is on the projector"
+
+    expect(phones[0].get_by_text("Right!")).to_be_visible(timeout=RERUN_TIMEOUT_MS)
+    expect(phones[2].get_by_text("Not this time.")).to_be_visible(timeout=RERUN_TIMEOUT_MS)
+    no_serious_violation(teacher, "the teacher's page")
+
+    for tab in (teacher, projector, *phones):
+        assert tab.locator(EXCEPTION).count() == 0
+    assert not errors, errors
