@@ -64,7 +64,7 @@ def engine_for(url: str | URL) -> Engine:
         raise StoreError(BAD_URL.format(url_kind=url.drivername)) from error
 
 
-def prepare(engine: Engine) -> None:
+def _prepare(engine: Engine) -> None:
     """Give `engine` the connection settings and make sure the tables are there, once per engine."""
     if engine in _prepared:
         return
@@ -174,7 +174,7 @@ def guarded(function: Callable[P, R]) -> Callable[P, R]:
         engine = args[0]
         assert isinstance(engine, Engine), "the store's functions take the engine first"
         try:
-            prepare(engine)
+            _prepare(engine)
             return function(*args, **kwargs)
         except StoreError:
             raise
@@ -195,3 +195,10 @@ def sentence(error: BaseException, dialect: str) -> str:
             isinstance(error, exc.DBAPIError) and error.connection_invalidated):
         return UNREACHABLE
     return FAILED.format(name=type(getattr(error, "orig", None) or error).__name__)
+
+
+@guarded
+def prepare(engine: Engine) -> None:
+    """Make `engine` ready for the store: its connection settings, and its tables made or upgraded. Every call
+    of the store does it first (once per engine); an app may call it at start to learn early that the database
+    is there. Raises StoreError with a sentence to show (SchemaTooNew for tables newer than this code)."""

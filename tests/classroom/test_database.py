@@ -127,7 +127,8 @@ def test_a_sqlite_file_that_cannot_be_used(tmp_path, where):
     path = tmp_path / "file" / "class.db" if where == "under a file" else tmp_path / "file"
     engine = store.engine_for(f"sqlite:///{path}")
     try:
-        for call in (lambda: store.start_session(engine, NOW), lambda: store.counts(engine, 1)):
+        for call in (lambda: store.prepare(engine), lambda: store.start_session(engine, NOW),
+                     lambda: store.counts(engine, 1)):
             with pytest.raises(store.StoreError) as failed:
                 call()
             assert str(failed.value) == database.UNOPENED and "lessons work as usual" in str(failed.value)
@@ -192,7 +193,8 @@ def test_a_postgres_server_that_is_not_there(postgres_server, where):
     engine = store.engine_for(url)
     try:
         started = time.monotonic()
-        for call in (lambda: store.start_session(engine, NOW), lambda: store.find_session(engine, "K7M4QX", NOW)):
+        for call in (lambda: store.prepare(engine), lambda: store.start_session(engine, NOW),
+                     lambda: store.find_session(engine, "K7M4QX", NOW)):
             with pytest.raises(store.StoreError) as failed:
                 call()
             assert str(failed.value) == database.UNREACHABLE
