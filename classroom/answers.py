@@ -9,7 +9,17 @@ from sqlalchemy import Engine, case, func, or_, select
 
 from classroom.codes import clean_answer, clean_nickname, hash_secret
 from classroom.database import guarded, reading, writing
-from classroom.records import AnswerRow, Refusal, Tally, live_row, session_row, student_numbers, teacher_row, upsert
+from classroom.records import (
+    AnswerRow,
+    Refusal,
+    Tally,
+    as_id,
+    live_row,
+    session_row,
+    student_numbers,
+    teacher_row,
+    upsert,
+)
 from classroom.schema import answers, questions, students
 
 BURST, BURST_S = 10, 10.0  # a student's answers: at most BURST in a window of BURST_S seconds
@@ -40,7 +50,7 @@ def join(engine: Engine, code: object, token: object, nickname: object, now: flo
 
 
 @guarded
-def answer(engine: Engine, code: object, token: object, question_id: int, value: object,
+def answer(engine: Engine, code: object, token: object, question_id: int | str, value: object,
            now: float) -> Refusal | None:
     """Record the student's answer (text, cut to 200 characters) to an open question of a live session: None
     once it is committed, else why not. A second answer replaces the first (`changes` counts the changes).
@@ -50,6 +60,8 @@ def answer(engine: Engine, code: object, token: object, question_id: int, value:
         return Refusal("empty")
     if not _token_ok(token):
         return Refusal("no token")
+    if (question_id := as_id(question_id)) is None:
+        return Refusal("no such question")
     with writing(engine) as conn:
         row = live_row(conn, code, now)
         if isinstance(row, Refusal):
@@ -84,9 +96,11 @@ def answer(engine: Engine, code: object, token: object, question_id: int, value:
 
 
 @guarded
-def counts(engine: Engine, question_id: int) -> Tally:
+def counts(engine: Engine, question_id: int | str) -> Tally:
     """How many students' answer each value is, and how many answered: one grouped read of the question's
     rows, cheap enough for a projector that asks every second."""
+    if (question_id := as_id(question_id)) is None:
+        return Tally({}, 0)
     with reading(engine) as conn:
         found = conn.execute(select(answers.c.value, func.count()).where(answers.c.question_id == question_id)
                              .group_by(answers.c.value)).all()
@@ -105,9 +119,9 @@ def joined(engine: Engine, code: object) -> int:
 
 
 @guarded
-def my_answer(engine: Engine, question_id: int, token: object) -> str | None:
+def my_answer(engine: Engine, question_id: int | str, token: object) -> str | None:
     """The answer the student with `token` gave to the question, or None."""
-    if not _token_ok(token):
+    if not _token_ok(token) or (question_id := as_id(question_id)) is None:
         return None
     with reading(engine) as conn:
         return conn.scalar(
@@ -119,14 +133,15 @@ def my_answer(engine: Engine, question_id: int, token: object) -> str | None:
 
 
 @guarded
-def answers_of(engine: Engine, code: object, key: object, question_id: int) -> list[AnswerRow] | Refusal:
+def answers_of(engine: Engine, code: object, key: object, question_id: int | str) -> list[AnswerRow] | Refusal:
     """Teacher only: every answer to the question, with each student's number and nickname, in join order."""
     with reading(engine) as conn:
         row = teacher_row(conn, code, key)
         if isinstance(row, Refusal):
             return row
-        if conn.scalar(select(questions.c.id).where(questions.c.id == question_id,
-                                                    questions.c.session_id == row.id)) is None:
+        question_id = as_id(question_id)
+        if question_id is None or conn.scalar(select(questions.c.id).where(
+                questions.c.id == question_id, questions.c.session_id == row.id)) is None:
             return Refusal("no such question")
         numbers = student_numbers(conn, row.id)
         found = conn.execute(

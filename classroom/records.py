@@ -122,6 +122,13 @@ def teacher_row(conn: Connection, code: object, key: object, lock: bool = False)
     return row if same_secret(key, row.key_hash) else Refusal("wrong key")
 
 
+def as_id(value: object) -> int | None:
+    """A row id as a page may hold it (an int, or digits from a URL), or None when it cannot be one."""
+    if isinstance(value, str) and value.isascii() and value.isdigit() and len(value) <= 18:
+        value = int(value)
+    return value if type(value) is int and 0 < value < 2**63 else None
+
+
 def upsert(engine: Engine, table):
     """An INSERT that can say ON CONFLICT, in the engine's dialect (the same statement on both)."""
     return (postgresql.insert if engine.dialect.name == "postgresql" else sqlite.insert)(table)

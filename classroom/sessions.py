@@ -9,7 +9,17 @@ from sqlalchemy import Engine, exc, func, select
 
 from classroom.codes import TITLE_MAX, clean_text, hash_secret, new_code, new_key
 from classroom.database import guarded, reading, writing
-from classroom.records import Question, Refusal, Session, live_row, question_of, session_of, session_row, teacher_row
+from classroom.records import (
+    Question,
+    Refusal,
+    Session,
+    as_id,
+    live_row,
+    question_of,
+    session_of,
+    session_row,
+    teacher_row,
+)
 from classroom.schema import STATES, StoreError, class_sessions, questions
 
 SPEC_MAX = 64_000  # characters of a question's JSON spec
@@ -96,7 +106,7 @@ def put_question(engine: Engine, code: object, key: object, kind: str, spec: dic
 
 
 @guarded
-def set_state(engine: Engine, code: object, key: object, question_id: int, state: str,
+def set_state(engine: Engine, code: object, key: object, question_id: int | str, state: str,
               now: float) -> Refusal | None:
     """Move a question: open -> closed -> revealed (revealing an open one closes it too); a closed one may
     open again, and is then the current one; a revealed one stays revealed. The same state again: no change.
@@ -109,6 +119,8 @@ def set_state(engine: Engine, code: object, key: object, question_id: int, state
             return row
         if state == "open" and (refusal := _not_live(row, now)) is not None:
             return refusal
+        if (question_id := as_id(question_id)) is None:
+            return Refusal("no such question")
         query = select(questions).where(questions.c.id == question_id, questions.c.session_id == row.id)
         # FOR UPDATE: answers being written to it commit first (they hold it FOR SHARE), none after
         question = conn.execute(query.with_for_update()).first()

@@ -170,3 +170,19 @@ def test_a_page_bug_is_a_value_error_that_writes_nothing(engine, room, spec):
 
 def test_a_new_key_is_not_any_key(engine, room):
     refused(engine, "wrong key", store.export_rows, room["code"], new_key())
+
+
+@pytest.mark.parametrize("question_id", [None, True, 0, -1, 1.0, 2**70, "", "12abc", "１２", "1" * 40, [1]])
+def test_a_question_id_that_cannot_be_one(engine, room, question_id):
+    code, key, token = room["code"], room["key"], room["token"]
+    refused(engine, "no such question", store.answer, code, token, question_id, "B", NOW)
+    refused(engine, "no such question", store.set_state, code, key, question_id, "closed", NOW)
+    refused(engine, "no such question", store.answers_of, code, key, question_id)
+    assert store.counts(engine, question_id) == store.Tally({}, 0)
+    assert store.my_answer(engine, question_id, token) is None
+
+
+def test_a_question_id_from_a_url_is_read_as_a_number(engine, room):
+    code, token, question = room["code"], room["token"], str(room["question"])
+    assert store.answer(engine, code, token, question, "B", NOW + 1) is None
+    assert store.my_answer(engine, question, token) == "B" and store.counts(engine, question).total == 1

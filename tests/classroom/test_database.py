@@ -1,0 +1,211 @@
+"""The store's tables and its database: made once whatever the number of processes, a newer version refused, a
+later version's steps run in order, the connection settings on any engine, and a database that is missing,
+locked or down given as a StoreError with a sentence (nothing written)."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+import time
+
+import pytest
+from sqlalchemy import create_engine, inspect, make_url, select, text
+
+from classroom import database, schema, store
+from classroom.codes import new_token
+from tests.classroom.conftest import _free_port, snapshot
+
+NOW = 1_800_000_000.0
+
+
+def version_rows(engine) -> list[tuple]:
+    with engine.connect() as conn:
+        return [tuple(r) for r in conn.execute(select(schema.meta))]
+
+
+def test_the_tables_are_made_at_first_use_and_once(make_engine):
+    first = make_engine()
+    code, key = store.start_session(first, NOW)
+    assert set(inspect(first).get_table_names()) >= {t.name for t in schema.metadata.sorted_tables}
+    assert version_rows(first) == [("schema_version", "1")]
+    store.prepare(first)  # again, on the same engine and on another one: nothing changes
+    second = make_engine()
+    store.prepare(second)
+    assert version_rows(second) == [("schema_version", "1")]
+    assert store.teacher(second, code, key).code == code
+
+
+def test_two_processes_making_the_tables_at_once(make_engine):
+    engines = [make_engine() for _ in range(4)]
+    errors: list[BaseException] = []
+
+    def first_use(engine):
+        try:
+            store.prepare(engine)
+        except BaseException as error:  # the test reports whatever a thread raised
+            errors.append(error)
+
+    threads = [threading.Thread(target=first_use, args=(e,)) for e in engines]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert errors == [] and version_rows(engines[0]) == [("schema_version", "1")]
+
+
+def test_a_newer_schema_is_refused_and_left_alone(make_engine):
+    old = make_engine()
+    code, _ = store.start_session(old, NOW)
+    with old.begin() as conn:
+        conn.execute(schema.meta.update().values(value="2"))
+    before = snapshot(old)
+    newer = make_engine()
+    with pytest.raises(store.SchemaTooNew) as refused:
+        store.start_session(newer, NOW)
+    assert "newer version of Attention Lab" in str(refused.value) and "version 2" in str(refused.value)
+    with pytest.raises(store.StoreError):
+        store.find_session(newer, code, NOW)
+    assert snapshot(old) == before
+
+
+def test_a_later_version_runs_its_steps_in_order(make_engine, monkeypatch):
+    engine = make_engine()
+    code, key = store.start_session(engine, NOW)
+
+    def add_a_colour(conn):  # what a version 2 could do: a column with a default
+        conn.execute(text("ALTER TABLE class_sessions ADD COLUMN colour VARCHAR(20) DEFAULT 'blue'"))
+
+    monkeypatch.setattr(schema, "SCHEMA_VERSION", 2)
+    monkeypatch.setitem(schema.MIGRATIONS, 2, add_a_colour)
+    upgraded = make_engine()
+    assert store.teacher(upgraded, code, key).code == code
+    assert version_rows(upgraded) == [("schema_version", "2")]
+    with upgraded.connect() as conn:
+        assert conn.scalar(text("SELECT colour FROM class_sessions")) == "blue"
+
+
+def test_an_engine_made_elsewhere_gets_the_settings(tmp_path):
+    """As st.connection("sql") makes it: create_engine(url) and nothing more."""
+    engine = create_engine(f"sqlite:///{tmp_path / 'class.db'}")
+    with engine.connect() as conn:  # a connection pooled before the store saw the engine
+        conn.execute(text("SELECT 1"))
+    try:
+        store.start_session(engine, NOW)
+        with engine.connect() as conn:
+            assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
+            assert conn.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
+            assert conn.exec_driver_sql("PRAGMA busy_timeout").scalar() == 5000
+            assert conn.exec_driver_sql("PRAGMA synchronous").scalar() == 2  # FULL
+    finally:
+        engine.dispose()
+
+
+def test_an_autocommit_engine_is_refused():
+    engine = create_engine("sqlite://").execution_options(isolation_level="AUTOCOMMIT")
+    with pytest.raises(ValueError, match="transactions"):
+        store.prepare(engine)
+
+
+def test_a_url_that_is_not_a_database():
+    for url in ("not a url", "nosuchdb://x/y"):
+        with pytest.raises(store.StoreError, match="address is not one this app can use"):
+            store.engine_for(url)
+
+
+def test_a_sqlite_file_whose_folder_is_missing_is_made(tmp_path):
+    engine = store.engine_for(f"sqlite:///{tmp_path / 'a' / 'b' / 'class.db'}")
+    try:
+        store.start_session(engine, NOW)
+        assert (tmp_path / "a" / "b" / "class.db").is_file()
+    finally:
+        engine.dispose()
+
+
+@pytest.mark.parametrize("where", ["under a file", "not a database"])
+def test_a_sqlite_file_that_cannot_be_used(tmp_path, where):
+    (tmp_path / "file").write_text("this is not a folder, nor a database, " * 100)
+    path = tmp_path / "file" / "class.db" if where == "under a file" else tmp_path / "file"
+    engine = store.engine_for(f"sqlite:///{path}")
+    try:
+        for call in (lambda: store.prepare(engine), lambda: store.start_session(engine, NOW),
+                     lambda: store.counts(engine, 1)):
+            with pytest.raises(store.StoreError) as failed:
+                call()
+            assert str(failed.value) == database.UNOPENED and "lessons work as usual" in str(failed.value)
+    finally:
+        engine.dispose()
+
+
+def test_a_sqlite_file_locked_too_long(tmp_path, monkeypatch):
+    """Another process holds the write lock past the busy timeout: the answer fails with a sentence and is not
+    written; reading goes on meanwhile (WAL); once the lock is gone, answering works."""
+    monkeypatch.setattr(database, "BUSY_TIMEOUT_S", 0.3)
+    path = tmp_path / "class.db"
+    engine = store.engine_for(f"sqlite:///{path}")
+    try:
+        code, key = store.start_session(engine, NOW)
+        question = store.put_question(engine, code, key, "choice", {}, NOW)
+        token = new_token()
+        store.join(engine, code, token, None, NOW)
+        holder = sqlite3.connect(path, isolation_level=None)
+        holder.execute("BEGIN IMMEDIATE")
+        started = time.monotonic()
+        with pytest.raises(store.StoreError) as failed:
+            store.answer(engine, code, token, question, "A", NOW)
+        assert str(failed.value) == database.BUSY and time.monotonic() - started < 3
+        assert store.counts(engine, question).total == 0
+        holder.execute("ROLLBACK")
+        holder.close()
+        assert store.answer(engine, code, token, question, "A", NOW) is None
+        assert store.counts(engine, question).total == 1
+    finally:
+        engine.dispose()
+
+
+@pytest.mark.postgres
+def test_a_postgres_row_locked_too_long(postgres_url, monkeypatch):
+    monkeypatch.setattr(database, "BUSY_TIMEOUT_S", 0.3)
+    engine = store.engine_for(postgres_url)
+    try:
+        code, key = store.start_session(engine, NOW)
+        question = store.put_question(engine, code, key, "choice", {}, NOW)
+        token = new_token()
+        student = store.join(engine, code, token, None, NOW)
+        with engine.connect() as holder:
+            holder.execute(select(schema.students).where(schema.students.c.id == student).with_for_update())
+            with pytest.raises(store.StoreError) as failed:
+                store.answer(engine, code, token, question, "A", NOW)
+            assert str(failed.value) == database.BUSY
+            holder.rollback()
+        assert store.counts(engine, question).total == 0
+        assert store.answer(engine, code, token, question, "A", NOW) is None
+    finally:
+        engine.dispose()
+
+
+@pytest.mark.postgres
+@pytest.mark.parametrize("where", ["no server", "no database"])
+def test_a_postgres_server_that_is_not_there(postgres_server, where):
+    if where == "no server":
+        url = f"postgresql+psycopg://nobody@127.0.0.1:{_free_port()}/attention"
+    else:
+        url = make_url(postgres_server).set(database="attention_lab_no_such_database")
+    engine = store.engine_for(url)
+    try:
+        started = time.monotonic()
+        for call in (lambda: store.prepare(engine), lambda: store.start_session(engine, NOW),
+                     lambda: store.find_session(engine, "K7M4QX", NOW)):
+            with pytest.raises(store.StoreError) as failed:
+                call()
+            assert str(failed.value) == database.UNREACHABLE
+            assert "127.0.0.1" not in str(failed.value) and "nobody" not in str(failed.value)
+        assert time.monotonic() - started < 10
+    finally:
+        engine.dispose()
+
+
+def test_a_postgres_url_as_hosts_write_it():
+    engine = store.engine_for("postgres://user:secret@db.invalid:5432/attention")
+    assert engine.url.drivername == "postgresql+psycopg"
+    engine.dispose()
+
