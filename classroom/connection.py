@@ -48,9 +48,12 @@ def engine() -> Engine:
     url = database_url()
     try:
         # the store's own engine settings (WAL, timeouts) are given by prepare(); "postgres://" is Heroku's spelling
+        options = {}
         if url.startswith("postgres://") or url.startswith("postgresql://"):
             url = "postgresql+psycopg://" + url.split("://", 1)[1]
-        engine = st.connection("sql", url=url).engine  # made once and kept for the process by Streamlit
+        if url.startswith("postgresql"):
+            options["pool_pre_ping"] = True  # a connection the server dropped (a restart) is replaced, not used
+        engine = st.connection("sql", url=url, **options).engine  # made once and kept for the process by Streamlit
     except Exception as error:  # a driver missing, a URL it cannot read: say so, do not trace
         raise store.StoreError(f"The class database could not be opened ({type(error).__name__}): check "
                                f"{ENVIRONMENT} or [connections.sql] in secrets.toml. The lessons work as usual.") \

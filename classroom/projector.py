@@ -27,7 +27,9 @@ def how_to_join(code: str, big: bool) -> None:
         st.markdown(f"{'## ' if big else '**'}Join at {links.join_link(code)}{'' if big else '**'}")
         st.markdown(f"{'# ' if big else ''}Code **{codes.shown_code(code)}**")
     with right:
-        st.image(links.qr_png(links.join_link(code)), width=360 if big else 120,
+        # PNG as made: a JPEG's blur at the modules' edges makes a QR code harder to scan from the back of a room
+        st.image(links.qr_png(links.join_link(code)), width=360 if big else 120, output_format="PNG",
+                 alt=f"QR code of the join link, {links.join_link(code)}",
                  caption="Scan to join" if big else None)
 
 

@@ -15,15 +15,18 @@ import streamlit as st
 from sqlalchemy import Engine
 
 from classroom import asked, codes, reveal, store
-from classroom.questions import ClassQuestion, grade
+from classroom.questions import ClassQuestion, grade, read_character, read_number
 from ui.text import escape_md
 
 POLL_S = 2.0  # how often a student's page asks whether the teacher put a new question
 TOKEN = "me"  # the student's token in the address
+FLASH = "_class_student_flash"  # a sentence for the next run of the page (after a rerun that drops the token)
 
 
 def join_form(engine: Engine, session: store.Session) -> None:
     """The nickname box and the Join button; on success the address carries the student's token."""
+    if FLASH in st.session_state:
+        st.warning(st.session_state.pop(FLASH))
     title = f" “{escape_md(session.title)}”" if session.title else ""
     st.subheader(f"Join the class{title} ({codes.shown_code(session.code)})")
     with st.form("class_join"):
@@ -55,14 +58,31 @@ def answer_box(engine: Engine, code: str, token: str, row: store.Question, q: Cl
             value = st.text_input("Your answer (one character)", max_chars=4, key=f"class_char_{row.id}")
         sent = st.form_submit_button("Send", type="primary")
     if sent:
+        problem = unreadable(q, value)
+        if problem:  # said on the phone, nothing written: the room's count holds answers only
+            st.warning(problem)
+            return
         result = store.answer(engine, code, token, row.id, value, time.time())
-        if isinstance(result, store.Refusal) and result.reason == "not joined":  # a token of another class
+        if isinstance(result, store.Refusal) and result.reason in ("not joined", "no token"):  # an edited link
+            st.session_state[FLASH] = ("This link's student is not in this class (was the address edited?): join "
+                                       "again, then answer.")
             del st.query_params[TOKEN]
             st.rerun(scope="app")
         if isinstance(result, store.Refusal):
             st.warning(result.message)
         else:
             st.toast("Answer sent.", icon=":material/check:")
+
+
+def unreadable(q: ClassQuestion, value: str) -> str | None:
+    """Why `value` cannot be an answer to q, in a sentence for the phone; None when it can."""
+    if q.kind in ("choice", "key"):
+        return None if value else "Pick an answer first, then press Send."
+    if q.kind == "number":
+        return None if read_number(value) is not None else (
+            "That is not a number: type one such as 0.25, 1/4 or 3e-2, then press Send.")
+    return None if read_character(value) is not None else (
+        "Type exactly one character (a space counts as one), then press Send.")
 
 
 def mine(engine: Engine, row: store.Question, token: str, q: ClassQuestion) -> None:

@@ -44,7 +44,8 @@ def share_panel(code: str, key: str) -> None:
                 st.caption("It opens this page with the right to ask, reveal, end and export. Do not project it.")
                 st.code(links.teacher_link(code, key), language=None, wrap_lines=True)
         with right:
-            st.image(links.qr_png(links.join_link(code)), width=160)
+            st.image(links.qr_png(links.join_link(code)), width=160, output_format="PNG",
+                     alt=f"QR code of the join link, {links.join_link(code)}")
 
 
 def controls_part(engine: Engine, code: str, key: str) -> None:

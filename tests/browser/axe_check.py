@@ -32,10 +32,18 @@ RUN_AXE = """options => axe.run(document, options).then(results => results.viola
     id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map(n => ({html: n.html.slice(0, 300)}))})))"""
 SERIOUS = ("serious", "critical")
 # Injected before the page's own scripts: no transition or animation runs, so every colour is final at once.
+# A document can still be empty when this runs (a frame being made): then the style goes in once it has parsed.
+# Streamlit fades the elements of a running script, but only after 0.5 s (a 1 s transition that waits 0.5 s), so a
+# part of the page that refreshes itself in a few tens of milliseconds never fades for a student; with transitions
+# off it would fade at once on every refresh, and axe would read its text half-transparent. So stale stays opaque.
 STILL = """(() => {
-    const style = document.createElement('style');
-    style.textContent = '*, *::before, *::after { transition: none !important; animation: none !important; }';
-    (document.head || document.documentElement).appendChild(style);
+    const still = () => {
+        const style = document.createElement('style');
+        style.textContent = '*, *::before, *::after { transition: none !important; animation: none !important; }'
+            + ' [data-stale="true"] { opacity: 1 !important; }';
+        (document.head || document.documentElement).appendChild(style);
+    };
+    if (document.documentElement) still(); else document.addEventListener('DOMContentLoaded', still);
 })();"""
 # Every element's colours as one string; the page has settled when two readings 0.3 s apart are equal.
 SAME_COLOURS_TWICE = """() => {

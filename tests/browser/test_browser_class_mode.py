@@ -83,7 +83,8 @@ def test_a_class_from_start_to_reveal(server, browser):
     expect(teacher).to_have_url(re.compile(r"code=\w{6}"))
     assert "key=" not in teacher.url, "the teacher's key stays out of the address bar"
     code = re.search(r"code=(\w{6})", teacher.url).group(1)
-    join_link = re.search(r"Students join at (\S+)", teacher.get_by_text("Students join at").inner_text()).group(1)
+    join_link = re.search(r"Students join at (\S+)",
+                          teacher.locator("p", has_text="Students join at").inner_text()).group(1)
     assert code in join_link
     expect(teacher.get_by_role("img").first).to_be_visible()  # the QR code
 
