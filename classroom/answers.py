@@ -109,6 +109,17 @@ def counts(engine: Engine, question_id: int | str) -> Tally:
 
 
 @guarded
+def answered_by(engine: Engine, question_ids: list[int | str]) -> int:
+    """How many students answered at least one of the questions (a quiz's items, open together): one read."""
+    ids = [i for i in map(as_id, question_ids) if i is not None]
+    if not ids:
+        return 0
+    with reading(engine) as conn:
+        return conn.scalar(select(func.count(func.distinct(answers.c.student_id)))
+                           .where(answers.c.question_id.in_(ids)))
+
+
+@guarded
 def joined(engine: Engine, code: object) -> int:
     """How many students have joined the session (0 for an unknown code)."""
     with reading(engine) as conn:

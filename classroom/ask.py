@@ -8,6 +8,7 @@ the core cannot make a fair question of (one token, an empty prompt) is refused 
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Callable
 
 import streamlit as st
@@ -108,8 +109,9 @@ def panel(engine: Engine, code: str, key: str) -> None:
         st.caption(f"{len(chosen)} questions, open together: each student answers them on their phone.")
     if st.button("Put to the room", type="primary", key="ask_put"):
         round_ = ROUND.get(source)
+        batch = secrets.token_hex(4) if len(chosen) > 1 else None
         for i, q in enumerate(chosen):
-            result = asked.put(engine, code, key, q, round_, close_others=i == 0)
+            result = asked.put(engine, code, key, q, round_, close_others=i == 0, batch=batch)
             if isinstance(result, store.Refusal):
                 st.error(result.message)
                 return

@@ -11,16 +11,17 @@ from sqlalchemy import Engine
 from classroom import store
 from classroom.questions import ClassQuestion, from_spec, to_spec
 
-ROUNDS = {"pre": "the quiz before the lesson", "post": "the quiz after it"}
+ROUNDS = {"pre": "the quiz before the lesson", "post": "the quiz after the lesson"}
 
 
 def put(engine: Engine, code: str, key: str, q: ClassQuestion, round_: str | None = None,
-        close_others: bool = True) -> int | store.Refusal:
-    """Put q to the room (it opens and becomes the current question); its id, or why not."""
+        close_others: bool = True, batch: str | None = None) -> int | store.Refusal:
+    """Put q to the room (it opens and becomes the current question); its id, or why not. `batch` names the
+    questions put together (a quiz's items), which the room then sees together, open, closed or revealed."""
     if round_ is not None and round_ not in ROUNDS:
         raise ValueError(f"A quiz round is one of {sorted(ROUNDS)}, not {round_!r}")
-    return store.put_question(engine, code, key, q.kind, {"question": to_spec(q), "round": round_}, time.time(),
-                              close_others=close_others)
+    return store.put_question(engine, code, key, q.kind, {"question": to_spec(q), "round": round_, "batch": batch},
+                              time.time(), close_others=close_others)
 
 
 def question(row: store.Question) -> ClassQuestion:
@@ -33,9 +34,18 @@ def round_of(row: store.Question) -> str | None:
     return row.spec.get("round")
 
 
+def batch_of(row: store.Question) -> str | None:
+    """The name shared by the questions put together with this one (a quiz's items), None for one put alone."""
+    return row.spec.get("batch")
+
+
 def shown(engine: Engine, code: str) -> list[store.Question]:
-    """What the room is asked now: every open question (the quiz opens its seven together), or, when none is open,
-    the latest one (closed, or revealed with its answer); nothing before the first question."""
+    """What the room is asked now: every open question (the quiz opens its items together), or, when none is open,
+    the latest one with those put together with it (closed, or revealed with its answer); nothing before the first
+    question."""
     rows = store.all_questions(engine, code)
     open_rows = [r for r in rows if r.state == "open"]
-    return open_rows or rows[-1:]
+    if open_rows or not rows:
+        return open_rows
+    last = batch_of(rows[-1])
+    return [r for r in rows if batch_of(r) == last] if last is not None else rows[-1:]

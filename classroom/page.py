@@ -19,7 +19,7 @@ from ui.text import escape_md
 def start_page(engine) -> None:
     st.title("Class")
     st.markdown("Ask the room a question, let everyone answer on their phones, and show the room's answers beside "
-                "the one the lessons' code computes.")
+                "the right one (computed by the lessons' code wherever there is something to compute).")
     teach, join = st.columns(2)
     with teach, st.form("class_start"):
         st.subheader("Teach")
@@ -35,7 +35,8 @@ def start_page(engine) -> None:
         if st.form_submit_button("Join"):
             code = codes.normal_code(typed)
             if code is None:
-                st.error("That is not a class code: it is 6 letters and digits, as the projector shows it.")
+                st.error(f"That is not a class code: a class code is {codes.CODE_LENGTH} letters and digits, as "
+                         "the projector shows it.")
             else:
                 st.query_params.from_dict({"code": code})
                 st.rerun()
@@ -55,8 +56,8 @@ def main() -> None:
         start_page(engine)
         return
     if code is None:
-        st.error("The link's code is not a class code: a code is 6 letters and digits, as the projector shows it. "
-                 "Check the link, or type the code below.")
+        st.error(f"The link's code is not a class code: a class code is {codes.CODE_LENGTH} letters and digits, as "
+                 "the projector shows it. Check the link, or type the code below.")
         start_page(engine)
         return
     given = st.query_params.get("key")

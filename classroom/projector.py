@@ -15,7 +15,7 @@ from sqlalchemy import Engine
 
 from classroom import asked, codes, links, reveal, store
 from ui.state import presenter
-from ui.text import escape_md
+from ui.text import counted, escape_md
 
 POLL_S = 1.5  # the count on the projector is at most this old
 
@@ -34,7 +34,7 @@ def how_to_join(code: str, big: bool) -> None:
 
 
 def live(engine: Engine, code: str) -> None:
-    """The part that refreshes: the current question, its count, and the reveal."""
+    """The part that refreshes: the current question (or quiz), its count, and the reveal."""
     try:
         session = store.find_session(engine, code, time.time())
         if isinstance(session, store.Refusal):
@@ -42,28 +42,24 @@ def live(engine: Engine, code: str) -> None:
             return
         rows = asked.shown(engine, code)
         joined = store.joined(engine, code)
-        tallies = {row.id: store.counts(engine, row.id) for row in rows}
+        how_to_join(code, big=not rows)
+        if not rows:
+            st.markdown(f"### {counted(joined, 'student')} joined so far. The first question comes next.")
+        elif len(rows) > 1:
+            quiz(engine, rows, joined)
+        else:
+            one_question(engine, rows[0], joined)
     except store.StoreError as error:
         st.warning(str(error))
-        return
-    how_to_join(code, big=not rows)
-    if not rows:
-        st.markdown(f"### {joined} joined so far. The first question comes next.")
-        return
-    quiz = len(rows) > 1
-    if quiz:  # the seven items of a quiz, open together: the room answers on their phones
-        label = asked.ROUNDS.get(asked.round_of(rows[0]), "a quiz")
-        answered = max(t.total for t in tallies.values())
-        st.markdown(f"## {label.capitalize()}: {len(rows)} questions on your phone")
-        st.metric("Students who answered so far", f"{answered} of {joined}")
-        return
-    row = rows[0]
+
+
+def one_question(engine: Engine, row: store.Question, joined: int) -> None:
     q = asked.question(row)
     st.markdown(f"### Question {row.position}\n\n{q.prompt}")
-    tally = tallies[row.id]
+    tally = store.counts(engine, row.id)
     if row.state == "revealed":
         values = [value for value, n in tally.counts.items() for _ in range(n)]
-        if q.kind == "key":  # the room's row above the real one, key under key
+        if q.kind == "key":  # the room's row above the computed one, key under key
             reveal.room(q, values)
             reveal.computed(q)
             return
@@ -73,10 +69,27 @@ def live(engine: Engine, code: str) -> None:
         with right:
             reveal.computed(q)
         return
+    reveal.pictures(q)  # a question about pictures shows them while the room answers
     said = "answers so far" if row.state == "open" else "answers: the question is closed"
     st.metric(said.capitalize(), f"{tally.total} of {joined}")
     if row.state == "closed":
         st.caption("The reveal is next.")
+
+
+def quiz(engine: Engine, rows: list[store.Question], joined: int) -> None:
+    """A quiz's items, put together: how many answered while it is open, then how the room did on each."""
+    label = asked.ROUNDS.get(asked.round_of(rows[0]), "the quiz").capitalize()
+    answered = store.answered_by(engine, [row.id for row in rows])
+    states = {row.state for row in rows}
+    if "open" in states:
+        st.markdown(f"## {label}: {len(rows)} questions on your phone")
+        st.metric("Students who answered at least one so far", f"{answered} of {joined}")
+    elif states == {"revealed"}:
+        st.markdown(f"## {label}: how the room did")
+        reveal.quiz_room([(asked.question(row), store.counts(engine, row.id)) for row in rows],
+                         [row.position for row in rows])
+    else:
+        st.markdown(f"## {label} is closed: {answered} of {joined} answered")
 
 
 def presenting() -> None:

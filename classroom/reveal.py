@@ -16,10 +16,12 @@ import streamlit as st
 from classroom.questions import ClassQuestion, summary
 from ui.drawing import plots, render
 from ui.drawing.chart_data import ChartData, numbers
-from ui.text import escape_md
+from ui.text import code_span, counted, escape_md
 
 RIGHT, OTHER = "the right answer", "other answers"
 GROUPS = ((RIGHT, "#1b7837"), (OTHER, "#3b528b"))  # green and the app's blue: told apart by name, not colour alone
+NUMBER_GROUPS = (("the bar holding the answer", "#1b7837"), ("other bars", "#3b528b"))
+WHAT_ONE_IS = {"choice": "an option", "key": "a key", "number": "a number", "char": "one character"}
 MAX_LABEL = 48  # characters of an option shown under its bar
 
 
@@ -30,10 +32,11 @@ def short(text: str) -> str:
 
 
 def _bars(labels: list[str], values: list[float], right: list[bool], title: str, x_title: str,
-          number_format: str = "d") -> None:
+          number_format: str = "d", groups=GROUPS) -> None:
+    (yes, _), (no, _) = groups
     data = ChartData({"label": labels, "value": numbers(values), "order": list(range(len(labels))),
-                      "group": [RIGHT if r else OTHER for r in right]})
-    render.show(plots.bar_chart, data, width="stretch", title=title, x_title=x_title, y_title="", groups=GROUPS,
+                      "group": [yes if r else no for r in right]})
+    render.show(plots.bar_chart, data, width="stretch", title=title, x_title=x_title, y_title="", groups=groups,
                 number_format=number_format)
 
 
@@ -55,17 +58,23 @@ def room(q: ClassQuestion, values: list[str]) -> dict:
         shown = s["counts"][:8]
         _bars([_char(c) for c, _ in shown], [n for _, n in shown], [c == q.answer for c, _ in shown], heading,
               "students")
-    else:  # numbers: a histogram of what the room typed
+    else:  # numbers: a histogram of what the room typed; the bar holding the answer may hold near misses too
         edges = s["edges"]
-        labels = [f"{edges[i]:.3g} to {edges[i + 1]:.3g}" for i in range(len(s["counts"]))]
+        labels = [f"{edges[i]:,.3g} to {edges[i + 1]:,.3g}" for i in range(len(s["counts"]))]
         right = [edges[i] <= q.answer <= edges[i + 1] for i in range(len(s["counts"]))]
-        _bars(labels, s["counts"], right, heading, "students")
+        _bars(labels, s["counts"], right, heading, "students", groups=NUMBER_GROUPS)
+        st.caption(f"Counted right: within {tolerance_text(q)} of {answer_text(q)}.")
         apart = [f"{s['below']} below" if s["below"] else "", f"{s['above']} above" if s["above"] else ""]
         if any(apart):
             st.caption(f"Far from the rest, not in a bar: {' and '.join(a for a in apart if a)}.")
     if s.get("unreadable"):
-        st.caption(f"{s['unreadable']} answer{'s' * (s['unreadable'] != 1)} could not be read as one.")
+        st.caption(f"{counted(s['unreadable'], 'answer')} could not be read as {WHAT_ONE_IS[q.kind]}.")
     return s
+
+
+def tolerance_text(q: ClassQuestion) -> str:
+    """How far from a number question's answer a typed number still counts as right (the exercises' rule)."""
+    return f"{q.tolerance * max(1.0, abs(q.answer)):,.3g}"
 
 
 def _char(c: str) -> str:
@@ -80,7 +89,7 @@ def answer_text(q: ClassQuestion) -> str:
         return (f"{chr(65 + q.answer)}. {right}" if q.kind == "choice" else right) + (
             f" (and {', '.join(also)}: the same word, the same weight)" if also else "")
     if q.kind == "char":
-        return f"`{_char(q.answer)}`"
+        return code_span(_char(q.answer))
     return f"{q.answer:.4g}"
 
 
@@ -92,15 +101,41 @@ def computed(q: ClassQuestion) -> None:
     if q.kind == "key" and "weights" in view:
         tokens = view["tokens"]
         render.show_heatmap(np.array([view["weights"]]), [short(tokens[view["query"]])], tokens,
-                            title="The real attention row", x_title="key", y_title="query", domain=(0.0, 1.0),
+                            title="The computed attention row (random weights)", x_title="key", y_title="query",
+                            domain=(0.0, 1.0),
                             annotate=True, max_width=700)
     elif q.kind == "char" and "top" in view:
         top = view["top"]
         _bars([_char(c) for c, _ in top], [p for _, p in top], [c == q.answer for c, _ in top],
               "What the model gives each next character", "probability", ".3f")
-    elif "heatmaps" in view:
-        columns = st.columns(len(view["heatmaps"]))
-        for place, picture in zip(columns, view["heatmaps"]):
-            with place:
-                render.show_heatmap(np.array(picture["values"]), picture["rows"], picture["columns"],
-                                    title=escape_md(picture["title"]), domain=(0.0, 1.0), annotate=True)
+    elif "rows" in view and "d_k" in view:  # rise or fall: the query's row at both sizes
+        for d_k, row, largest in zip(view["d_k"], view["rows"], view["largest"]):
+            render.show_heatmap(np.array([row]), [short(view["tokens"][view["query"]])], view["tokens"],
+                                title=f"d_k = {d_k}: largest weight {largest:.3f}", x_title="key", y_title="query",
+                                domain=(0.0, 1.0), annotate=True, max_width=700)
+    else:
+        pictures(q)
+
+
+def pictures(q: ClassQuestion) -> None:
+    """The pictures a question is about (Masking's two maps), side by side; nothing for a question without."""
+    if "heatmaps" not in q.view:
+        return
+    columns = st.columns(len(q.view["heatmaps"]))
+    for place, picture in zip(columns, q.view["heatmaps"]):
+        with place:
+            render.show_heatmap(np.array(picture["values"]), picture["rows"], picture["columns"],
+                                title=escape_md(picture["title"]), domain=(0.0, 1.0), annotate=True)
+
+
+def quiz_room(items: list[tuple[ClassQuestion, object]], positions: list[int]) -> None:
+    """A revealed quiz on the projector: the share of the room right on each item (items with their Tally)."""
+    shares, labels = [], []
+    for (q, tally), position in zip(items, positions):
+        values = [value for value, n in tally.counts.items() for _ in range(n)]
+        s = summary(q, values)
+        shares.append(s["right"] / s["answered"] if s["answered"] else 0.0)
+        labels.append(f"{position}. {short(q.prompt)}")
+    _bars(labels, shares, [True] * len(labels), "Share of the room right, question by question", "share right",
+          ".2f")
+    st.caption("Each question's answer and explanation are on your phone.")

@@ -21,6 +21,7 @@ before `answer` returns.
     join(engine, code, token, nickname, now) -> student id | Refusal
     answer(engine, code, token, question_id, value, now) -> Refusal | None
     counts(engine, question_id) -> Tally(counts={value: n}, total)
+    answered_by(engine, question_ids) -> int                     students who answered any of them
     joined(engine, code) -> int
     my_answer(engine, question_id, token) -> str | None
     answers_of(engine, code, key, question_id) -> [AnswerRow] | Refusal
@@ -36,7 +37,18 @@ what; a student is known by a token the student's page keeps, and the store keep
 
 from __future__ import annotations
 
-from classroom.answers import BURST, BURST_S, answer, answers_of, counts, export_rows, join, joined, my_answer
+from classroom.answers import (
+    BURST,
+    BURST_S,
+    answer,
+    answered_by,
+    answers_of,
+    counts,
+    export_rows,
+    join,
+    joined,
+    my_answer,
+)
 from classroom.database import engine_for, prepare
 from classroom.records import AnswerRow, Question, Refusal, Session, Tally
 from classroom.schema import SCHEMA_VERSION, SchemaTooNew, StoreError
@@ -53,7 +65,7 @@ from classroom.sessions import (
 
 __all__ = [
     "BURST", "BURST_S", "SCHEMA_VERSION", "AnswerRow", "Question", "Refusal", "SchemaTooNew", "Session",
-    "StoreError", "Tally", "all_questions", "answer", "answers_of", "counts", "current_question", "end_session",
-    "engine_for", "export_rows", "find_session", "join", "joined", "my_answer", "prepare", "put_question",
-    "set_state", "start_session", "teacher",
+    "StoreError", "Tally", "all_questions", "answer", "answered_by", "answers_of", "counts", "current_question",
+    "end_session", "engine_for", "export_rows", "find_session", "join", "joined", "my_answer", "prepare",
+    "put_question", "set_state", "start_session", "teacher",
 ]

@@ -16,10 +16,12 @@ from sqlalchemy import Engine
 
 from classroom import asked, codes, reveal, store
 from classroom.questions import ClassQuestion, grade, read_character, read_number
-from ui.text import escape_md
+from ui.text import code_span, escape_md
 
 POLL_S = 2.0  # how often a student's page asks whether the teacher put a new question
 TOKEN = "me"  # the student's token in the address
+CLOSED_QUIZ = {"pre": "The quiz is closed. Its answers come after the lesson.",
+               None: "The quiz is closed: the answers are next."}
 FLASH = "_class_student_flash"  # a sentence for the next run of the page (after a rerun that drops the token)
 
 
@@ -31,8 +33,9 @@ def join_form(engine: Engine, session: store.Session) -> None:
     st.subheader(f"Join the class{title} ({codes.shown_code(session.code)})")
     with st.form("class_join"):
         nickname = st.text_input("Nickname (optional)", max_chars=codes.NICKNAME_MAX,
-                                 help="Only your teacher's own screen shows it, never the projector. "
-                                      "Leave it empty to take part anonymously.")
+                                 help="Your teacher's page shows it, and your teacher may export it with your "
+                                      "answers; the projector never shows it. Leave it empty to be a number "
+                                      "instead.")
         joined = st.form_submit_button("Join", type="primary")
     if joined:
         token = codes.new_token()
@@ -105,7 +108,7 @@ def _as_text(q: ClassQuestion, value: str) -> str:
     if q.kind in ("choice", "key") and value.isdigit() and int(value) < len(q.options):
         i = int(value)
         return (f"{chr(65 + i)}. " if q.kind == "choice" else "") + q.options[i]
-    return f"`{escape_md(value)}`" if value.strip() else "(a space)"
+    return code_span(value) if value.strip() else "(a space)"
 
 
 def questions_part(engine: Engine, code: str, token: str) -> None:
@@ -123,12 +126,17 @@ def questions_part(engine: Engine, code: str, token: str) -> None:
         st.info("Joined. The first question will appear here when your teacher asks it.",
                 icon=":material/hourglass_top:")
         return
+    together = len(rows) > 1  # a quiz: its items open, close and are revealed together
+    if together and rows[0].state == "open":
+        st.caption("Each question has its own Send button: send each one.")
+    elif together and rows[0].state == "closed":
+        st.info(CLOSED_QUIZ.get(asked.round_of(rows[0]), CLOSED_QUIZ[None]))
     for row in rows:
         q = asked.question(row)
         st.markdown(f"#### Question {row.position}\n\n{q.prompt}")
         if row.state == "open":
             answer_box(engine, code, token, row, q)
-        elif row.state == "closed":
+        elif row.state == "closed" and not together:
             st.caption("Answers are closed: the reveal is next.")
         mine(engine, row, token, q)
 

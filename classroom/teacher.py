@@ -19,7 +19,7 @@ from sqlalchemy import Engine
 from classroom import ask, asked, codes, links, store
 from classroom.questions import grade
 from classroom.quiz import normalised_gain, score
-from ui.text import escape_md
+from ui.text import counted, escape_md
 
 POLL_S = 2.0  # the teacher's count and list of who answered are at most this old
 KEEP = "_class_teacher"  # {code: key} of the classes this tab teaches
@@ -51,7 +51,7 @@ def share_panel(code: str, key: str) -> None:
 def controls_part(engine: Engine, code: str, key: str) -> None:
     """The current question's count, its controls, and who answered it; refreshed every POLL_S seconds."""
     rows = asked.shown(engine, code)
-    st.markdown(f"**{store.joined(engine, code)} students joined.**")
+    st.markdown(f"**{counted(store.joined(engine, code), 'student')} joined.**")
     if not rows:
         st.caption("No question yet: ask one below.")
         return
@@ -68,6 +68,9 @@ def controls_part(engine: Engine, code: str, key: str) -> None:
                         st.error(result.message)
                         return
             st.rerun(scope="fragment")
+    if asked.round_of(rows[0]) == "pre" and "revealed" not in states:
+        st.caption(":material/warning: This is the quiz before the lesson: revealing it shows every phone the "
+                   "answers to the quiz after the lesson, which asks the same questions.")
     for row in rows:
         q = asked.question(row)
         answers = store.answers_of(engine, code, key, row.id)
@@ -124,7 +127,8 @@ def page(engine: Engine, session: store.Session, key: str) -> None:
     title = f" · {escape_md(session.title)}" if session.title else ""
     st.title(f"Class {codes.shown_code(code)}{title}")
     minutes = max(0, int((session.expires_at - time.time()) // 60))
-    st.caption(f"Teacher's page. The class's code works for {minutes // 60} h {minutes % 60} min more.")
+    st.caption(f"Teacher's page. The class's code works for {minutes // 60} h {minutes % 60} min more. This page "
+               "shows nicknames and who was right: put the projector link on the projector, not this page.")
     share_panel(code, key)
     st.fragment(controls_part, run_every=POLL_S)(engine, code, key)
     with st.expander("Ask the room", expanded=True):

@@ -266,3 +266,40 @@ def _a_question(kind: str):
         return next(q for q in bank() if q.kind == "number")
     return ClassQuestion(kind="char", source="predict/next-character", prompt="Next character?", options=(),
                          answer="e", explanation="The model's most likely next character.")
+
+
+def test_a_quiz_is_asked_closed_and_revealed_together(db):
+    from classroom.quiz import quiz
+
+    code, key = started(db)
+    items = quiz()
+    ids = [asked.put(db, code, key, q, "pre", close_others=i == 0, batch="b1") for i, q in enumerate(items)]
+    phone = joined_student(db, code)
+    phone.run()
+    assert "its own Send button" in texts(ok(phone))
+    assert sum(r.label == "Your answer" for r in phone.radio) == len(items)
+    phone.radio(key=f"class_pick_{ids[0]}").set_value(items[0].answer)
+    phone.button[0].click().run()  # the first item's Send
+    projector = ok(visit({"code": code, "view": "projector"}))
+    assert "1 of 1" in str([m.value for m in projector.metric])
+    for qid in ids:
+        store.set_state(db, code, key, qid, "closed", time.time())
+    phone.run()
+    assert "Its answers come after the lesson" in texts(ok(phone))
+    assert texts(phone).count("#### Question") == len(items)  # every item still there, not the last alone
+    assert "is closed: 1 of 1 answered" in texts(ok(projector.run()))
+    teacher = ok(visit({"code": code, "key": key}))
+    assert "revealing it shows every phone the answers" in texts(teacher)
+    for qid in ids:
+        store.set_state(db, code, key, qid, "revealed", time.time())
+    projector.run()
+    assert "how the room did" in texts(ok(projector))
+    assert any("Share of the room right" in c.proto.spec for c in projector.get("vega_lite_chart"))
+
+
+def test_a_question_about_pictures_shows_them_while_the_room_answers(db):
+    code, key = started(db)
+    q = next(q for q in bank() if "heatmaps" in q.view)
+    asked.put(db, code, key, q)
+    projector = ok(visit({"code": code, "view": "projector"}))
+    assert len(projector.get("vega_lite_chart")) == len(q.view["heatmaps"])
