@@ -31,13 +31,15 @@ def short(text: str) -> str:
     return plain if len(plain) <= MAX_LABEL else plain[: MAX_LABEL - 1] + "…"
 
 
-def _bars(labels: list[str], values: list[float], right: list[bool], title: str, x_title: str,
-          number_format: str = "d", groups=GROUPS) -> None:
-    (yes, _), (no, _) = groups
-    data = ChartData({"label": labels, "value": numbers(values), "order": list(range(len(labels))),
-                      "group": [yes if r else no for r in right]})
-    render.show(plots.bar_chart, data, width="stretch", title=title, x_title=x_title, y_title="", groups=groups,
-                number_format=number_format)
+def _bars(labels: list[str], values: list[float], right: list[bool] | None, title: str, x_title: str,
+          number_format: str = "d", groups=GROUPS, domain: tuple[float, float] | None = None) -> None:
+    """Horizontal bars; `right` colours each bar by the groups (None: one colour, no legend)."""
+    columns = {"label": labels, "value": numbers(values), "order": list(range(len(labels)))}
+    if right is not None:
+        (yes, _), (no, _) = groups
+        columns["group"] = [yes if r else no for r in right]
+    render.show(plots.bar_chart, ChartData(columns), width="stretch", title=title, x_title=x_title, y_title="",
+                groups=groups if right is not None else (), number_format=number_format, domain=domain)
 
 
 def room(q: ClassQuestion, values: list[str]) -> dict:
@@ -134,8 +136,8 @@ def quiz_room(items: list[tuple[ClassQuestion, object]], positions: list[int]) -
     for (q, tally), position in zip(items, positions):
         values = [value for value, n in tally.counts.items() for _ in range(n)]
         s = summary(q, values)
-        shares.append(s["right"] / s["answered"] if s["answered"] else 0.0)
+        shares.append(100 * s["right"] / s["answered"] if s["answered"] else 0.0)
         labels.append(f"{position}. {short(q.prompt)}")
-    _bars(labels, shares, [True] * len(labels), "Share of the room right, question by question", "share right",
-          ".2f")
+    _bars(labels, shares, None, "The room, question by question: % of its answers right", "% right", ".0f",
+          domain=(0.0, 100.0))
     st.caption("Each question's answer and explanation are on your phone.")

@@ -93,13 +93,14 @@ def mine(engine: Engine, row: store.Question, token: str, q: ClassQuestion) -> N
     value = store.my_answer(engine, row.id, token)
     if value is None:
         st.caption("You did not answer this one." if row.state != "open" else "No answer sent yet.")
-        return
-    shown = _as_text(q, value)
-    if row.state == "revealed":
+    elif row.state == "revealed":
         right = grade(q, value)
-        (st.success if right else st.info)(f"Your answer: {shown}. " + ("Right!" if right else "Not this time."))
+        (st.success if right else st.info)(f"Your answer: {_as_text(q, value)}. " +
+                                           ("Right!" if right else "Not this time."))
+    if row.state == "revealed":  # the answer and why, for everyone: those who did not answer learn from it too
         st.markdown(f"**Answer:** {reveal.answer_text(q)}\n\n{q.explanation}")
-    else:
+    elif value is not None:
+        shown = _as_text(q, value)
         st.caption(f"Your answer: {shown}" + (" (you can change it while the question is open)"
                                                if row.state == "open" else ""))
 

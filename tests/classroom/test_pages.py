@@ -294,7 +294,7 @@ def test_a_quiz_is_asked_closed_and_revealed_together(db):
         store.set_state(db, code, key, qid, "revealed", time.time())
     projector.run()
     assert "how the room did" in texts(ok(projector))
-    assert any("Share of the room right" in c.proto.spec for c in projector.get("vega_lite_chart"))
+    assert any("% of its answers right" in c.proto.spec for c in projector.get("vega_lite_chart"))
 
 
 def test_a_question_about_pictures_shows_them_while_the_room_answers(db):
