@@ -24,6 +24,15 @@ bar, leaving out a value equal to the slider's default. `Session.title`, `.slide
 keep what the page shows across fragment runs; expanders and popovers with a key open and close with
 `set_panel`.
 
+Text inputs, radios, select boxes and number inputs (TextInputInfo, RadioInfo, NumberInputInfo, from their
+protos: id, label, options, the form they are in) are filled with `fill`, as a phone fills them: outside a form
+the page reruns at once (the browser sends a text on Enter or when the box loses focus, a radio on the click);
+inside a form the value is held in the browser and sent with nothing else, until the form's submit button is
+pressed (`press`): then one rerun_script carries the form's held values and the button's trigger together (the
+fragment's own rerun when the form is in one). What a run drew, to read, is in its Render: markdown, captions,
+alerts (st.info, st.error, ...), toasts, metrics (label -> value), charts (each Vega-Lite spec) and
+`Render.text`, all of it. A run cut short by st.rerun leaves only the next run's page, as in the browser.
+
 Fragments with `run_every` (st.fragment(f, run_every=...)): the server does not rerun them itself. During a
 full run it sends a ForwardMsg `auto_rerun` (fragment_id, interval in seconds), and the browser then sends a
 rerun_script with `fragment_id` set, `is_auto_rerun` true and its current widget states every `interval`
@@ -41,7 +50,7 @@ the end of each run (not one that ends early for a rerun) a message unused for m
 `max_cached_message_age` runs is dropped, and after a fragment's run only that fragment's messages age. So
 `Render.bytes` counts what a browser is sent, and the server's work per move is the work a browser causes.
 
-Used by bench/load_test.py, bench/soak.py and tests/system/test_load_smoke.py.
+Used by bench/load_test.py, bench/soak.py, bench/class_bench.py and the system tests.
 """
 
 from __future__ import annotations
@@ -49,6 +58,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import http.client
+import json
 import os
 import random
 import re
@@ -67,7 +77,12 @@ import psutil
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.Button_pb2 import Button
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+from streamlit.proto.NumberInput_pb2 import NumberInput
+from streamlit.proto.Radio_pb2 import Radio
+from streamlit.proto.Selectbox_pb2 import Selectbox
 from streamlit.proto.Slider_pb2 import Slider
+from streamlit.proto.TextArea_pb2 import TextArea
+from streamlit.proto.TextInput_pb2 import TextInput
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 from websockets.asyncio.client import connect
 
@@ -312,6 +327,12 @@ class SliderInfo:
         return ws
 
 
+def user_key(widget_id: str) -> str:
+    """The key a script gave a widget, from the end of its id ("" for none; a form's submit button: its label)."""
+    key = widget_id.rsplit("-", 1)[-1] if widget_id.startswith("$$ID-") else ""
+    return "" if key == "None" else key
+
+
 @dataclass
 class ButtonInfo:
     """A button the page drew: enough to press it."""
@@ -321,15 +342,103 @@ class ButtonInfo:
     label: str
     disabled: bool
     fragment_id: str = ""  # the fragment it was drawn in: a press reruns only that fragment, as in the browser
+    form_id: str = ""  # a form's submit button: pressing it sends the form
 
     @classmethod
     def from_proto(cls, b: Button) -> ButtonInfo:
-        key = b.id.rsplit("-", 1)[-1] if b.id.startswith("$$ID-") else ""
-        return cls(id=b.id, key="" if key == "None" else key, label=b.label, disabled=b.disabled)
+        return cls(id=b.id, key=user_key(b.id), label=b.label, disabled=b.disabled,
+                   form_id=b.form_id if b.is_form_submitter else "")
 
     def state(self) -> WidgetState:
         """The WidgetState of a click: a trigger, true for the one rerun it is sent with."""
         return WidgetState(id=self.id, trigger_value=True)
+
+
+@dataclass
+class TextInputInfo:
+    """A text input or text area the page drew: enough to type into it."""
+
+    id: str
+    key: str
+    label: str
+    value: str  # what it shows
+    max_chars: int = 0  # 0: no limit
+    form_id: str = ""  # the form it is in ("" for none)
+    fragment_id: str = ""
+    bound: bool = False  # bound to the URL (bind="query-params")
+
+    @classmethod
+    def from_proto(cls, t: TextInput | TextArea) -> TextInputInfo:
+        return cls(id=t.id, key=user_key(t.id), label=t.label, value=t.value if t.set_value else t.default,
+                   max_chars=t.max_chars, form_id=t.form_id, bound=bool(t.query_param_key))
+
+    def state(self, value: str) -> WidgetState:
+        if self.max_chars and len(value) > self.max_chars:  # the browser's box takes no more
+            raise ValueError(f"{self.label!r} takes at most {self.max_chars} characters")
+        return WidgetState(id=self.id, string_value=value)
+
+
+@dataclass
+class RadioInfo:
+    """A radio or a select box the page drew (their protos share these fields): its options as shown (after the
+    script's format_func)."""
+
+    id: str
+    key: str
+    label: str
+    options: tuple[str, ...]
+    value: str | None  # the option picked, None for none
+    form_id: str = ""
+    fragment_id: str = ""
+    bound: bool = False
+
+    @classmethod
+    def from_proto(cls, r: Radio | Selectbox) -> RadioInfo:
+        value = r.raw_value if r.HasField("raw_value") else r.options[r.default] if r.HasField("default") else None
+        return cls(id=r.id, key=user_key(r.id), label=r.label, options=tuple(r.options), value=value,
+                   form_id=r.form_id, bound=bool(r.query_param_key))
+
+    def state(self, option: str) -> WidgetState:
+        """The browser sends the label of the option picked."""
+        if option not in self.options:
+            raise ValueError(f"{self.label!r} has no option {option!r}: {self.options}")
+        return WidgetState(id=self.id, string_value=option)
+
+
+@dataclass
+class NumberInputInfo:
+    """A number input the page drew."""
+
+    id: str
+    key: str
+    label: str
+    integer: bool
+    min: float | None
+    max: float | None
+    value: float | None
+    form_id: str = ""
+    fragment_id: str = ""
+    bound: bool = False
+
+    @classmethod
+    def from_proto(cls, n: NumberInput) -> NumberInputInfo:
+        value = n.value if n.HasField("value") else n.default if n.HasField("default") else None
+        return cls(id=n.id, key=user_key(n.id), label=n.label, integer=n.data_type == NumberInput.DataType.INT,
+                   min=n.min if n.has_min else None, max=n.max if n.has_max else None, value=value,
+                   form_id=n.form_id, bound=bool(n.query_param_key))
+
+    def state(self, value: float) -> WidgetState:
+        """An int_value for an integer input, a double_value otherwise (as the browser's widget manager sends)."""
+        if (self.min is not None and value < self.min) or (self.max is not None and value > self.max):
+            raise ValueError(f"{self.label!r} takes {self.min} to {self.max}, not {value}")
+        return WidgetState(id=self.id, int_value=int(value)) if self.integer else \
+            WidgetState(id=self.id, double_value=float(value))
+
+
+Field = TextInputInfo | RadioInfo | NumberInputInfo
+# element type -> its Field, read from its proto (a text area has a text input's fields)
+INPUTS = {"text_input": TextInputInfo.from_proto, "text_area": TextInputInfo.from_proto,
+          "radio": RadioInfo.from_proto, "selectbox": RadioInfo.from_proto, "number_input": NumberInputInfo.from_proto}
 
 
 @dataclass
@@ -342,6 +451,12 @@ class Render:
     headings: list[str] = field(default_factory=list)
     sliders: dict[str, SliderInfo] = field(default_factory=dict)  # by user key
     buttons: dict[str, ButtonInfo] = field(default_factory=dict)  # by user key, else by label
+    fields: dict[str, Field] = field(default_factory=dict)  # text inputs, radios, number inputs: by key, else label
+    markdown: list[str] = field(default_factory=list)  # the body of each st.markdown (captions apart)
+    alerts: list[str] = field(default_factory=list)  # the body of each st.info, st.success, st.warning, st.error
+    toasts: list[str] = field(default_factory=list)
+    metrics: dict[str, str] = field(default_factory=dict)  # label -> the value shown
+    charts: list[dict] = field(default_factory=list)  # each Vega-Lite chart's spec
     progress: list[str] = field(default_factory=list)  # the text of each st.progress bar
     captions: list[str] = field(default_factory=list)  # the body of each st.caption
     fragment_ids: tuple[str, ...] = ()  # the fragments this run ran (empty: a full run), from its new_session
@@ -356,6 +471,12 @@ class Render:
     @property
     def title(self) -> str:
         return self.headings[0] if self.headings else ""
+
+    @property
+    def text(self) -> str:
+        """Every text the run drew, one a line: headings, markdown, captions, alerts, toasts, metrics."""
+        metrics = [f"{label}: {value}" for label, value in self.metrics.items()]
+        return "\n".join([*self.headings, *self.markdown, *self.captions, *self.alerts, *self.toasts, *metrics])
 
 
 class MessageCache:
@@ -416,6 +537,8 @@ class Session:
         self.cookies: dict[str, str] = {}  # as a browser keeps them for the site (XSRF, a sticky cookie)
         self.auto_reruns: dict[str, float] = {}  # fragment id -> interval (s): the frontend's armed timers
         self.buttons: dict[str, ButtonInfo] = {}  # the buttons on the page now (a fragment run updates its own)
+        self.fields: dict[str, Field] = {}  # the inputs on the page now, likewise
+        self.held: dict[str, dict[str, WidgetState]] = {}  # form id -> values filled in, not sent until submitted
         self._ws = None
         self._reader: asyncio.Task | None = None
         self._current = Render()
@@ -469,6 +592,7 @@ class Session:
         await self.close()
         self.widgets.clear()
         self.moved.clear()
+        self.held.clear()
         self.auto_reruns.clear()
         last: Exception | None = None
         for _ in range(attempts):
@@ -517,6 +641,10 @@ class Session:
         msg = self.cache.take(msg)
         kind = msg.WhichOneof("type")
         if kind == "new_session":  # a run starts (a full run, or the fragments in metadata.run.fragment_ids)
+            # After a run that ended early for a rerun (st.rerun) the browser shows this run's page, not both:
+            # keep only the counts of what was sent.
+            sent = self._current
+            self._current = Render(elements=sent.elements, bytes=sent.bytes, references=sent.references)
             if msg.new_session.config.max_cached_message_age:
                 self.cache.max_age = msg.new_session.config.max_cached_message_age
             self.page_script_hash = msg.new_session.page_script_hash or self.page_script_hash
@@ -555,8 +683,10 @@ class Session:
             if render.fragment_ids:
                 self.buttons.update(render.buttons)
                 self.sliders.update(render.sliders)
+                self.fields.update(render.fields)
             else:
                 self.buttons, self.sliders, self.title = dict(render.buttons), dict(render.sliders), render.title
+                self.fields = dict(render.fields)
             if self._waiter is not None and not self._waiter.done():
                 self._waiter.set_result(render)
 
@@ -571,6 +701,20 @@ class Session:
             button = ButtonInfo.from_proto(el.button)
             button.fragment_id = fragment_id
             self._current.buttons[button.key or button.label] = button
+        elif kind in INPUTS:
+            info = INPUTS[kind](getattr(el, kind))
+            info.fragment_id = fragment_id
+            self._current.fields[info.key or info.label] = info
+        elif kind == "markdown" and el.markdown.element_type != el.markdown.Type.CAPTION:
+            self._current.markdown.append(el.markdown.body)
+        elif kind == "alert":
+            self._current.alerts.append(el.alert.body)
+        elif kind == "toast":
+            self._current.toasts.append(el.toast.body)
+        elif kind == "metric":
+            self._current.metrics[el.metric.label] = el.metric.body
+        elif kind == "vega_lite_chart":
+            self._current.charts.append(json.loads(el.vega_lite_chart.spec))
         elif kind == "progress":
             self._current.progress.append(el.progress.text)
         elif kind == "markdown" and el.markdown.element_type == el.markdown.Type.CAPTION:
@@ -593,6 +737,7 @@ class Session:
             self.page_script_hash = self.pages.get(page, "")
             self.widgets.clear()
             self.moved.clear()
+            self.held.clear()
         return await self._send_rerun()
 
     async def _send_rerun(self, triggers: tuple[WidgetState, ...] = (), fragment_id: str = "",
@@ -648,10 +793,30 @@ class Session:
 
     async def press(self, button: ButtonInfo | str) -> Render:
         """Click `button` (a ButtonInfo, or the key or label of one on the page now) and wait for the page to
-        redraw: one rerun_script with the widget values set so far plus the button's trigger."""
+        redraw: one rerun_script with the widget values set so far plus the button's trigger. A form's submit
+        button sends the form: the values filled into it go with the trigger, and stay set after it."""
         if isinstance(button, str):
             button = self.buttons[button]
+        if button.form_id:
+            self.widgets.update(self.held.pop(button.form_id, {}))
         return await self._send_rerun(triggers=(button.state(),), fragment_id=button.fragment_id)
+
+    async def fill(self, info: Field | str, value) -> Render | None:
+        """Type `value` into a text input, pick the option labelled `value` on a radio, or set a number input
+        (a Field, or the key or label of one on the page now). Inside a form the value is held until the form
+        is submitted (press its submit button), and nothing is sent: None. Outside, the page reruns (the input's
+        fragment alone when it is in one) and its Render comes back. An input bound to the URL is not rewritten
+        into the address bar here (only sliders are): such a fill raises ValueError."""
+        if isinstance(info, str):
+            info = self.fields[info]
+        state = info.state(value)
+        if info.form_id:
+            self.held.setdefault(info.form_id, {})[info.id] = state
+            return None
+        if info.bound:
+            raise ValueError(f"{info.label!r} is bound to the URL: fill() does not rewrite the address bar")
+        self.widgets[info.id] = state
+        return await self._send_rerun(fragment_id=info.fragment_id)
 
     async def rerun_fragment(self, fragment_id: str | None = None, is_auto_rerun: bool = True) -> Render:
         """What a fragment's timer does in the browser: rerun_script with `fragment_id` (default: the one armed

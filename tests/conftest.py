@@ -2,8 +2,9 @@
 
 The folders are the layers: core/ (the NumPy core), ui/ (the pieces lessons share), lessons/ (each page through
 AppTest), classroom/ (the class mode; its store on real SQLite and PostgreSQL databases, tests/classroom/conftest.py),
-browser/ (the app in Chromium) and system/ (real servers, the tree's contracts). A test in browser/ is
-marked `browser`, one in system/ `system`, so the fast loop is `pytest -m "not browser and not system"`.
+browser/ (the app in Chromium), system/ (real servers, the tree's contracts) and bench/ (the benchmarks' browser
+protocol client, without a server). A test in browser/ is marked `browser`, one in system/ `system`, so the fast
+loop is `pytest -m "not browser and not system"`.
 """
 
 from __future__ import annotations
