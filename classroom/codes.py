@@ -1,7 +1,7 @@
-"""What a person types or a link carries in the class mode: join codes, the teacher's key, a student's token,
+"""What a person types or a link carries in the class mode: class codes, the teacher's key, a student's token,
 nicknames and typed answers. Pure functions, no database.
 
-A join code is 6 symbols from an alphabet of 30 (30^6 ≈ 7.3e8 codes). The alphabet keeps one symbol of each
+A class code is 6 symbols from an alphabet of 30 (30^6 ≈ 7.3e8 codes). The alphabet keeps one symbol of each
 group that looks alike on a projector (0/O, 1/I/L, 5/S, 8/B, U/V) and reads the others as that one, so a
 student who types O for 0 still gets in. Keys and tokens are random URL-safe strings; only their SHA-256
 is stored, and a given one is compared with that in constant time.
@@ -16,6 +16,7 @@ import unicodedata
 
 ALPHABET = "0123456789ACDEFGHJKMNPQRTVWXYZ"  # no B, I, L, O, S, U: each reads as a symbol kept here
 CODE_LENGTH = 6
+EXAMPLE_CODE = "K7M4QX"  # the code the messages give as an example (shown as K7M-4QX)
 # What a student may type for a symbol that looks like it; the dashes are the ones phones put in for "-"
 LOOK_ALIKES = str.maketrans({"O": "0", "I": "1", "L": "1", "S": "5", "B": "8", "U": "V"})
 SEPARATORS = str.maketrans("", "", " \t-‐‑‒–—_.")
@@ -30,7 +31,7 @@ assert len(ALPHABET) == len(set(ALPHABET)) == 30
 
 
 def new_code() -> str:
-    """A fresh join code, e.g. "K7M4QX" (6 symbols of ALPHABET, from the OS's secure random source)."""
+    """A fresh class code, e.g. "K7M4QX" (6 symbols of ALPHABET, from the OS's secure random source)."""
     return "".join(secrets.choice(ALPHABET) for _ in range(CODE_LENGTH))
 
 
@@ -49,6 +50,10 @@ def normal_code(text: object) -> str | None:
     if len(code) != CODE_LENGTH or any(c not in ALPHABET for c in code):
         return None
     return code
+
+
+assert normal_code(EXAMPLE_CODE) == EXAMPLE_CODE
+CODE_RULE = f"a class code is {CODE_LENGTH} letters and digits, like {shown_code(EXAMPLE_CODE)}"  # for messages
 
 
 def new_key() -> str:

@@ -3,8 +3,8 @@ which key a query attends to most (QKV, Scaling, Masking), the character model's
 whether the largest weight rises or falls with d_k when the scores are not scaled (Scaling).
 
 Each refuses a setting that cannot make a fair question (one token, a query that is not in the sentence, an empty
-prompt, every key the same word) with a ValueError whose sentence a teacher can act on. Every number a prompt or
-explanation states is computed here.
+prompt, every key the same word, a row that goes against the tendency its question is about) with a ValueError
+whose sentence a teacher can act on. Every number a prompt or explanation states is computed here.
 
 Shapes: T tokens, V characters the model knows.
 """
@@ -14,12 +14,14 @@ from __future__ import annotations
 import numpy as np
 
 from classroom.questions import ClassQuestion
+from classroom.typed import char_text, number_text
 from core.attention import causal_mask
 from core.demos.heads import single_head
 from core.sampling import next_token_probs
 from core.tokenize import word_tokens
 from ui.compute import model_store
-from ui.drawing.charts import unique_labels, visible
+from ui.drawing.charts import unique_labels
+from ui.sections.model_views import DATA_NAMES
 from ui.text import code_span, escape_md
 
 TIE = 1e-9  # weights this close to the row's largest tie with it: equal keys give equal weights, up to rounding
@@ -27,6 +29,7 @@ STAY = 0.05  # rise_or_fall: the largest weight "stays" when it changes by less 
 TOP_CHARS = 8  # characters the projector shows beside the class's answers
 MAX_PROMPT_CHARS = 1000  # as the Full model page caps its prompt
 UNTYPED = {"\n": "a line break"}  # characters the model knows that a phone's answer box cannot take
+SHOWN_ZERO = 0.005  # a probability below this prints as "below 0.01", never as a "0.00" that reads as impossible
 
 
 def _whole(name: str, value, lo: int) -> int:
@@ -41,7 +44,7 @@ def _tokens(sentence: str, max_tokens: int) -> list[str]:
     if not tokens:
         raise ValueError("The sentence has no tokens: type a sentence of two words or more.")
     if len(tokens) == 1:
-        more = " (or use more of its tokens)" if len(word_tokens(sentence)) > 1 else ""
+        more = " (or raise seq_len)" if len(word_tokens(sentence)) > 1 else ""
         raise ValueError(f"{code_span(tokens[0])} is a single token: a query with one key gives it all its weight, "
                          f"so there is nothing to predict. Use a sentence of two words or more{more}.")
     return tokens
@@ -85,10 +88,11 @@ def attend_most(sentence: str, D: int, d_k: int, seed: int, max_tokens: int, que
     best = int(np.argmax(row))
     tied = tuple(j for j in range(T) if j != best and row[best] - row[j] <= TIE)
     if len(tied) + 1 == seen:
-        raise ValueError(f"Every key {code_span(labels[i])} can see is the word {code_span(tokens[best])}, so they all "
-                         "get the same weight: there is nothing to predict. Pick another query or sentence.")
+        raise ValueError(f"Every key that {code_span(labels[i])} can see is the word {code_span(tokens[best])}, so "
+                         "all get the same weight: there is nothing to predict. Pick another query or sentence.")
     runner = max((j for j in range(T) if j != best and j not in tied), key=lambda j: row[j])
-    setting = f"d_model = {D}, d_k = {d_k}, seed {seed}, random weights" + (", causal mask" if masked else "")
+    setting = (f"d_model = {D}, d_k = {d_k}, seed {seed}, random untrained weights, scores divided by √d_k"
+               + (", causal mask" if masked else ""))
     explanation = (f"{code_span(labels[i])} gives {code_span(labels[best])} {row[best]:.2f} of its weight, the most "
                    f"in its row; next comes {code_span(labels[runner])} with {row[runner]:.2f}.")
     if tied:
@@ -97,45 +101,62 @@ def attend_most(sentence: str, D: int, d_k: int, seed: int, max_tokens: int, que
                         "counts as right.")
     if masked and i < T - 1:
         later = "the key after it gets" if i == T - 2 else f"the {T - 1 - i} keys after it get"
-        explanation += f" Under the causal mask it sees keys 0 to {i} only: {later} 0."
-    explanation += (f" The weights are softmax(q·k / √d_k) with random projections (seed {seed}): the winner is the "
-                    "key whose projection happens to line up best with the query's, not the word that matters most to "
-                    "it.")
+        explanation += (f" Under the causal mask it sees {code_span(labels[0])} to {code_span(labels[i])} only: "
+                        f"{later} 0.")
+    explanation += (f" The weights are softmax(q·k / √d_k) with random embeddings and projections (seed {seed}), "
+                    f"nothing learned: the winner is the key{' it sees' if masked else ''} whose k has the largest "
+                    "dot product with this query's q (its length counts as well as its direction), not a word picked "
+                    "for its meaning.")
     return ClassQuestion(
         kind="key", source="predict/attend-most", options=tuple(escape_md(label) for label in labels), answer=best,
         also_right=tied, explanation=explanation,
         prompt=f"On the tokens {_sentence(tokens)} ({setting}): which key will the query {code_span(labels[i])} "
-               "attend to most?",
+               "attend to most? Nothing learned decides it: make your guess, then see the row.",
         view={"tokens": labels, "weights": [float(w) for w in row], "query": i, "masked": bool(masked)})
 
 
-def _char_text(c: str) -> str:
-    return f"{code_span(visible(c))} (a space)" if c == " " else code_span(visible(c))
-
-
-def character_model() -> model_store.Model:
-    """The trained character model the Full model lesson opens with."""
-    name = model_store.default_model()
+def character_model(name: str | None = None) -> model_store.Model:
+    """A trained character model of the Full model lesson by name (shipped, or trained in this session on the
+    Training page); by default the one the lesson opens with."""
+    name = model_store.default_model() if name is None else name
     if name is None:
         raise ValueError("This server has no trained character model to ask.")
-    return model_store.load_model(name)
+    model = model_store.get_model(name)
+    if "task" in model.meta:
+        raise ValueError(f"The model {code_span(name)} was trained on a synthetic task, not on text: pick one of the "
+                         "Full model lesson's character models.")
+    return model
 
 
-def next_character(prompt: str) -> ClassQuestion:
-    """"What will the character model say is the most likely next character after this prompt?" on the Full model
-    lesson's trained model: greedy, the argmax of its next-character probabilities at temperature 1.
+def trained_on(model: model_store.Model) -> str:
+    """What the model was trained on, from its own record ("Python's own documentation"); "" when it says nothing."""
+    data = model.meta.get("data")
+    if not isinstance(data, str) or not data:
+        return ""
+    return DATA_NAMES.get(data, code_span(data[:60]))
+
+
+def _probability(p: float) -> str:
+    return "below 0.01" if p < SHOWN_ZERO else f"{p:.2f}"
+
+
+def next_character(prompt: str, model_name: str | None = None) -> ClassQuestion:
+    """"What will the character model say is the most likely next character after this prompt?" on a trained
+    character model of the Full model lesson (by name; by default the one the lesson opens with): greedy, the
+    argmax of its next-character probabilities at temperature 1. The prompt names the model and what it was
+    trained on: its guesses follow that text.
 
     Refused: an empty prompt, one longer than the lesson takes, characters the model never saw, and a prompt whose
-    most likely next character is one a phone cannot type (a line break).
+    most likely next character is one a phone cannot type (a line break); a model trained on a synthetic task.
     """
-    model = character_model()
+    model = character_model(model_name)
     if not isinstance(prompt, str) or not prompt:
         raise ValueError("The prompt is empty: type the text the model should continue.")
     if len(prompt) > MAX_PROMPT_CHARS:
         raise ValueError(f"The prompt has {len(prompt)} characters; the lesson takes at most {MAX_PROMPT_CHARS}.")
     unknown = model.tokenizer.unknown(prompt)
     if unknown:
-        raise ValueError(f"The model never saw {_listed([_char_text(c) for c in unknown])}: it would read "
+        raise ValueError(f"The model never saw {_listed([char_text(c) for c in unknown])}: it would read "
                          f"{'it' if len(unknown) == 1 else 'each'} as one unknown character. Leave "
                          f"{'it' if len(unknown) == 1 else 'them'} out of the prompt.")
     probs = next_token_probs(model.params, model.cfg, model.tokenizer.encode(prompt), temperature=1.0)  # (V,)
@@ -146,27 +167,38 @@ def next_character(prompt: str) -> ClassQuestion:
         raise ValueError(f"The model's most likely next character here is {UNTYPED.get(best, 'one it does not know')},"
                          " which a phone cannot type. Add a character or two to the prompt.")
     ends = " (The prompt ends with a space.)" if prompt.endswith(" ") else ""
-    explanation = (f"The model gives {_char_text(best)} {top[0][1]:.2f}, then {_char_text(top[1][0])} {top[1][1]:.2f}"
-                   f" and {_char_text(top[2][0])} {top[2][1]:.2f} (temperature 1): greedy decoding writes "
-                   f"{_char_text(best)} next.")
+    about = f" (trained on {trained_on(model)})" if trained_on(model) else ""
+    explanation = (f"The model gives {char_text(best)} a probability of {_probability(top[0][1])}, then "
+                   f"{char_text(top[1][0])} {_probability(top[1][1])} and {char_text(top[2][0])} "
+                   f"{_probability(top[2][1])} (temperature 1): greedy decoding writes {char_text(best)} next.")
     if len(prompt) > model.cfg.max_len:
         explanation += f" It reads only the prompt's last {model.cfg.max_len} characters."
     return ClassQuestion(
         kind="char", source="predict/next-character", answer=best, explanation=explanation,
-        prompt=f"What will the character model say is the most likely next character after "
-               f"{code_span(prompt.replace(chr(10), '⏎'))}?{ends} Type one character: capitals count, and a space "
-               "is typed as a space.",
+        prompt=f"What will the character model {code_span(model.name)}{about} say is the most likely next character "
+               f"after {code_span(prompt.replace(chr(10), '⏎'))}?{ends} Type one character. Capitals count: check "
+               "that your phone did not make it a capital. A space is typed as a space.",
         view={"prompt": prompt, "model": model.name, "top": [[c, p] for c, p in top]})
+
+
+def _lead(scores: np.ndarray, words: list[str]) -> tuple[int, float]:
+    """The key with the row's largest score and how far it leads the best key of another word (copies of its word
+    tie with it, so they are not the runner-up): (T,) -> (key, lead)."""
+    top = int(np.argmax(scores))
+    return top, float(scores[top] - max(s for s, w in zip(scores, words) if w != words[top]))
 
 
 def rise_or_fall(sentence: str, D: int, seed: int, max_tokens: int, d_k_from: int = 4, d_k_to: int = 64,
                  query: int | None = None) -> ClassQuestion:
-    """"Without dividing by √d_k, will the largest weight of the query's row rise or fall when d_k goes from
-    d_k_from to d_k_to?" (rise, fall, or stay within STAY), on the Scaling lesson's head with scale 1: the same
-    sentence and seed at both d_k. The query is the last token unless given.
+    """"Without dividing by √d_k, will the largest weight in the query's row rise, fall, or stay within STAY when d_k
+    goes from d_k_from to d_k_to?", on the Scaling lesson's head with scale 1: the same sentence, seed and
+    embeddings at both d_k, the projections drawn for each. The query is the last token unless given.
 
-    The right option is "stay" when the two largest weights differ by less than STAY: a change too small to see on
-    the projector is not a rise or a fall. Refused: one token, a query out of range, d_k_from equal to d_k_to.
+    The question is about a tendency (wider scores, a larger largest weight), which one row of a few keys need not
+    follow: at the lessons' sentence and d_model 16, about one row in five goes against it. A student who reasons
+    right must not be told "not this time", so such a row is refused with what was measured (the two largest
+    weights, the spread, the lead of the largest score), and the keyed answer is always the tendency's direction.
+    Refused too: one token, a sentence of one word, a query out of range, d_k_from equal to d_k_to.
     """
     tokens = _tokens(sentence, max_tokens)
     i = len(tokens) - 1 if query is None else _query(query, tokens)
@@ -174,36 +206,47 @@ def rise_or_fall(sentence: str, D: int, seed: int, max_tokens: int, d_k_from: in
     sizes = (_whole("d_k_from", d_k_from, 1), _whole("d_k_to", d_k_to, 1))
     if sizes[0] == sizes[1]:
         raise ValueError(f"d_k goes from {sizes[0]} to {sizes[1]}: give two different sizes to compare.")
+    labels, (a, b) = unique_labels(tokens), sizes
+    q, words = code_span(labels[i]), [t.lower() for t in tokens]  # words as the embedding reads them
+    if len(set(words)) == 1:
+        raise ValueError(f"Every key is the word {code_span(tokens[0])}, so each gets 1/{len(tokens)} of the weight "
+                         "at every d_k: there is nothing to predict. Pick another sentence.")
     heads = [single_head(tokens, D, d_k, seed, scale=1.0) for d_k in sizes]  # scores not divided by √d_k
     rows = [head["weights"][i] for head in heads]  # 2 x (T,)
     largest = [float(row.max()) for row in rows]
     spread = [float(head["scores"][i].std()) for head in heads]
+    (_, lead_a), (top, lead_b) = (_lead(head["scores"][i], words) for head in heads)
     change = largest[1] - largest[0]
     answer = 2 if abs(change) < STAY else (0 if change > 0 else 1)
-    labels, (a, b) = unique_labels(tokens), sizes
-    q = code_span(labels[i])
-    moved = (f"a rise of {change:.3f}", f"a fall of {-change:.3f}", f"a change of {change:+.3f}, within {STAY:g}")
-    explanation = (f"The largest weight of {q}'s row is {largest[0]:.3f} at d_k = {a} and {largest[1]:.3f} at "
-                   f"d_k = {b}: {moved[answer]}. Not divided by √d_k, a score q·k is a sum of d_k products, so the "
-                   f"scores spread more as d_k grows (on average like √d_k; this row's standard deviation: "
-                   f"{spread[0]:.2f} at d_k = {a}, {spread[1]:.2f} at d_k = {b}), and a softmax of widely spread "
-                   "scores puts nearly all the weight on the largest.")
-    words = [t.lower() for t in tokens]  # as the embedding reads them
-    top = int(np.argmax(rows[1]))
-    if words.count(words[top]) > 1:
-        explanation += (f" At d_k = {b} the largest weight goes to {code_span(labels[top])}, one of "
-                        f"{words.count(words[top])} copies of a word with one embedding: they tie, so none can pass "
-                        f"{1 / words.count(words[top]):.2f}.")
-    if answer == 2 and min(largest) > 1 - STAY:
-        explanation += " Here it is near 1 at both sizes: there is no room left to rise."
-    elif answer != (0 if b > a else 1):
-        explanation += (" This row does not follow that tendency: each d_k draws new random projections, and one row "
-                        f"of {len(tokens)} keys can land either way.")
+    tendency = 0 if b > a else 1  # wider scores, larger largest weight
+    copies = words.count(words[top])
+    capped = (f" At d_k = {b} the largest weight goes to {code_span(labels[top])}, one of {copies} copies of a word "
+              f"with one embedding: they tie, so none can pass {1 / copies:.2f}.") if copies > 1 else ""
+    measured = (f"its scores' standard deviation is {spread[0]:.2f} at d_k = {a} and {spread[1]:.2f} at d_k = {b}, "
+                f"and its largest score leads the best other word's by {lead_a:.2f} and {lead_b:.2f}")
+    if answer != tendency:
+        moves = ("rises", "falls", "stays")[answer]
+        why = (" It is near 1 at both sizes: there is no room left to move." if min(largest) > 1 - STAY else
+               f" A lead of {lead_b:.2f} makes that key's weight e^{lead_b:.2f} ≈ "
+               f"{number_text(float(np.exp(round(lead_b, 2))))} times the other word's.")
+        raise ValueError(f"At these settings the largest weight in {q}'s row {moves} ({largest[0]:.3f} at d_k = {a}, "
+                         f"{largest[1]:.3f} at d_k = {b}), against the tendency the question is about: "
+                         f"{measured}.{why}{capped} A fair question needs a row that follows the tendency: pick "
+                         "another seed or query.")
+    moved = (f"a rise of {change:.3f}", f"a fall of {-change:.3f}")[answer]
+    explanation = (f"The largest weight in {q}'s row is {largest[0]:.3f} at d_k = {a} and {largest[1]:.3f} at "
+                   f"d_k = {b}: {moved}. Not divided by √d_k, a score q·k is a sum of d_k products, so the scores "
+                   f"spread more as d_k grows (on average like √d_k; this row's standard deviation: {spread[0]:.2f} at "
+                   f"d_k = {a}, {spread[1]:.2f} at d_k = {b}). The softmax turns a gap g between two scores into a "
+                   "ratio e^g between their weights, and the wider the scores spread, the wider the gap between the "
+                   "largest and the next usually is, so the largest weight tends towards 1. Here the largest score "
+                   f"leads the best other word's by {lead_a:.2f} at d_k = {a} and {lead_b:.2f} at d_k = {b}.{capped}")
     return ClassQuestion(
         kind="choice", source="predict/rise-or-fall", answer=answer, explanation=explanation,
         options=("rise", "fall", f"stay: change by less than {STAY:g}"),
-        prompt=f"On the tokens {_sentence(tokens)} (d_model = {D}, seed {seed}, random weights), the scores are "
-               f"**not** divided by √d_k. Will the largest weight of {q}'s row rise or fall when d_k goes from {a} to "
-               f"{b}?",
+        prompt=f"On the tokens {_sentence(tokens)} (d_model = {D}, seed {seed}, random weights: the same embeddings, "
+               f"projections drawn afresh for each d_k), the scores are **not** divided by √d_k. When d_k goes from "
+               f"{a} to {b}, will the largest weight in {q}'s row (whichever key has it) rise, fall, or stay within "
+               f"{STAY:g}?",
         view={"tokens": labels, "query": i, "d_k": [a, b], "largest": largest,
               "rows": [[float(w) for w in row] for row in rows], "stay": STAY})

@@ -8,6 +8,10 @@ Four kinds:
   weight, `also_right` the keys tied with it (a word twice has one embedding, so both copies get the same weight).
 - "char": type the character that comes next; `answer` is the character model's most likely one.
 
+`answer_text` says the right answer as the projector and the phones show it (reading and writing an answer as text
+is classroom.typed's). `technical` marks a question on a
+section that the lessons show at the Technical level only (the teacher's picker says so).
+
 A student's answer is stored as text: an option or key index ("2"), a typed number ("1/8"), a character (" ").
 `prompt`, `options` and `explanation` are Markdown we wrote; text that comes from a teacher's settings (a
 sentence, a prompt) is escaped or put in a code span. `view` is what the projector draws beside the room's answers
@@ -22,13 +26,21 @@ import copy
 import functools
 import math
 import re
-import unicodedata
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from classroom.typed import (
+    NUMBER_WORDS,
+    asked_decimals,
+    char_text,
+    number_text,
+    read_character,
+    read_index,
+    read_number,
+)
 from lessons import COURSE
 from lessons.bigram import questions as bigram
 from lessons.block import questions as block
@@ -41,16 +53,17 @@ from lessons.qkv import questions as qkv
 from lessons.scaling import questions as scaling
 from lessons.tiles import questions as tiles
 from lessons.training import questions as training
-from ui.frame import page
-from ui.frame.exercises import Exercise, is_close, parse_number
+from ui.frame import page, prose
+from ui.frame.exercises import Exercise, is_close
+from ui.state.controls import DEFAULT_TEXT
+from ui.text import code_span
 
 KINDS = ("choice", "number", "key", "char")
 SPEC_VERSION = 1  # a stored spec says which layout it has; from_spec refuses another
 BINS = 10  # bars of the histogram of a class's typed numbers
 FENCE = 10.0  # a typed number this many scales from the room's median is counted apart (histogram)
-MAX_INDEX_DIGITS = 6
-# What phones type for ' and " (smart punctuation): the character model only knows the straight ones.
-STRAIGHT_QUOTES = str.maketrans({"‘": "'", "’": "'", "“": '"', "”": '"'})
+MAD_TO_SD = 1.4826  # the median absolute deviation times this is the standard deviation, for normal data
+MAX_DECIMALS = 12
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -64,6 +77,8 @@ class ClassQuestion:
     source: str  # where it comes from: "qkv/score_count", "predict/attend-most", "quiz/score"
     view: dict = field(default_factory=dict, hash=False)  # what the projector draws after the reveal (JSON values)
     also_right: tuple[int, ...] = ()  # for "key": keys tied with the answer, right too
+    decimals: int | None = None  # for "number": the decimals the question asks for ("(3 decimals)"), if any
+    technical: bool = False  # about a section the lessons show at the Technical level only
 
     def __post_init__(self):
         _check(self)
@@ -96,6 +111,10 @@ def _check(q: ClassQuestion) -> None:
         raise ValueError(f"A char question's answer is one character, got {q.answer!r}.")
     if not (isinstance(q.tolerance, float | int) and math.isfinite(q.tolerance) and q.tolerance >= 0):
         raise ValueError(f"The tolerance is a number >= 0, got {q.tolerance!r}.")
+    if q.decimals is not None and (q.kind != "number" or not _is_index(q.decimals, MAX_DECIMALS + 1)):
+        raise ValueError(f"decimals is None, or 0 to {MAX_DECIMALS} for a number question, got {q.decimals!r}.")
+    if not isinstance(q.technical, bool):
+        raise ValueError(f"technical is True or False, got {q.technical!r}.")
     if not isinstance(q.view, dict) or not _plain(q.view):
         raise ValueError("A question's view holds only dicts with text keys, lists, texts, finite numbers and None.")
 
@@ -119,11 +138,13 @@ def to_spec(q: ClassQuestion) -> dict:
     """The question as JSON values, for a database: from_spec(to_spec(q)) == q, through json.dumps and loads too."""
     return {"version": SPEC_VERSION, "kind": q.kind, "prompt": q.prompt, "options": list(q.options),
             "answer": q.answer, "tolerance": q.tolerance, "explanation": q.explanation, "source": q.source,
-            "view": copy.deepcopy(q.view), "also_right": list(q.also_right)}
+            "view": copy.deepcopy(q.view), "also_right": list(q.also_right), "decimals": q.decimals,
+            "technical": q.technical}
 
 
 def from_spec(spec: dict) -> ClassQuestion:
-    """The question a spec holds; ValueError for anything that is not one (another version, a missing field)."""
+    """The question a spec holds; ValueError for anything that is not one (another version, a missing field).
+    A spec stored before `decimals` and `technical` existed reads as None and False."""
     if not isinstance(spec, dict) or spec.get("version") != SPEC_VERSION:
         raise ValueError(f"Not a class question's spec of version {SPEC_VERSION}.")
     try:
@@ -132,39 +153,13 @@ def from_spec(spec: dict) -> ClassQuestion:
             answer = float(answer)  # JSON writes 49.0 as 49 in some encoders
         return ClassQuestion(kind=spec["kind"], prompt=spec["prompt"], options=tuple(spec["options"]), answer=answer,
                              tolerance=spec["tolerance"], explanation=spec["explanation"], source=spec["source"],
-                             view=copy.deepcopy(spec["view"]), also_right=tuple(spec["also_right"]))
+                             view=copy.deepcopy(spec["view"]), also_right=tuple(spec["also_right"]),
+                             decimals=spec.get("decimals"), technical=spec.get("technical", False))
     except (KeyError, TypeError) as err:
         raise ValueError(f"A class question's spec lacks or mangles {err}.") from None
 
 
 # ---- a student's answer ------------------------------------------------------------------------------------
-
-
-def read_index(value: str, n: int) -> int | None:
-    """'2' -> 2 when 0 <= 2 < n; None for anything else (a sign, a decimal point, letters, out of range)."""
-    text = str(value).strip()
-    if not re.fullmatch(rf"[0-9]{{1,{MAX_INDEX_DIGITS}}}", text):
-        return None
-    return int(text) if int(text) < n else None
-
-
-def read_number(value: str) -> float | None:
-    """A typed number as the exercises read it ('1/8', ' 0.125 ', '1,000'); None when it is not a finite one."""
-    try:
-        number = parse_number(str(value))
-    except ValueError:
-        return None
-    return number if math.isfinite(number) else None
-
-
-def read_character(value: str) -> str | None:
-    """The one character a student typed: a space typed alone is a space; one character with spaces around it
-    (a phone's autocomplete) is that character; a phone's curly quote is the straight one. None otherwise."""
-    text = unicodedata.normalize("NFC", str(value)).translate(STRAIGHT_QUOTES)
-    if len(text) == 1:
-        return text
-    stripped = text.strip()
-    return stripped if len(stripped) == 1 else None
 
 
 def grade(q: ClassQuestion, value: str) -> bool:
@@ -176,6 +171,22 @@ def grade(q: ClassQuestion, value: str) -> bool:
         number = read_number(value)
         return number is not None and is_close(number, q.answer, q.tolerance)
     return read_character(value) == q.answer
+
+
+# ---- the right answer, as shown ------------------------------------------------------------------------------
+
+
+def answer_text(q: ClassQuestion) -> str:
+    """The right answer as Markdown, as the projector and the phones show it: "B. the option" for a choice, the key
+    (and the keys tied with it) for a key, the character in a code span, the number by number_text."""
+    if q.kind == "choice":
+        return f"{chr(65 + q.answer)}. {q.options[q.answer]}"
+    if q.kind == "key":
+        also = [q.options[i] for i in q.also_right]
+        return q.options[q.answer] + (f" (and {', '.join(also)}: the same word, the same weight)" if also else "")
+    if q.kind == "char":
+        return char_text(q.answer)
+    return number_text(q.answer, q.decimals)
 
 
 def summary(q: ClassQuestion, values: Sequence[str]) -> dict:
@@ -198,16 +209,18 @@ def summary(q: ClassQuestion, values: Sequence[str]) -> dict:
 def histogram(numbers: Sequence[float], answer: float, bins: int = BINS) -> dict:
     """Equal bins over the typed numbers and the answer: {"edges": (bins + 1,), "counts": (bins,), "below", "above"}.
 
-    A number more than FENCE times the answers' scale (the larger of their interquartile range and their median's
-    size) away from their median is counted apart, below or above the bins, so that one slip (1e9 typed for 8)
-    does not squash the room's answers into one bar, while a misconception's answer (64 for 8) keeps its own.
+    A number more than FENCE times the answers' scale away from their median is counted apart, below or above the
+    bins, so that one slip (1e9 typed for 8) does not squash the room's answers into one bar, while a
+    misconception's answer (64 for 8) keeps its own. The scale is the larger of the median absolute deviation (as a
+    standard deviation) and the median's size: neither moves when a few answers go far astray, so a slip cannot
+    widen the fence that should keep it out, even in a room of four.
     Every number is counted once: sum(counts) + below + above == len(numbers). The last bin includes its right edge.
     """
     x = np.asarray(numbers, dtype=np.float64)
     inside = x
     if x.size:
-        q1, median, q3 = np.percentile(x, [25, 50, 75])
-        scale = max(q3 - q1, abs(median))
+        median = float(np.median(x))
+        scale = max(MAD_TO_SD * float(np.median(np.abs(x - median))), abs(median))
         if scale > 0:
             inside = x[np.abs(x - median) <= FENCE * scale]
     lo = min(answer, float(inside.min())) if inside.size else answer
@@ -242,29 +255,53 @@ def numbered_code(code: str) -> str:
     return f"{fence}python\n" + "\n".join(f"{n:>{width}}  {line}" for n, line in enumerate(lines, 1)) + f"\n{fence}"
 
 
-def _lesson_title(url_path: str) -> str:
+def _lesson(url_path: str):
     for lesson in COURSE:
         if lesson.url_path == url_path:
-            return lesson.title
+            return lesson
     raise ValueError(f"There is no lesson at /{url_path}; the lessons are at {[x.url_path for x in COURSE]}.")
 
 
+def _default_sentence() -> str:
+    return f"*The lesson's default sentence is {code_span(DEFAULT_TEXT)}.*"
+
+
+# A line a question needs once it has left its lesson's page: what "the default sentence" is, say.
+SETTINGS_SAID = {"qkv/score_count": _default_sentence}
+
+
+def _figure_line(title: str, view: dict) -> str:
+    pictures = len(view.get("heatmaps", ()))
+    if not pictures:
+        return f"*Look at this question's figure on the {title} page, under Check yourself.*"
+    shown = "The picture is" if pictures == 1 else f"The {_WORDS.get(pictures, pictures)} pictures are"
+    return f"*{shown} on the projector (and on the {title} page, under Check yourself).*"
+
+
+_WORDS = {n: word for word, n in NUMBER_WORDS.items()}
+
+
 def from_exercise(lesson_url_path: str, exercise: Exercise) -> ClassQuestion:
-    """A lesson's check-yourself exercise as a class question: a number or a choice, with its code in the prompt and,
-    for one with a figure, a pointer to the lesson's figure (and the figure's numbers in `view` where there are)."""
-    title = _lesson_title(lesson_url_path)
+    """A lesson's check-yourself exercise as a class question: a number or a choice, its prompt opened with its
+    lesson's name (on a phone, "the page" is that lesson's), with its code and, for one with a figure, where the
+    figure is (its numbers in `view`, for the projector, where the lesson hands them out). `technical` when its
+    section is shown at the Technical level only; `decimals` when its prompt asks for a number of decimals."""
+    lesson = _lesson(lesson_url_path)
     source = f"{lesson_url_path}/{exercise.id}"
-    prompt = exercise.prompt
+    prompt = f"*{lesson.title} lesson.* {exercise.prompt}"
+    if source in SETTINGS_SAID:
+        prompt += "\n\n" + SETTINGS_SAID[source]()
     if exercise.code:
         prompt += "\n\n" + numbered_code(exercise.code)
     view = {}
     if exercise.figure is not None:
-        prompt += f"\n\n*Look at this question's figure on the {title} page, under Check yourself.*"
         view = FIGURES[source]() if source in FIGURES else {}
-    common = dict(prompt=prompt, explanation=exercise.explanation, source=source, view=view)
+        prompt += "\n\n" + _figure_line(lesson.title, view)
+    common = dict(prompt=prompt, explanation=exercise.explanation, source=source, view=view,
+                  technical=exercise.part in prose.technical_parts(lesson.name))
     if exercise.answer is not None:
         return ClassQuestion(kind="number", answer=float(exercise.answer), tolerance=float(exercise.tolerance),
-                             **common)
+                             decimals=asked_decimals(exercise.prompt), **common)
     return ClassQuestion(kind="choice", options=tuple(exercise.options), answer=int(exercise.correct), **common)
 
 

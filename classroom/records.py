@@ -10,19 +10,19 @@ from typing import Literal, NamedTuple
 from sqlalchemy import Connection, Engine, Row, select
 from sqlalchemy.dialects import postgresql, sqlite
 
-from classroom.codes import normal_code, same_secret
+from classroom.codes import CODE_RULE, normal_code, same_secret
 from classroom.schema import class_sessions, students
 
 Reason = Literal["not a code", "unknown", "ended", "expired", "wrong key", "no such question", "no token",
                  "not joined", "closed", "revealed", "stays revealed", "empty", "too many"]
 MESSAGES: dict[str, str] = {
-    "not a code": "That is not a join code: a code is 6 letters and digits, like K7M-4QX.",
+    "not a code": f"That is not a class code: {CODE_RULE}.",
     "unknown": "No class has this code. Check it against the projector.",
     "ended": "This class has ended.",
-    "expired": "This class's code has expired: ask for the new one.",
+    "expired": "This class's code has expired: ask your teacher for a new one.",
     "wrong key": "This teacher link does not open this class: nothing was changed.",
     "no such question": "That question is not part of this class.",
-    "no token": "This page has no student token: open the join link again.",
+    "no token": "This page does not know you yet: open the join link again.",
     "not joined": "Join the class first, then answer.",
     "closed": "This question is closed: it takes no more answers.",
     "revealed": "The answer has been shown: this question takes no more answers.",

@@ -7,14 +7,27 @@ import json
 
 import pytest
 
-from classroom.questions import EXERCISES, bank, from_bank, from_spec, grade, lesson_exercises, to_spec
+from classroom.questions import (
+    EXERCISES,
+    answer_text,
+    bank,
+    from_bank,
+    from_spec,
+    grade,
+    lesson_exercises,
+    read_number,
+    to_spec,
+)
+from classroom.typed import asked_decimals
 from lessons import COURSE
 from lessons.masking.questions import causal_pictures
 from tests.lessons.test_exercises import EXPECTED_NUMBERS, EXPECTED_OPTIONS, right_response, wrong_response
-from ui.frame import page
+from ui.frame import page, prose
+from ui.state.controls import DEFAULT_TEXT
 
 CASES = [(lesson.url_path, ex) for lesson in COURSE for ex in lesson_exercises(lesson)]
 IDS = [f"{url}/{ex.id}" for url, ex in CASES]
+TITLES = {lesson.url_path: lesson.title for lesson in COURSE}
 
 
 def test_every_lesson_hands_its_exercises_to_the_bank():
@@ -38,7 +51,7 @@ def test_the_bank_shares_the_pages_exercises():
 @pytest.mark.parametrize(("url", "ex"), CASES, ids=IDS)
 def test_a_bank_question_answers_as_its_exercise(url, ex):
     q = from_bank(f"{url}/{ex.id}")
-    assert q.explanation == ex.explanation and q.prompt.startswith(ex.prompt)
+    assert q.explanation == ex.explanation and q.prompt.startswith(f"*{TITLES[url]} lesson.* {ex.prompt}")
     if ex.answer is None:
         assert (q.kind, q.options, q.answer) == ("choice", ex.options, ex.correct)
         assert EXPECTED_OPTIONS[(url, ex.id)] in q.options[q.answer]
@@ -65,9 +78,11 @@ def test_a_figure_is_pointed_to_and_its_numbers_travel():
     assert figured, "no exercise has a figure any more: this test has nothing to check"
     for url, ex in figured:
         q = from_bank(f"{url}/{ex.id}")
-        title = next(lesson.title for lesson in COURSE if lesson.url_path == url)
-        assert f"figure on the {title} page" in q.prompt
+        where = f"on the projector (and on the {TITLES[url]} page, under Check yourself)" if q.view else \
+            f"figure on the {TITLES[url]} page"
+        assert where in q.prompt
     q = from_bank("masking/which_causal")
+    assert "*The two pictures are on the projector (and on the Masking page, under Check yourself).*" in q.prompt
     maps = {m["title"]: m["values"] for m in q.view["heatmaps"]}
     assert set(maps) == set(q.options)
     seen = causal_pictures()["pictures"]
@@ -85,3 +100,50 @@ def test_questions_without_a_figure_show_nothing_extra():
 def test_an_unknown_source_is_refused():
     with pytest.raises(ValueError, match="No lesson has a check-yourself question"):
         from_bank("qkv/no_such_question")
+
+
+def test_a_question_out_of_its_lesson_says_what_the_lesson_showed():
+    """On a phone, "the default sentence" is the lesson's: the prompt writes it in."""
+    q = from_bank("qkv/score_count")
+    assert q.prompt.startswith("*QKV projection lesson.* The default sentence has 7 tokens")
+    assert f"*The lesson's default sentence is `{DEFAULT_TEXT}`.*" in q.prompt
+
+
+def test_technical_questions_are_those_on_a_technical_section():
+    """A question is Technical when the part it names is shown at the Technical level only, as the lesson's page
+    hides it at the Simple level (ui.frame.page.shown_questions)."""
+    for lesson in COURSE:
+        for ex in lesson_exercises(lesson):
+            q = from_bank(f"{lesson.url_path}/{ex.id}")
+            assert q.technical is (ex.part in prose.technical_parts(lesson.name)), q.source
+    assert {q.source for q in bank() if q.technical} == {"scaling/bug_dv", "scaling/overflow", "masking/late_mask",
+                                                         "masking/multiplied", "tiles/rescale"}
+
+
+@pytest.mark.parametrize(("prompt", "decimals"), [
+    ("What weight goes to k₁? (3 decimals)", 3), ("in nats? (2 decimals)", 2), ("to two decimals? (ReLU gives 0.)", 2),
+    ("How many numbers?", None), ("to 1 decimal", 1)])
+def test_the_decimals_a_prompt_asks_for(prompt, decimals):
+    assert asked_decimals(prompt) == decimals
+
+
+def test_every_number_answer_is_shown_as_its_question_asks():
+    """Whole numbers exactly with thousands separators, "(3 decimals)" with 3, the rest with 4 significant digits,
+    never with an exponent; typed back as shown, each is graded right."""
+    shown = {q.source: answer_text(q) for q in bank() if q.kind == "number"}
+    assert shown["multi-head/attn_params"] == "16,640" and shown["model/kv_cache"] == "1,024,000"
+    assert shown["qkv/first_weight"] == "0.456" and shown["masking/multiplied"] == "0.289"
+    assert shown["block/ln_first"] == "-1.342" and shown["block/gelu_minus_one"] == "-0.16"  # "to two decimals"
+    assert shown["training/uniform_loss"] == "2.89" and shown["tiles/rescale"] == "0.050"
+    for q in bank():
+        if q.kind == "number":
+            text = answer_text(q)
+            assert "e" not in text and grade(q, text), (q.source, text)
+            if q.decimals is not None and q.answer != round(q.answer):
+                assert len(text.rsplit(".", 1)[1]) == q.decimals
+            assert read_number(text) is not None
+
+
+def test_a_choice_answer_is_its_letter_and_text():
+    q = from_bank("masking/which_causal")
+    assert answer_text(q) == f"{chr(65 + q.answer)}. {q.options[q.answer]}"

@@ -84,3 +84,11 @@ def test_answers_are_text_cut_at_200_characters():
     assert codes.clean_answer(3) == "3" and codes.clean_answer(0.25) == "0.25" and codes.clean_answer(True) == "true"
     assert codes.clean_answer("") is None and codes.clean_answer(None) is None and codes.clean_answer([1]) is None
     assert codes.clean_answer("x\n" * 5000) == " ".join("x" * 100)[:200].rstrip()  # a huge paste stays cheap
+
+
+def test_the_rule_a_message_gives_is_the_codes_own():
+    """The example is a code normal_code keeps, CODE_LENGTH symbols long, split as the projector splits it."""
+    assert codes.normal_code(codes.EXAMPLE_CODE) == codes.EXAMPLE_CODE
+    assert len(codes.EXAMPLE_CODE) == codes.CODE_LENGTH
+    assert codes.CODE_RULE == (f"a class code is {codes.CODE_LENGTH} letters and digits, "
+                               f"like {codes.shown_code(codes.EXAMPLE_CODE)}")

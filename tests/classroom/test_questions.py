@@ -11,6 +11,7 @@ import pytest
 from classroom.questions import (
     BINS,
     ClassQuestion,
+    answer_text,
     from_spec,
     grade,
     histogram,
@@ -20,6 +21,7 @@ from classroom.questions import (
     summary,
     to_spec,
 )
+from classroom.typed import number_text
 
 CHOICE = ClassQuestion(kind="choice", prompt="Which?", options=("a", "b", "c"), answer=1, explanation="Because.",
                        source="test/choice")
@@ -34,7 +36,9 @@ KEY = ClassQuestion(kind="key", prompt="Which key?", options=("The", "cat", "the
 CHAR = ClassQuestion(kind="char", prompt="Next?", answer=" ", explanation="A space.", source="predict/next-character",
                      view={"prompt": "return x", "model": "m", "top": [[" ", 0.5], ["e", 0.25]]})
 QUOTE = ClassQuestion(kind="char", prompt="Next?", answer="'", explanation="A quote.", source="test/quote")
-ALL = [CHOICE, NUMBER, COUNT, KEY, CHAR, QUOTE]
+DECIMALS = ClassQuestion(kind="number", prompt="What weight? (3 decimals)", answer=0.45549, tolerance=0.002,
+                         explanation="About 0.455.", source="test/decimals", decimals=3, technical=True)
+ALL = [CHOICE, NUMBER, COUNT, KEY, CHAR, QUOTE, DECIMALS]
 
 
 # ---- a spec survives a database ------------------------------------------------------------------------------
@@ -58,6 +62,11 @@ def test_a_spec_is_a_copy():
     assert KEY.view["tokens"] == ["The", "cat", "the", "mat"]
 
 
+def test_a_spec_stored_before_decimals_and_technical_reads_back():
+    old = {k: v for k, v in to_spec(COUNT).items() if k not in ("decimals", "technical")}
+    assert from_spec(old) == COUNT and COUNT.decimals is None and COUNT.technical is False
+
+
 def test_a_whole_number_answer_read_back_from_json_stays_a_float():
     spec = to_spec(COUNT) | {"answer": 49}
     assert from_spec(spec) == COUNT and isinstance(from_spec(spec).answer, float)
@@ -75,13 +84,19 @@ def test_what_is_not_a_spec_is_refused(spec):
     {"kind": "essay"}, {"answer": 3}, {"answer": -1}, {"answer": True}, {"answer": 1.0}, {"options": ("a",)},
     {"options": ("a", "")}, {"prompt": " "}, {"explanation": ""}, {"source": ""}, {"also_right": (1,)},
     {"also_right": (0,)}, {"tolerance": -0.1}, {"view": {"shape": (2, 2)}}, {"view": {"x": float("nan")}},
-    {"view": {"x": np.float64(0.5)}}, {"view": {1: "a"}},
+    {"view": {"x": np.float64(0.5)}}, {"view": {1: "a"}}, {"decimals": 2}, {"technical": 1}, {"technical": None},
 ])
 def test_a_question_checks_itself(changes):
     fields = to_spec(CHOICE) | {"options": CHOICE.options, "also_right": ()} | changes
     fields.pop("version")
     with pytest.raises(ValueError):
         ClassQuestion(**fields)
+
+
+@pytest.mark.parametrize("decimals", [-1, 13, 2.0, True, "3"])
+def test_decimals_are_a_small_whole_number(decimals):
+    with pytest.raises(ValueError, match="decimals"):
+        ClassQuestion(kind="number", prompt="?", answer=0.5, explanation=".", source="test/x", decimals=decimals)
 
 
 @pytest.mark.parametrize(("kind", "answer"), [("number", 49), ("number", float("inf")), ("char", "ab"), ("char", ""),
@@ -153,6 +168,40 @@ def test_readers():
     assert read_number("1,000") == 1000.0 and read_number("1e400") is None and read_number("x") is None
 
 
+# ---- the right answer, as shown ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("x", "decimals", "shown"), [
+    (16640.0, None, "16,640"), (1024000.0, None, "1,024,000"), (-2.0, None, "-2"), (0.0, None, "0"),
+    (49.0, 3, "49"),  # a whole number is exact, whatever the decimals asked
+    (0.45549, 3, "0.455"), (0.0498, 3, "0.050"), (-1.3416, 3, "-1.342"), (-0.00001, 3, "0.000"),
+    (0.0497870683678639, None, "0.04979"), (2.8904, None, "2.89"), (-0.15866, None, "-0.1587"),
+    (16640.5, None, "16,640"), (9999.7, None, "10,000"), (123456.78, None, "123,500"), (0.6, None, "0.6"),
+    (0.00012345, None, "0.0001234"), (999_999_999.5, None, "1,000,000,000"),  # 4 digits, rounded up to 1e9
+    (5e-05, None, "5e-05"), (2.5e20, None, "2.5e+20"),  # outside the plain range: an exponent
+])
+def test_a_number_as_shown(x, decimals, shown):
+    assert number_text(x, decimals) == shown
+
+
+def test_numbers_between_the_plain_bounds_never_take_an_exponent():
+    rng = np.random.default_rng(0)
+    for x in 10 ** rng.uniform(-4, 9, 2000):
+        for sign in (1, -1):
+            text = number_text(float(sign * x))
+            assert "e" not in text, (x, text)
+            assert abs(float(text.replace(",", "")) - sign * x) <= 5e-4 * x, (x, text)  # 4 significant digits
+
+
+def test_each_kind_of_answer_as_shown():
+    assert answer_text(CHOICE) == "B. b"
+    assert answer_text(KEY) == "The (and the: the same word, the same weight)"
+    assert answer_text(CHAR) == "`␣` (a space)" and answer_text(QUOTE) == "`'`"
+    tick = ClassQuestion(kind="char", prompt="Next?", answer="`", explanation="A tick.", source="test/tick")
+    assert answer_text(tick) == "`` ` ``"  # a backtick cannot close its own code span
+    assert answer_text(COUNT) == "49" and answer_text(NUMBER) == "0.125" and answer_text(DECIMALS) == "0.455"
+
+
 # ---- what the projector shows ----------------------------------------------------------------------------------
 
 
@@ -190,6 +239,14 @@ def test_a_slip_does_not_squash_the_histogram():
     h = histogram(numbers, 8.0)
     assert h["above"] == 1 and h["below"] == 1 and h["edges"][0] == 7.0 and h["edges"][-1] == 64.0
     assert sum(h["counts"]) == 14 and h["counts"][0] == 12 and h["counts"][-1] == 1
+
+
+def test_a_slip_in_a_small_room_does_not_squash_it():
+    """Four answers, one of them a slip: the slip cannot widen the fence that keeps it out (an interquartile range
+    would: here it is the slip's own size)."""
+    h = histogram([16640.0, 16640.0, 16000.0, 1e9], 16640.0)
+    assert h["above"] == 1 and h["edges"][0] == 16000.0 and h["edges"][-1] == 16640.0
+    assert h["counts"][0] == 1 and h["counts"][-1] == 2
 
 
 def test_histogram_edges_always_hold_the_answer():

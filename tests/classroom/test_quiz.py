@@ -9,7 +9,7 @@ import math
 import pytest
 
 from classroom.questions import from_spec, grade, to_spec
-from classroom.quiz import ITEMS, ROW, Gain, class_gain, normalised_gain, quiz, score
+from classroom.quiz import ITEMS, ROW, Gain, class_gain, normalised_gain, quiz, quiz_gain, score
 
 QUIZ = quiz()
 RIGHT = {q.source: str(q.answer) for q in QUIZ}
@@ -37,6 +37,28 @@ def test_nothing_gives_the_right_option_away():
     assert len(set(places)) >= 3, places
     longest = [q.source for q in QUIZ if len(q.options[q.answer]) == max(map(len, q.options))]
     assert len(longest) <= 2, longest
+    for q in QUIZ:  # never the longest alone
+        others = [len(o) for i, o in enumerate(q.options) if i != q.answer]
+        assert len(q.options[q.answer]) <= max(others), q.source
+
+
+@pytest.mark.parametrize("q", QUIZ, ids=lambda q: q.source)
+def test_an_explanation_opens_with_its_idea_in_one_bold_line(q):
+    assert q.explanation.startswith("**")
+    first, rest = q.explanation[2:].split("**", 1)
+    assert len(first) <= 110 and first.endswith(".") and rest.startswith(" ") and len(rest) > 100
+
+
+def test_the_knockout_is_not_claimed_to_show_what_a_head_does():
+    q = next(q for q in QUIZ if q.source == "quiz/weights")
+    assert "tests what the head does" not in q.explanation
+    assert "a head whose work another head duplicates can show no change" in q.explanation
+    assert all(o.startswith("That") for o in q.options)  # one form: the right one is not the odd one out
+
+
+def test_a_mask_applied_late_leaves_the_last_row_whole():
+    q = next(q for q in QUIZ if q.source == "quiz/mask")
+    assert "every row but the last summing to less than 1" in q.explanation
 
 
 def test_the_softmax_row_is_a_softmax_row_and_its_average_is_written_out():
@@ -124,3 +146,65 @@ def test_scores_feed_the_gain():
     wrong = {source: str((int(a) + 1) % 4) for source, a in RIGHT.items()}
     g = normalised_gain({"a": score(wrong), "b": score({})}, {"a": score(RIGHT), "b": score(RIGHT)})
     assert g.gain == 1.0 and g.average_gain == 1.0
+
+
+# ---- the gain over complete attempts -----------------------------------------------------------------------
+
+
+def answers(right: int) -> dict[str, str]:
+    """A complete attempt with the first `right` items right and the others wrong."""
+    return {q.source: str(q.answer if n < right else (q.answer + 1) % 4) for n, q in enumerate(QUIZ)}
+
+
+def test_the_gain_is_over_the_students_who_took_both():
+    """The review's room: a, b and c before; a, b and d after. Only a and b count for ⟨g⟩; everyone's figures
+    are kept apart."""
+    pre = {"a": answers(3), "b": answers(7), "c": answers(0)}
+    post = {"a": answers(6), "b": answers(7), "d": answers(7)}
+    g = quiz_gain(pre, post)
+    a_pre, a_post = 300 / 7, 600 / 7
+    assert g.items == 7 and g.matched == 2 and g.partial_pre == g.partial_post == 0
+    assert g.pre == pytest.approx((a_pre + 100) / 2) and g.post == pytest.approx((a_post + 100) / 2)
+    assert g.gain == pytest.approx((g.post - g.pre) / (100 - g.pre))
+    assert g.average_gain == pytest.approx((a_post - a_pre) / (100 - a_pre)) and g.at_ceiling == 1  # b: 100% before
+    assert g.everyone.pre == pytest.approx((a_pre + 100) / 3) and g.everyone.post == pytest.approx((a_post + 200) / 3)
+    assert g.everyone.gain == pytest.approx(class_gain(g.everyone.pre, g.everyone.post))
+    assert g.everyone.gain != pytest.approx(g.gain)  # who came late or left early moves this one, not ⟨g⟩
+
+
+def test_a_partial_attempt_is_left_out_not_counted_wrong():
+    """e joined late and sent 2 items before; f left early and sent 3 after: neither counts in that round."""
+    pre = {"a": answers(2), "e": dict(list(answers(7).items())[:2])}
+    post = {"a": answers(5), "e": answers(7), "f": dict(list(answers(7).items())[:3])}
+    g = quiz_gain(pre, post)
+    assert g.matched == 1 and g.partial_pre == 1 and g.partial_post == 1
+    assert g.pre == pytest.approx(200 / 7) and g.post == pytest.approx(500 / 7)
+    assert g.everyone.pre == pytest.approx(200 / 7) and g.everyone.post == pytest.approx(600 / 7)  # a and e after
+
+
+def test_an_unreadable_answer_is_sent_and_wrong():
+    pre = {"a": answers(7) | {"quiz/mask": "x"}}
+    g = quiz_gain(pre, {"a": answers(7)})
+    assert g.matched == 1 and g.pre == pytest.approx(600 / 7) and g.gain == 1.0
+
+
+def test_nobody_took_both():
+    g = quiz_gain({"a": answers(3)}, {"b": answers(5)})
+    assert g.matched == 0 and g.pre is None and g.post is None and g.gain is None and g.average_gain is None
+    assert g.everyone.gain == pytest.approx(class_gain(300 / 7, 500 / 7))
+    empty = quiz_gain({}, {})
+    assert empty.matched == empty.partial_pre == empty.partial_post == 0 and empty.everyone == Gain(
+        None, None, None, 0, None, None, 0)
+
+
+def test_the_gain_on_the_items_asked():
+    """Two items asked: a student who sent both is complete, whatever the other five."""
+    two = QUIZ[:2]
+    pre = {"a": {two[0].source: str(two[0].answer), two[1].source: "9"}}
+    post = {"a": {q.source: str(q.answer) for q in two}}
+    g = quiz_gain(pre, post, items=two)
+    assert g.items == 2 and g.matched == 1 and g.pre == 50.0 and g.post == 100.0 and g.gain == 1.0
+    with pytest.raises(ValueError, match="Not questions of the quiz"):
+        quiz_gain({"a": answers(7)}, {}, items=two)
+    with pytest.raises(ValueError, match="one item or more"):
+        quiz_gain({}, {}, items=[])

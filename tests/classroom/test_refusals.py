@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from classroom import store
+from classroom import codes, store
 from classroom.codes import hash_secret, new_key, new_token, shown_code
 from tests.classroom.conftest import snapshot
 
@@ -43,7 +43,7 @@ def refused(engine, reason, call, *args):
 @pytest.mark.parametrize("typed", ["", "ABC", "K7M4QX!", "<script>", "K" * 10_000, None, 42, ["K7M4QX"]])
 def test_a_string_that_cannot_be_a_code(engine, room, typed):
     message = refused(engine, "not a code", store.find_session, typed, NOW)
-    assert "6 letters and digits" in message
+    assert message == f"That is not a class code: a class code is {codes.CODE_LENGTH} letters and digits, like K7M-4QX."
     refused(engine, "not a code", store.join, typed, new_token(), "Bo", NOW)
     refused(engine, "not a code", store.answer, typed, room["token"], room["question"], "B", NOW)
     refused(engine, "not a code", store.end_session, typed, room["key"], NOW)
@@ -94,7 +94,7 @@ def test_a_key_opens_its_own_session_only_and_its_questions_only(engine, room):
 
 @pytest.mark.parametrize("token", [None, "", "short", 42, "t" * 201, ["x" * 22]])
 def test_a_page_without_a_proper_token(engine, room, token):
-    assert "student token" in refused(engine, "no token", store.join, room["code"], token, "Bo", NOW)
+    assert "does not know you yet" in refused(engine, "no token", store.join, room["code"], token, "Bo", NOW)
     refused(engine, "no token", store.answer, room["code"], token, room["question"], "B", NOW)
     assert store.my_answer(engine, room["question"], token) is None
 
@@ -130,7 +130,7 @@ def test_an_expired_class(engine):
     question = store.put_question(engine, code, key, "choice", {}, NOW)
     token = new_token()
     store.join(engine, code, token, None, NOW)
-    assert "expired" in refused(engine, "expired", store.find_session, code, NOW + 10)
+    assert "expired: ask your teacher for a new one" in refused(engine, "expired", store.find_session, code, NOW + 10)
     refused(engine, "expired", store.join, code, new_token(), None, NOW + 10)
     refused(engine, "expired", store.answer, code, token, question, "A", NOW + 10)
     refused(engine, "expired", store.put_question, code, key, "choice", {}, NOW + 10)
