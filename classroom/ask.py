@@ -17,11 +17,13 @@ from sqlalchemy import Engine
 from classroom import asked, predict, store
 from classroom.questions import ClassQuestion, bank
 from classroom.quiz import quiz
+from classroom.reveal import short
 from core.tokenize import word_tokens
 from lessons import COURSE
 from ui.drawing.charts import unique_labels
+from ui.frame.page import technical
 from ui.state import controls
-from ui.text import escape_md
+from ui.text import counted, escape_md
 
 SOURCES = ("A lesson's check-yourself question", "Predict: the key a query attends to most",
            "Predict: the next character", "Predict: the largest weight as d_k grows", "The quiz before the lesson",
@@ -40,8 +42,17 @@ def _from_bank() -> tuple[ClassQuestion, ...] | None:
     lessons = list(dict.fromkeys(q.source.split("/")[0] for q in questions))
     lesson = st.selectbox("Lesson", lessons, format_func=lambda u: titles.get(u, u), key="ask_lesson")
     mine = [q for q in questions if q.source.split("/")[0] == lesson]
+    if not technical():  # the Simple level leaves out what only its Technical sections teach
+        hidden = sum(q.technical for q in mine)
+        mine = [q for q in mine if not q.technical]
+        if hidden:
+            st.caption(f"{counted(hidden, 'question')} of this lesson's Technical sections left out at the Simple "
+                       "level (the level switch in the sidebar).")
+    if not mine:
+        return None
     picked = st.selectbox("Question", range(len(mine)), key="ask_question",
-                          format_func=lambda i: " ".join(mine[i].prompt.split())[:110])
+                          format_func=lambda i: ("(Technical) " if mine[i].technical else "")
+                          + short(mine[i].prompt, 110))
     return (mine[picked],) if mine else None
 
 
@@ -75,7 +86,7 @@ def _attend_most() -> tuple[ClassQuestion, ...]:
 def _next_character() -> tuple[ClassQuestion, ...]:
     prompt = st.text_input("Prompt", _setting("fm_prompt", "The attention "), max_chars=predict.MAX_PROMPT_CHARS,
                            key="ask_prompt")
-    return (predict.next_character(prompt),)
+    return (predict.next_character(prompt, model_name=_setting("fm_model", None)),)
 
 
 def _rise_or_fall() -> tuple[ClassQuestion, ...]:

@@ -35,8 +35,7 @@ def start_page(engine) -> None:
         if st.form_submit_button("Join"):
             code = codes.normal_code(typed)
             if code is None:
-                st.error(f"That is not a class code: a class code is {codes.CODE_LENGTH} letters and digits, as "
-                         "the projector shows it.")
+                st.error(f"That is not a class code: {codes.CODE_RULE}, as the projector shows it.")
             else:
                 st.query_params.from_dict({"code": code})
                 st.rerun()
@@ -56,8 +55,8 @@ def main() -> None:
         start_page(engine)
         return
     if code is None:
-        st.error(f"The link's code is not a class code: a class code is {codes.CODE_LENGTH} letters and digits, as "
-                 "the projector shows it. Check the link, or type the code below.")
+        st.error(f"The link's code is not a class code: {codes.CODE_RULE}, as the projector shows it. Check the "
+                 "link, or type the code below.")
         start_page(engine)
         return
     given = st.query_params.get("key")

@@ -13,10 +13,10 @@ import re
 import numpy as np
 import streamlit as st
 
-from classroom.questions import ClassQuestion, summary
+from classroom.questions import ClassQuestion, answer_text, summary
 from ui.drawing import plots, render
 from ui.drawing.chart_data import ChartData, numbers
-from ui.text import code_span, counted, escape_md
+from ui.text import counted, escape_md
 
 RIGHT, OTHER = "the right answer", "other answers"
 GROUPS = ((RIGHT, "#1b7837"), (OTHER, "#3b528b"))  # green and the app's blue: told apart by name, not colour alone
@@ -25,10 +25,12 @@ WHAT_ONE_IS = {"choice": "an option", "key": "a key", "number": "a number", "cha
 MAX_LABEL = 48  # characters of an option shown under its bar
 
 
-def short(text: str) -> str:
-    """An option's Markdown as a bar's label: one line, at most MAX_LABEL characters, its escapes undone."""
-    plain = " ".join(re.sub(r"\\(.)", r"\1", str(text).replace("`", "").replace("**", "")).split())
-    return plain if len(plain) <= MAX_LABEL else plain[: MAX_LABEL - 1] + "…"
+def short(text: str, limit: int = MAX_LABEL) -> str:
+    """Markdown we wrote (an option, a prompt) as plain text: one line, at most `limit` characters, its emphasis
+    and code marks dropped and its escapes undone."""
+    plain = re.sub(r"(?<!\\)[*`]", "", str(text))  # emphasis and code marks, not an escaped \* or \`
+    plain = " ".join(re.sub(r"\\(.)", r"\1", plain).split())
+    return plain if len(plain) <= limit else plain[: limit - 1] + "…"
 
 
 def _bars(labels: list[str], values: list[float], right: list[bool] | None, title: str, x_title: str,
@@ -81,18 +83,6 @@ def tolerance_text(q: ClassQuestion) -> str:
 
 def _char(c: str) -> str:
     return {" ": "␣ (space)", "\n": "⏎"}.get(c, c)
-
-
-def answer_text(q: ClassQuestion) -> str:
-    """The right answer, in words."""
-    if q.kind in ("choice", "key"):
-        also = [q.options[i] for i in q.also_right if i != q.answer]
-        right = q.options[q.answer]
-        return (f"{chr(65 + q.answer)}. {right}" if q.kind == "choice" else right) + (
-            f" (and {', '.join(also)}: the same word, the same weight)" if also else "")
-    if q.kind == "char":
-        return code_span(_char(q.answer))
-    return f"{q.answer:.4g}"
 
 
 def computed(q: ClassQuestion) -> None:

@@ -14,8 +14,8 @@ import time
 import streamlit as st
 from sqlalchemy import Engine
 
-from classroom import asked, codes, reveal, store
-from classroom.questions import ClassQuestion, grade, read_character, read_number
+from classroom import asked, codes, store
+from classroom.questions import ClassQuestion, answer_text, grade, read_character, read_number
 from ui.text import code_span, escape_md
 
 POLL_S = 2.0  # how often a student's page asks whether the teacher put a new question
@@ -98,7 +98,7 @@ def mine(engine: Engine, row: store.Question, token: str, q: ClassQuestion) -> N
         (st.success if right else st.info)(f"Your answer: {_as_text(q, value)}. " +
                                            ("Right!" if right else "Not this time."))
     if row.state == "revealed":  # the answer and why, for everyone: those who did not answer learn from it too
-        st.markdown(f"**Answer:** {reveal.answer_text(q)}\n\n{q.explanation}")
+        st.markdown(f"**Answer:** {answer_text(q)}\n\n{q.explanation}")
     elif value is not None:
         shown = _as_text(q, value)
         st.caption(f"Your answer: {shown}" + (" (you can change it while the question is open)"

@@ -303,3 +303,41 @@ def test_a_question_about_pictures_shows_them_while_the_room_answers(db):
     asked.put(db, code, key, q)
     projector = ok(visit({"code": code, "view": "projector"}))
     assert len(projector.get("vega_lite_chart")) == len(q.view["heatmaps"])
+
+
+def test_the_teachers_page_gives_the_gain_over_students_who_sent_every_item_both_times(db):
+    from classroom.quiz import quiz, quiz_gain
+
+    code, key = started(db)
+    items = quiz()
+    tokens = {name: f"token-{name}-0123456789" for name in ("a", "b")}
+    for token in tokens.values():
+        store.join(db, code, token, None, time.time())
+    sent = {"pre": {}, "post": {}}
+    for round_ in ("pre", "post"):
+        ids = [asked.put(db, code, key, q, round_, close_others=i == 0, batch=round_) for i, q in enumerate(items)]
+        for i, (qid, q) in enumerate(zip(ids, items)):
+            right, wrong = str(q.answer), str((q.answer + 1) % len(q.options))
+            a_value = right if round_ == "post" or i < 2 else wrong  # a: 2 of 7 right before, all after
+            now = time.time() + (100 if round_ == "post" else 0) + 2 * i  # one answer in 2 s: under the burst limit
+            assert store.answer(db, code, tokens["a"], qid, a_value, now) is None
+            sent[round_].setdefault(tokens["a"], {})[q.source] = a_value
+            if i < 3:  # b sends three items of each round only: a partial attempt, left out
+                assert store.answer(db, code, tokens["b"], qid, right, now) is None
+    expected = quiz_gain({1: sent["pre"][tokens["a"]]}, {1: sent["post"][tokens["a"]]})
+    teacher = ok(visit({"code": code, "key": key}))
+    said = texts(teacher)
+    assert "1 student who sent every item both times" in said
+    assert f"= **{expected.gain:.2f}**" in said and expected.gain == 1.0
+    assert "Left out as partial attempts (some items not sent): 1 before, 1 after." in said
+    assert "Hake" in said
+
+
+def test_at_the_simple_level_the_picker_leaves_out_technical_questions(db):
+    code, key = started(db)
+    lesson = next(q.source.split("/")[0] for q in bank() if q.technical)
+    at = ok(visit({"code": code, "key": key, "level": "simple"}))
+    at.radio(key="ask_source").set_value(at.radio(key="ask_source").options[0]).run()
+    at.selectbox(key="ask_lesson").set_value(lesson).run()
+    assert "Technical sections left out at the Simple level" in texts(ok(at))
+    assert not any("(Technical)" in o for o in at.selectbox(key="ask_question").options)
