@@ -118,7 +118,7 @@ def panel(engine: Engine, code: str, key: str) -> None:
                 st.markdown(f"{chr(65 + i)}. {option}" if chosen[0].kind == "choice" else f"· {option}")
     else:
         st.caption(f"{len(chosen)} questions, open together: each student answers them on their phone.")
-    if st.button("Put to the room", type="primary", key="ask_put"):
+    if st.button("Put to the room", key="ask_put"):
         round_ = ROUND.get(source)
         batch = secrets.token_hex(4) if len(chosen) > 1 else None
         for i, q in enumerate(chosen):

@@ -22,15 +22,15 @@ def start_page(engine) -> None:
                 "the right one (computed by the lessons' code wherever there is something to compute).")
     teach, join = st.columns(2)
     with teach, st.form("class_start"):
-        st.subheader("Teach")
+        st.header("Teach")
         title = st.text_input("Title (optional)", max_chars=codes.TITLE_MAX, placeholder="e.g. Tuesday, group B")
-        if st.form_submit_button("Start a class", type="primary"):
+        if st.form_submit_button("Start a class"):
             code, key = store.start_session(engine, time.time(), title=title)
             teacher.remember(code, key)
             st.query_params.from_dict({"code": code, "teacher": "1"})
             st.rerun()
     with join, st.form("class_join_code"):
-        st.subheader("Join")
+        st.header("Join")
         typed = st.text_input("Class code", max_chars=12, placeholder="K7M-4QX")
         if st.form_submit_button("Join"):
             code = codes.normal_code(typed)

@@ -25,7 +25,7 @@ def how_to_join(code: str, big: bool) -> None:
     left, right = st.columns((3, 2) if big else (5, 1), vertical_alignment="center")
     with left:
         st.markdown(f"{'## ' if big else '**'}Join at {links.join_link(code)}{'' if big else '**'}")
-        st.markdown(f"{'# ' if big else ''}Code **{codes.shown_code(code)}**")
+        st.markdown(f"{'## ' if big else ''}Code **{codes.shown_code(code)}**")
     with right:
         # PNG as made: a JPEG's blur at the modules' edges makes a QR code harder to scan from the back of a room
         st.image(links.qr_png(links.join_link(code)), width=360 if big else 120, output_format="PNG",
@@ -44,7 +44,7 @@ def live(engine: Engine, code: str) -> None:
         joined = store.joined(engine, code)
         how_to_join(code, big=not rows)
         if not rows:
-            st.markdown(f"### {counted(joined, 'student')} joined so far. The first question comes next.")
+            st.markdown(f"## {counted(joined, 'student')} joined so far. The first question comes next.")
         elif len(rows) > 1:
             quiz(engine, rows, joined)
         else:

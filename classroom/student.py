@@ -36,7 +36,7 @@ def join_form(engine: Engine, session: store.Session) -> None:
                                  help="Your teacher's page shows it, and your teacher may export it with your "
                                       "answers; the projector never shows it. Leave it empty to be a number "
                                       "instead.")
-        joined = st.form_submit_button("Join", type="primary")
+        joined = st.form_submit_button("Join")
     if joined:
         token = codes.new_token()
         result = store.join(engine, session.code, token, codes.clean_nickname(nickname), time.time())
@@ -59,7 +59,7 @@ def answer_box(engine: Engine, code: str, token: str, row: store.Question, q: Cl
                                   placeholder="e.g. 0.25 or 1/4")
         else:
             value = st.text_input("Your answer (one character)", max_chars=4, key=f"class_char_{row.id}")
-        sent = st.form_submit_button("Send", type="primary")
+        sent = st.form_submit_button("Send")
     if sent:
         problem = unreadable(q, value)
         if problem:  # said on the phone, nothing written: the room's count holds answers only
