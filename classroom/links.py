@@ -14,6 +14,7 @@ under another host name, as the students will reach the server.
 
 from __future__ import annotations
 
+import functools
 import io
 from urllib.parse import urlencode, urlsplit, urlunsplit
 
@@ -57,9 +58,11 @@ def teacher_link(code: str, key: str) -> str:
     return link(code=code, key=key)
 
 
+@functools.lru_cache(maxsize=64)
 def qr_png(text: str, scale: int = 10) -> bytes:
     """A QR code of `text` as a PNG: black on white with its quiet zone, readable by a phone's camera across a
-    classroom (error correction level M; `scale` pixels a module)."""
+    classroom (error correction level M; `scale` pixels a module). Kept per link: the projector redraws it at
+    every refresh, and encoding it was half of a refresh's server time."""
     buffer = io.BytesIO()
     segno.make(text, error="m").save(buffer, kind="png", scale=scale, border=4, dark="#000000", light="#ffffff")
     return buffer.getvalue()

@@ -132,7 +132,7 @@ def test_export_png_is_made_then_saved_from_the_keyboard(server, page):
     with page.expect_download(timeout=30_000) as info:
         page.keyboard.press("Enter")
     download = info.value
-    assert download.suggested_filename == "x.png"
+    assert download.suggested_filename == "the-row-of-bank-sentence-1.png"  # the opening's first map
     assert Path(download.path()).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     expect(panel.locator('[data-testid="stAlert"]')).to_have_count(0)
     no_exception(page)

@@ -21,8 +21,10 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from bench.streamlit_client import Server, Session
+from core.demos.word_heads import average_or_attend
 from lessons import COURSE
 from tests.apptest_helpers import ROOT
+from ui.drawing.charts import unique_labels
 from ui.frame import page
 
 pytestmark = pytest.mark.timeout(240)
@@ -239,8 +241,10 @@ def test_the_export_panel_files_outlast_other_students_runs(server):
         status, kind, body = fetch(server.url + csv_path)
         assert (status, kind) == (200, "text/csv"), status
         header = next(csv_lines := io.StringIO(body.decode("utf-8")))
-        assert header.rstrip("\r\n").split(",")[1:] == [f"d{j}" for j in range(16)]
-        assert len(list(csv_lines)) == 7  # X: one row per token of "The cat sat on the warm mat"
+        # the page's first matrix: the row of "bank" in the opening's first sentence, averaged then attended
+        first_sentence = average_or_attend()["sentences"][0]["tokens"]
+        assert header.rstrip("\r\n").split(",")[1:] == unique_labels(first_sentence)
+        assert len(list(csv_lines)) == 2
         status, kind, body = fetch(server.url + png_path)
         assert (status, kind) == (200, "image/png") and body[:8] == b"\x89PNG\r\n\x1a\n", status
         await s.close()
