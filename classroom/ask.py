@@ -101,6 +101,13 @@ BUILDERS: dict[str, Callable[[], tuple[ClassQuestion, ...] | None]] = {
 ROUND = {SOURCES[4]: "pre", SOURCES[5]: "post"}
 
 
+def preview(q: ClassQuestion) -> None:
+    """A question as the room will read it: its prompt and its options."""
+    st.markdown(q.prompt)
+    for i, option in enumerate(q.options):
+        st.markdown(f"{chr(65 + i)}. {option}" if q.kind == "choice" else f"· {option}")
+
+
 def panel(engine: Engine, code: str, key: str) -> None:
     """Choose a question, see it as the room will, and put it to the room."""
     source = st.radio("Ask", SOURCES, key="ask_source")
@@ -113,11 +120,13 @@ def panel(engine: Engine, code: str, key: str) -> None:
         return
     if len(chosen) == 1:
         with st.container(border=True):
-            st.markdown(chosen[0].prompt)
-            for i, option in enumerate(chosen[0].options):
-                st.markdown(f"{chr(65 + i)}. {option}" if chosen[0].kind == "choice" else f"· {option}")
+            preview(chosen[0])
     else:
         st.caption(f"{len(chosen)} questions, open together: each student answers them on their phone.")
+        with st.expander(f"See the {len(chosen)} questions"):
+            for n, q in enumerate(chosen, 1):
+                st.markdown(f"**{n}.**")
+                preview(q)
     if st.button("Put to the room", key="ask_put"):
         round_ = ROUND.get(source)
         batch = secrets.token_hex(4) if len(chosen) > 1 else None

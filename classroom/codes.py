@@ -53,7 +53,7 @@ def normal_code(text: object) -> str | None:
 
 
 assert normal_code(EXAMPLE_CODE) == EXAMPLE_CODE
-CODE_RULE = f"a class code is {CODE_LENGTH} letters and digits, like {shown_code(EXAMPLE_CODE)}"  # for messages
+CODE_RULE = f"a code is {CODE_LENGTH} letters and digits, like {shown_code(EXAMPLE_CODE)}"  # for messages
 
 
 def new_key() -> str:

@@ -59,12 +59,14 @@ def main() -> None:
                  "link, or type the code below.")
         start_page(engine)
         return
-    given = st.query_params.get("key")
+    given, refused = st.query_params.get("key"), False
     if given:  # the teacher's link: keep the key in this tab, take it out of the address bar
         if isinstance(store.teacher(engine, code, given), store.Session):
             teacher.remember(code, given)
         else:
-            st.error("This teacher link does not open this class: its key is not the class's.")
+            refused = True
+            st.error("This teacher link does not open this class: its key is not the class's. Check that you "
+                     "copied the whole link.")
         del st.query_params["key"]
         st.query_params["teacher"] = "1"
     session = store.find_session(engine, code, time.time())
@@ -72,8 +74,10 @@ def main() -> None:
     if key is not None and isinstance(store.teacher(engine, code, key), store.Session):
         teacher.page(engine, store.teacher(engine, code, key), key)
     elif st.query_params.get("teacher"):
-        st.warning("This is the teacher's page of a class, and this tab does not hold its key: open your teacher link "
-                   "(the page that started the class shows it).")
+        if not refused:
+            st.warning("This tab no longer holds this class's teacher key (a reload or a new tab forgets it): open "
+                       "the teacher link you copied. Without it this class cannot be controlled any more: start a "
+                       "new one.")
     elif isinstance(session, store.Refusal):
         st.error(session.message)
         start_page(engine)

@@ -70,10 +70,7 @@ def one_question(engine: Engine, row: store.Question, joined: int) -> None:
             reveal.computed(q)
         return
     reveal.pictures(q)  # a question about pictures shows them while the room answers
-    said = "answers so far" if row.state == "open" else "answers: the question is closed"
-    st.metric(said.capitalize(), f"{tally.total} of {joined}")
-    if row.state == "closed":
-        st.caption("The reveal is next.")
+    st.metric("Answers so far" if row.state == "open" else "Answers (closed)", f"{tally.total} of {joined}")
 
 
 def quiz(engine: Engine, rows: list[store.Question], joined: int) -> None:

@@ -269,6 +269,20 @@ def _default_sentence() -> str:
 # A line a question needs once it has left its lesson's page: what "the default sentence" is, say.
 SETTINGS_SAID = {"qkv/score_count": _default_sentence}
 
+# What a question needs that its lesson says only at the Technical level: on a phone in class, at either level,
+# the fact goes with the prompt (a function of the exercise, whose answer some facts are computed from)
+FACTS_SAID = {
+    "qkv/first_weight": lambda e: "*The softmax gives each score s the weight e^s divided by the sum of e^s over "
+                                  "the row.*",
+    "block/ln_first": lambda e: f"*Layer norm subtracts the row's mean, then divides by the square root of its "
+                                f"variance: the mean of the squared distances from the mean (divided by "
+                                f"{len(block.ROW)}, the row's length).*",
+    "block/gelu_minus_one": lambda e: f"*GELU multiplies its input x by the chance that a standard normal number lies "
+                                      f"below x; for x = −1 that chance is about {-e.answer:.3f}.*",
+}
+# "this page's", said on the Class page, would name the Class page: the lesson's own words for it
+THIS_PAGE = re.compile(r"\b(?:this|the) page's\b", re.IGNORECASE)
+
 
 def _figure_line(title: str, view: dict) -> str:
     pictures = len(view.get("heatmaps", ()))
@@ -288,9 +302,12 @@ def from_exercise(lesson_url_path: str, exercise: Exercise) -> ClassQuestion:
     section is shown at the Technical level only; `decimals` when its prompt asks for a number of decimals."""
     lesson = _lesson(lesson_url_path)
     source = f"{lesson_url_path}/{exercise.id}"
-    prompt = f"*{lesson.title} lesson.* {exercise.prompt}"
+    title = lesson.title[0].lower() + lesson.title[1:] if lesson.title.startswith("The ") else f"the {lesson.title}"
+    prompt = f"*{lesson.title} lesson.* " + THIS_PAGE.sub(f"{title} lesson's", exercise.prompt)
     if source in SETTINGS_SAID:
         prompt += "\n\n" + SETTINGS_SAID[source]()
+    if source in FACTS_SAID:
+        prompt += "\n\n" + FACTS_SAID[source](exercise)
     if exercise.code:
         prompt += "\n\n" + numbered_code(exercise.code)
     view = {}

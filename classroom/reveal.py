@@ -14,6 +14,7 @@ import numpy as np
 import streamlit as st
 
 from classroom.questions import ClassQuestion, answer_text, summary
+from classroom.typed import number_text
 from ui.drawing import plots, render
 from ui.drawing.chart_data import ChartData, numbers
 from ui.text import counted, escape_md
@@ -53,7 +54,7 @@ def room(q: ClassQuestion, values: list[str]) -> dict:
         shares = np.array(s["counts"], dtype=float) / max(answered, 1)
         render.show_heatmap(shares[None, :], ["the room"], q.view["tokens"], title=heading, x_title="key",
                             y_title="", domain=(0.0, 1.0), annotate=True, max_width=700)
-        st.caption("Each cell: the share of the room that picked that key.")
+        st.caption("Each cell: the share of the answers that picked that key.")
     elif q.kind in ("choice", "key"):
         right = [i == q.answer or i in q.also_right for i in range(len(q.options))]
         labels = [f"{chr(65 + i)}. {short(o)}" if q.kind == "choice" else short(o) for i, o in enumerate(q.options)]
@@ -64,10 +65,13 @@ def room(q: ClassQuestion, values: list[str]) -> dict:
               "students")
     else:  # numbers: a histogram of what the room typed; the bar holding the answer may hold near misses too
         edges = s["edges"]
-        labels = [f"{edges[i]:,.3g} to {edges[i + 1]:,.3g}" for i in range(len(s["counts"]))]
+        labels = [f"{number_text(edges[i])} to {number_text(edges[i + 1])}" for i in range(len(s["counts"]))]
         right = [edges[i] <= q.answer <= edges[i + 1] for i in range(len(s["counts"]))]
         _bars(labels, s["counts"], right, heading, "students", groups=NUMBER_GROUPS)
-        st.caption(f"Counted right: within {tolerance_text(q)} of {answer_text(q)}.")
+        holding = next((n for n, r in zip(s["counts"], right) if r), 0)
+        near = (f" The green bar holds {holding}: it can hold near misses too." if holding > s["right"] else "")
+        within = "exactly" if q.tolerance == 0 else f"within {tolerance_text(q)} of"
+        st.caption(f"Counted right: {within} {answer_text(q)}.{near}")
         apart = [f"{s['below']} below" if s["below"] else "", f"{s['above']} above" if s["above"] else ""]
         if any(apart):
             st.caption(f"Far from the rest, not in a bar: {' and '.join(a for a in apart if a)}.")
@@ -127,7 +131,7 @@ def quiz_room(items: list[tuple[ClassQuestion, object]], positions: list[int]) -
         values = [value for value, n in tally.counts.items() for _ in range(n)]
         s = summary(q, values)
         shares.append(100 * s["right"] / s["answered"] if s["answered"] else 0.0)
-        labels.append(f"{position}. {short(q.prompt)}")
+        labels.append(f"{position}. {short(q.prompt)}" + ("" if s["answered"] else " (no answers)"))
     _bars(labels, shares, None, "The room, question by question: % of its answers right", "% right", ".0f",
           domain=(0.0, 100.0))
     st.caption("Each question's answer and explanation are on your phone.")

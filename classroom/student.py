@@ -20,8 +20,8 @@ from ui.text import code_span, escape_md
 
 POLL_S = 2.0  # how often a student's page asks whether the teacher put a new question
 TOKEN = "me"  # the student's token in the address
-CLOSED_QUIZ = {"pre": "The quiz is closed. Its answers come after the lesson.",
-               None: "The quiz is closed: the answers are next."}
+CLOSED_QUIZ = {"pre": "The quiz is closed: no more answers. Its answers wait until after the lesson.",
+               None: "The quiz is closed: no more answers."}
 FLASH = "_class_student_flash"  # a sentence for the next run of the page (after a rerun that drops the token)
 
 
@@ -37,6 +37,7 @@ def join_form(engine: Engine, session: store.Session) -> None:
                                       "answers; the projector never shows it. Leave it empty to be a number "
                                       "instead.")
         joined = st.form_submit_button("Join")
+    st.caption("Keep this tab (or its address): joining again, from the code or a new tab, makes you a new student.")
     if joined:
         token = codes.new_token()
         result = store.join(engine, session.code, token, codes.clean_nickname(nickname), time.time())
@@ -129,7 +130,8 @@ def questions_part(engine: Engine, code: str, token: str) -> None:
         return
     together = len(rows) > 1  # a quiz: its items open, close and are revealed together
     if together and rows[0].state == "open":
-        st.caption("Each question has its own Send button: send each one.")
+        st.caption("Answer every question, and guess if you are not sure: a quiz with a question left out is not "
+                   "counted. Each question has its own Send button: send each one.")
     elif together and rows[0].state == "closed":
         st.info(CLOSED_QUIZ.get(asked.round_of(rows[0]), CLOSED_QUIZ[None]))
     for row in rows:
@@ -138,7 +140,7 @@ def questions_part(engine: Engine, code: str, token: str) -> None:
         if row.state == "open":
             answer_box(engine, code, token, row, q)
         elif row.state == "closed" and not together:
-            st.caption("Answers are closed: the reveal is next.")
+            st.caption("This question is closed: no more answers.")
         mine(engine, row, token, q)
 
 

@@ -42,7 +42,8 @@ def share_panel(code: str, key: str) -> None:
             st.markdown(f"**For the projector:** [{links.projector_link(code)}]({links.projector_link(code)}) "
                         "(no nicknames, no controls)")
             with st.popover("Your teacher link (keep it private)"):
-                st.caption("It opens this page with the right to ask, reveal, end and export. Do not project it.")
+                st.caption("Copy it and keep it private: it opens this page with the right to ask, reveal, end and "
+                           "export, after a reload or from another device. Do not project it.")
                 st.code(links.teacher_link(code, key), language=None, wrap_lines=True)
         with right:
             st.image(links.qr_png(links.join_link(code)), width=160, output_format="PNG",
@@ -79,12 +80,12 @@ def controls_part(engine: Engine, code: str, key: str) -> None:
             st.error(answers.message)
             return
         right = sum(grade(q, a.value) for a in answers)
-        share = f", {100 * right / len(answers):.0f}% right" if answers else ""
+        share = f", {100 * right / len(answers):.0f}% of them right" if answers else ""
         st.markdown(f"**Question {row.position}** ({row.state}): {len(answers)} answered{share}")
         if answers:
             st.caption("Answered: " + ", ".join(
                 f"{escape_md(a.nickname) if a.nickname else f'student {a.student}'} "
-                f"{'✓' if grade(q, a.value) else '✗'}" for a in answers))
+                f"({'right' if grade(q, a.value) else 'wrong'})" for a in answers))
 
 
 def gain_panel(g: QuizGain) -> None:
@@ -94,25 +95,30 @@ def gain_panel(g: QuizGain) -> None:
                     "to compute.")
     else:
         said = "undefined (they scored 100% before)" if g.gain is None else f"**{g.gain:.2f}**"
-        st.markdown(f"**The quiz, {counted(g.matched, 'student')} who sent every item both times:** {g.pre:.0f}% "
-                    f"right before, {g.post:.0f}% after; normalised gain ⟨g⟩ = (⟨after⟩ − ⟨before⟩) / "
+        # one decimal: a teacher who checks the formula with the figures shown gets the ⟨g⟩ shown
+        st.markdown(f"**The quiz, {counted(g.matched, 'student')} who sent every item both times:** {g.pre:.1f}% "
+                    f"right before, {g.post:.1f}% after; the class's normalised gain ⟨g⟩ = (⟨after⟩ − ⟨before⟩) / "
                     f"(100% − ⟨before⟩) = {said}.")
         details = []
         if g.everyone.gain is not None:
-            details.append(f"Everyone who sent each quiz whole: {g.everyone.pre:.0f}% and {g.everyone.post:.0f}%, "
-                           f"⟨g⟩ = {g.everyone.gain:.2f}.")
+            details.append(f"Every complete attempt, matched or not: {g.everyone.pre:.1f}% before, "
+                           f"{g.everyone.post:.1f}% after, ⟨g⟩ = {g.everyone.gain:.2f} (it differs from the "
+                           "figure above when different students took each quiz).")
         if g.average_gain is not None:
             details.append(f"The mean of the students' own gains: {g.average_gain:.2f}"
                            + (f" ({counted(g.at_ceiling, 'student')} at 100% before left out)." if g.at_ceiling
                               else "."))
         if g.partial_pre or g.partial_post:
-            details.append(f"Left out as partial attempts (some items not sent): {g.partial_pre} before, "
-                           f"{g.partial_post} after.")
+            details.append(f"Left out: {g.partial_pre} before and {g.partial_post} after who skipped an item, and "
+                           "anyone who joined again between the quizzes (a new tab is a new student). If many are "
+                           "left out, ⟨g⟩ describes only those who answered everything.")
         st.caption(" ".join(details))
-    st.caption(f"⟨g⟩ as Hake defined it (Am. J. Phys. 66, 64–74, 1998): over 62 introductory mechanics courses "
-               f"(6,542 students), interactive-engagement courses averaged ⟨g⟩ = 0.48 ± 0.14 and traditional ones "
-               f"0.23 ± 0.04, on validated tests of about 30 items. This quiz has {g.items} (one item is "
-               f"{100 / g.items:.0f} points): compare its ⟨g⟩ with your own classes, not with those figures.")
+    st.caption(f"⟨g⟩ as Hake defined it (Am. J. Phys. 66, 64–74, 1998). Over 62 introductory physics courses "
+               "(6,542 students) tested on mechanics with validated tests of 29 or 36 items taken a term apart, "
+               "interactive-engagement courses averaged 0.48 and traditional ones 0.23 (the spread across courses, "
+               f"one standard deviation: 0.14 and 0.04). This quiz has {g.items} items that are not validated (one "
+               f"item is {100 / g.items:.0f} percentage points), taken the same day, and in a class of about 20 "
+               "chance alone moves ⟨g⟩ by about 0.1: compare it with your own classes, and only large differences.")
 
 
 def results(engine: Engine, code: str, key: str) -> None:
@@ -127,7 +133,8 @@ def results(engine: Engine, code: str, key: str) -> None:
         answers = [] if isinstance(answers, store.Refusal) else answers
         right = sum(grade(q, a.value) for a in answers)
         table.append({"question": row.position, "asked": short(q.prompt, 80), "state": row.state,
-                      "answered": len(answers), "% right": round(100 * right / len(answers)) if answers else None})
+                      "answered": len(answers),
+                      "% of answers right": round(100 * right / len(answers)) if answers else None})
         if asked.round_of(row) in by_round:
             for a in answers:
                 by_round[asked.round_of(row)].setdefault(a.student, {})[q.source] = a.value
@@ -135,7 +142,8 @@ def results(engine: Engine, code: str, key: str) -> None:
     if by_round["pre"] and by_round["post"]:
         gain_panel(quiz_gain(by_round["pre"], by_round["post"]))
     names = st.checkbox("Put nicknames in the file", key="class_export_names",
-                        help="Without: each student is a number, the same in every row.")
+                        help="Without nicknames, each student is a number, the same one on all of that student's "
+                             "rows.")
     rows_out = store.export_rows(engine, code, key, with_names=names)
     if not isinstance(rows_out, store.Refusal) and rows_out:
         buffer = io.StringIO()
@@ -143,23 +151,37 @@ def results(engine: Engine, code: str, key: str) -> None:
         writer.writeheader()
         writer.writerows(rows_out)
         st.download_button("Export the answers (CSV)", buffer.getvalue(), file_name=f"class-{code}.csv",
-                           mime="text/csv", on_click="ignore", key="class_export")
+                           mime="text/csv", on_click="ignore", key="class_export",
+                           help="One row per answer: the question's number and kind, the student's number, the "
+                                "answer as sent (for a choice or a key, the option's number counted from 0: 0 is "
+                                "A, 1 is B), when it was sent and last changed (UTC), and how often it changed.")
 
 
 def page(engine: Engine, session: store.Session, key: str) -> None:
     code = session.code
     title = f" · {escape_md(session.title)}" if session.title else ""
     st.title(f"Class {codes.shown_code(code)}{title}")
-    minutes = max(0, int((session.expires_at - time.time()) // 60))
-    st.caption(f"Teacher's page. The class's code works for {minutes // 60} h {minutes % 60} min more. This page "
-               "shows nicknames and who was right: put the projector link on the projector, not this page.")
+    now = time.time()
+    status = session.status(now)
+    minutes = max(0, int((session.expires_at - now) // 60))
+    if status == "live":
+        st.caption(f"Teacher's page. The class's code works for {minutes // 60} h {minutes % 60} min more. This "
+                   "page shows nicknames and who was right: put the projector link on the projector, not this page.")
+        st.info("Copy your teacher link now (Links and QR code, then Your teacher link): this tab forgets it if you "
+                "reload or close it, and without it nobody can reveal, end or export this class.")
+    else:
+        st.warning(f"This class has {status}: students and the projector see only that it has {status}, reveals "
+                   "included. The results below stay.")
     share_panel(code, key)
     st.fragment(controls_part, run_every=POLL_S)(engine, code, key)
     with st.expander("Ask the room", expanded=True):
         ask.panel(engine, code, key)
     with st.expander("Results and export"):
         results(engine, code, key)
-    if st.button("End the class", key="class_end", help="Students can no longer answer; the results stay."):
+    if status == "live" and st.button(
+            "End the class", key="class_end",
+            help="Students can no longer join, answer or see anything, reveals included: reveal first. The results "
+                 "stay on this page."):
         result = store.end_session(engine, code, key, time.time())
         if isinstance(result, store.Refusal):
             st.error(result.message)

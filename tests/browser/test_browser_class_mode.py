@@ -120,7 +120,7 @@ def test_a_class_from_start_to_reveal(server, browser):
         expect(projector.get_by_text(f"{n} of 3")).to_be_visible(timeout=RERUN_TIMEOUT_MS)  # the count rises
     no_serious_violation(phones[1], "a phone that answered (dark)")
 
-    expect(teacher.get_by_text("3 answered, 67% right")).to_be_visible(timeout=RERUN_TIMEOUT_MS)
+    expect(teacher.get_by_text("3 answered, 67% of them right")).to_be_visible(timeout=RERUN_TIMEOUT_MS)
     for name in NICKNAMES[:2]:  # who answered: on the teacher's page only
         expect(teacher.get_by_text(re.compile(name))).to_be_visible(timeout=RERUN_TIMEOUT_MS)
 

@@ -90,5 +90,5 @@ def test_the_rule_a_message_gives_is_the_codes_own():
     """The example is a code normal_code keeps, CODE_LENGTH symbols long, split as the projector splits it."""
     assert codes.normal_code(codes.EXAMPLE_CODE) == codes.EXAMPLE_CODE
     assert len(codes.EXAMPLE_CODE) == codes.CODE_LENGTH
-    assert codes.CODE_RULE == (f"a class code is {codes.CODE_LENGTH} letters and digits, "
+    assert codes.CODE_RULE == (f"a code is {codes.CODE_LENGTH} letters and digits, "
                                f"like {codes.shown_code(codes.EXAMPLE_CODE)}")

@@ -85,7 +85,7 @@ def test_a_wrong_key_opens_nothing_and_changes_nothing(db):
 def test_a_student_who_edits_the_link_to_teacher_gets_no_controls(db):
     code, _ = started(db)
     at = ok(visit({"code": code, "teacher": "1"}))
-    assert "does not hold its key" in texts(at)
+    assert "no longer holds this class's teacher key" in texts(at)
     assert not [b for b in at.button if b.label in ("Close", "Reveal", "End the class", "Put to the room")]
 
 
@@ -101,6 +101,20 @@ def test_an_ended_or_expired_class_says_so(db):
     assert "ended" in texts(ok(visit({"code": code})))
     old, _ = store.start_session(db, time.time() - 5 * 3600, ttl_s=3600)
     assert "expired" in texts(ok(visit({"code": old})))
+
+
+@pytest.mark.parametrize("how", ["ended", "expired"])
+def test_the_teacher_of_an_ended_class_is_told_what_the_room_sees(db, how):
+    """Not a countdown that still runs: the room sees only that the class is over, so a reveal now reaches nobody."""
+    if how == "ended":
+        code, key = started(db)
+        store.end_session(db, code, key, time.time())
+    else:
+        code, key = store.start_session(db, time.time() - 5 * 3600, ttl_s=3600)
+    at = ok(visit({"code": code, "key": key}))
+    said = texts(at)
+    assert f"This class has {how}: students and the projector see only that it has {how}" in said
+    assert "works for" not in said and not [b for b in at.button if b.label == "End the class"]
 
 
 def test_a_student_joins_answers_changes_and_sees_the_reveal(db):
@@ -285,7 +299,7 @@ def test_a_quiz_is_asked_closed_and_revealed_together(db):
     for qid in ids:
         store.set_state(db, code, key, qid, "closed", time.time())
     phone.run()
-    assert "Its answers come after the lesson" in texts(ok(phone))
+    assert "Its answers wait until after the lesson" in texts(ok(phone))
     assert texts(phone).count("#### Question") == len(items)  # every item still there, not the last alone
     assert "is closed: 1 of 1 answered" in texts(ok(projector.run()))
     teacher = ok(visit({"code": code, "key": key}))
@@ -294,7 +308,8 @@ def test_a_quiz_is_asked_closed_and_revealed_together(db):
         store.set_state(db, code, key, qid, "revealed", time.time())
     projector.run()
     assert "how the room did" in texts(ok(projector))
-    assert any("% of its answers right" in c.proto.spec for c in projector.get("vega_lite_chart"))
+    spec = next(c.proto.spec for c in projector.get("vega_lite_chart") if "% of its answers right" in c.proto.spec)
+    assert spec.count("(no answers)") == len(items) - 1  # an item nobody answered is not "0% right"
 
 
 def test_a_question_about_pictures_shows_them_while_the_room_answers(db):
@@ -329,7 +344,8 @@ def test_the_teachers_page_gives_the_gain_over_students_who_sent_every_item_both
     said = texts(teacher)
     assert "1 student who sent every item both times" in said
     assert f"= **{expected.gain:.2f}**" in said and expected.gain == 1.0
-    assert "Left out as partial attempts (some items not sent): 1 before, 1 after." in said
+    assert "Left out: 1 before and 1 after who skipped an item" in said
+    assert f"{expected.pre:.1f}% right before, {expected.post:.1f}% after" in said  # the figures the gain is from
     assert "Hake" in said
 
 
