@@ -14,6 +14,8 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
 from classroom.questions import ClassQuestion, grade
 from lessons import COURSE
 
@@ -220,6 +222,7 @@ class QuizGain:
     partial_pre: int  # students who sent some items before, not all: left out
     partial_post: int  # students who sent some items after, not all: left out
     everyone: Gain  # every complete attempt of each round, matched or not (everyone.pre, .post, .gain)
+    spread: float | None = None  # how far chance alone moves `gain` with this many students (gain_spread)
 
 
 def quiz_gain(pre: Mapping[object, Mapping[str, str]], post: Mapping[object, Mapping[str, str]],
@@ -241,4 +244,25 @@ def quiz_gain(pre: Mapping[object, Mapping[str, str]], post: Mapping[object, Map
     return QuizGain(items=len(by_source), matched=len(both), pre=_mean(before[s] for s in both),
                     post=_mean(after[s] for s in both), gain=everyone.matched_gain,
                     average_gain=everyone.average_gain, at_ceiling=everyone.at_ceiling, partial_pre=partial_pre,
-                    partial_post=partial_post, everyone=everyone)
+                    partial_post=partial_post, everyone=everyone,
+                    spread=gain_spread([before[s] for s in both], [after[s] for s in both]))
+
+
+RESAMPLES = 2000
+
+
+def gain_spread(pre: Sequence[float], post: Sequence[float], seed: int = 0) -> float | None:
+    """The standard deviation of ⟨g⟩ over classes drawn from this one: RESAMPLES draws of as many students, with
+    replacement, each keeping its own pair of scores (the bootstrap). It says how much ⟨g⟩ would move from the
+    luck of who is in the room alone; None below 2 students, or when fewer than half the draws have a ⟨g⟩ (a draw
+    of students all at 100% before has none)."""
+    if len(pre) < 2:
+        return None
+    pairs = np.column_stack([pre, post]).astype(float)  # (n, 2)
+    draws = np.random.default_rng(seed).integers(0, len(pairs), size=(RESAMPLES, len(pairs)))
+    means = pairs[draws].mean(axis=1)  # (RESAMPLES, 2): each draw's ⟨pre⟩ and ⟨post⟩
+    room = means[:, 0] < 100.0
+    if room.sum() < RESAMPLES / 2:
+        return None
+    gains = (means[room, 1] - means[room, 0]) / (100.0 - means[room, 0])
+    return float(gains.std())

@@ -95,6 +95,8 @@ def gain_panel(g: QuizGain) -> None:
                     "to compute.")
     else:
         said = "undefined (they scored 100% before)" if g.gain is None else f"**{g.gain:.2f}**"
+        if g.gain is not None and g.spread is not None:  # the luck of who is in the room, measured on this class
+            said += f" (± {g.spread:.2f} from who happens to be in the room alone: resampling these students)"
         # one decimal: a teacher who checks the formula with the figures shown gets the ⟨g⟩ shown
         st.markdown(f"**The quiz, {counted(g.matched, 'student')} who sent every item both times:** {g.pre:.1f}% "
                     f"right before, {g.post:.1f}% after; the class's normalised gain ⟨g⟩ = (⟨after⟩ − ⟨before⟩) / "
@@ -117,8 +119,9 @@ def gain_panel(g: QuizGain) -> None:
                "(6,542 students) tested on mechanics with validated tests of 29 or 36 items taken a term apart, "
                "interactive-engagement courses averaged 0.48 and traditional ones 0.23 (the spread across courses, "
                f"one standard deviation: 0.14 and 0.04). This quiz has {g.items} items that are not validated (one "
-               f"item is {100 / g.items:.0f} percentage points), taken the same day, and in a class of about 20 "
-               "chance alone moves ⟨g⟩ by about 0.1: compare it with your own classes, and only large differences.")
+               f"item is {100 / g.items:.0f} percentage points), taken the same day, by a class whose ⟨g⟩ moves "
+               "with who happens to be in it (the ± above): compare it with your own classes, and only differences "
+               "larger than that.")
 
 
 def results(engine: Engine, code: str, key: str) -> None:

@@ -6,10 +6,22 @@ from __future__ import annotations
 import json
 import math
 
+import numpy as np
 import pytest
 
 from classroom.questions import from_spec, grade, to_spec
-from classroom.quiz import ITEMS, ROW, Gain, class_gain, normalised_gain, quiz, quiz_gain, score
+from classroom.quiz import (
+    ITEMS,
+    RESAMPLES,
+    ROW,
+    Gain,
+    class_gain,
+    gain_spread,
+    normalised_gain,
+    quiz,
+    quiz_gain,
+    score,
+)
 
 QUIZ = quiz()
 RIGHT = {q.source: str(q.answer) for q in QUIZ}
@@ -208,3 +220,25 @@ def test_the_gain_on_the_items_asked():
         quiz_gain({"a": answers(7)}, {}, items=two)
     with pytest.raises(ValueError, match="one item or more"):
         quiz_gain({}, {}, items=[])
+
+
+def test_the_gain_spread_is_the_bootstrap_worked_by_hand():
+    """The vectorised resampling against a plain loop over the same draws: each draw's ⟨g⟩, then their spread."""
+    pre, post = [0.0, 100 / 7, 200 / 7, 300 / 7, 100.0, 50.0], [100 / 7, 300 / 7, 500 / 7, 300 / 7, 100.0, 100.0]
+    draws = np.random.default_rng(0).integers(0, len(pre), size=(RESAMPLES, len(pre)))
+    gains = []
+    for draw in draws:
+        before = sum(pre[i] for i in draw) / len(draw)
+        after = sum(post[i] for i in draw) / len(draw)
+        if before < 100:
+            gains.append((after - before) / (100 - before))
+    mean = sum(gains) / len(gains)
+    by_hand = math.sqrt(sum((g - mean) ** 2 for g in gains) / len(gains))
+    assert gain_spread(pre, post) == pytest.approx(by_hand, rel=1e-9)
+
+
+def test_the_gain_spread_shrinks_with_the_class_and_needs_two_students():
+    one = [20.0, 40.0, 60.0, 80.0], [60.0, 60.0, 80.0, 100.0]
+    assert gain_spread(one[0] * 9, one[1] * 9) < gain_spread(*one)  # the same class, nine times the students
+    assert gain_spread([50.0], [70.0]) is None
+    assert gain_spread([100.0, 100.0], [100.0, 100.0]) is None  # no draw has a ⟨g⟩
