@@ -115,7 +115,7 @@ def status(run: Run, f: dict) -> None:
 
 def loss_curve(run: Run) -> None:
     render.show(plots.line_chart, run.loss_frame(), width="stretch", x_title="step",
-                y_title="cross-entropy (nats)", title="Loss while training")
+                y_title="cross-entropy (nats)", title="Loss while training", whole_x=True)
     st.caption("Training loss: the batches the model learns from (averaged over a few steps). Validation: text it "
                "never trains on. Below the bigram line, the model uses more than the previous character.")
     k = uniform_guess_among(run)
