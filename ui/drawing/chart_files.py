@@ -29,6 +29,7 @@ from ui.drawing.charts import CHAR_EM, SHOWN_ROW
 FILE_FONT = "DejaVu Sans"
 FILE_FONTS = f"{FILE_FONT}, sans-serif"
 FILE_CHAR_EM = 0.6  # the width of a printed number's character in DejaVu Sans, in ems (a digit is 0.64)
+CONTAINER_PX = 480  # the width of a file of a chart that takes its column's width on the page (bars, lines)
 _FONTS_LOCK = threading.Lock()  # the font is given to the converter once, whichever file is asked for first
 
 
@@ -92,6 +93,8 @@ def file_spec(spec: dict) -> dict:
     the page's interaction (_without_interaction)."""
     spec = copy.deepcopy(spec)
     _without_interaction(spec)
+    if spec.get("width") == "container":  # bars and lines take their column's width on the page; a file has none
+        spec["width"] = CONTAINER_PX
     marks = list(_marks(spec))
     for mark in marks:
         if "font" in mark:
