@@ -52,12 +52,20 @@ def pairs_section(fit: np.ndarray, tok: CharTokenizer, model: Model | None) -> N
 
 
 def counts_section(v: dict, labels: list[str], fit: np.ndarray) -> None:
+    """The counts of the drawn characters, coloured by their square root: one pair (a space after a space, in
+    indented documentation) outnumbers the median cell many times over, and a linear scale showed one colour."""
     st.header("Counts: which character follows which")
-    views.heatmaps(Heatmap(v["counts_top"], labels, labels, "counts[a, b]: b right after a", "bg_counts", "counts",
-                          f"(n, n) of the full (V, V) = {v['counts'].shape}", dict(
-                              x_title="next character b", y_title="character a", annotate=False, cell_px=30)))
+    counts = v["counts_top"]  # (n, n)
+    views.heatmaps(Heatmap(counts, labels, labels, "counts[a, b]: b right after a (colour: √count)", "bg_counts",
+                          "counts", f"(n, n) of the full (V, V) = {v['counts'].shape}", dict(
+                              x_title="next character b", y_title="character a", annotate=False, cell_px=30,
+                              colour_scale="sqrt")))
+    a, b = np.unravel_index(np.argmax(counts), counts.shape)
+    median = float(np.median(counts[counts > 0])) if counts.any() else 1.0
     st.caption(prose.text("bigram", "counts", pairs=f"{len(fit) - 1:,}", total=f"{int(v['counts'].sum()):,}",
-                          n=len(labels), share=v["covered"]))
+                          n=len(labels), share=v["covered"], top_pair=code_span(f"{labels[a]} → {labels[b]}"),
+                          top=f"{int(counts[a, b]):,}", median=f"{median:,.0f}",
+                          ratio=counts[a, b] / median))
 
 
 def probs_section(v: dict, labels: list[str], alpha: float) -> None:

@@ -80,7 +80,7 @@ def ffn_section(r: dict, label: str) -> None:
                     y_title="output")
     with right:
         render.show(plots.line_chart, bv.hidden_lines(r), width="stretch", x_title="hidden unit, lowest first",
-                    title=f"row {r['position']} “{label}”: its hidden units", y_title="value")
+                    title=f"row {r['position']} “{label}”: its hidden units", y_title="value", whole_x=True)
     prose.show("block", "gelu", min_x=c["gelu_min_x"], min_y=c["gelu_min"])
     on, off = r["written_row"]["firing"], r["written_row"]["silent"]
     verdict = (prose.text("block", "firing_more") if off > on else

@@ -29,4 +29,4 @@ def section(model: Model) -> None:
                                            f"training loss (mean of the {every} steps before)": log["train_loss"],
                                            f"uniform guess ({uniform:.2f})": [uniform] * len(log["step"])})
     render.show(plots.line_chart, frame, width="stretch", x_title="training step", y_title="loss (nats)",
-                title="The loss on the repeat while the model trained")
+                title="The loss on the repeat while the model trained", whole_x=True)

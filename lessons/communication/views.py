@@ -97,7 +97,7 @@ def reach(r: dict, tokens: list[str], keep: float) -> None:
     frame = plots.line_frame(np.arange(len(tokens)), {f"recurrence, keep = {keep:g}": r["recurrence"],
                                                         "attention (decoder weight a_t0)": r["attention"]})
     render.show(plots.line_chart, frame, width="stretch", x_title="position t", y_title="share of token 0 at t",
-                title="how much of token 0 reaches each position")
+                title="how much of token 0 reaches each position", whole_x=True)
     table = {"position": np.arange(len(tokens)), "token": tokens,
              "recurrence steps": r["steps_recurrence"], "recurrence share": r["recurrence"],
              "attention steps": r["steps_attention"], "attention share": r["attention"]}

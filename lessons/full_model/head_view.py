@@ -81,6 +81,14 @@ def frame(weights: np.ndarray, heads: tuple[int, ...], labels: list[str]) -> Cha
                      grid=(("head_i", len(heads)), ("q_i", T), ("k_i", T)))
 
 
+def recorded(weights: np.ndarray, heads: tuple[int, ...], labels: list[str]) -> render.Recorded:
+    """The drawn heads' maps for the export panel, one under another: (len(heads) * T, T), each row named by its
+    head and its query character ("head 1 · a"), a column per key character."""
+    drawn = np.asarray(weights)[list(heads)]  # (heads drawn, T, T)
+    rows = [f"{head_name(h)} · {label}" for h in heads for label in labels]
+    return render.Recorded(drawn.reshape(-1, drawn.shape[-1]), rows, list(labels))
+
+
 def strongest(weights: np.ndarray, heads: tuple[int, ...], labels: list[str]) -> list[tuple[str, str, float]]:
     """For the last query, each drawn head's heaviest key: (head, key label, weight)."""
     return [(head_name(h), labels[int(np.argmax(weights[h, -1]))], float(np.max(weights[h, -1]))) for h in heads]
@@ -117,7 +125,7 @@ def head_view_section(model: Model, ids: tuple, weights: np.ndarray) -> None:
     render.show(head_view_chart, frame(w, heads, labels), width="content", n_positions=w.shape[-1], heads=heads,
                 title=f"Layer {layer + 1}: each character (left) and what it reads (right)",
                 subtitle=f"weights · shape {tuple(w[list(heads)].shape)} = (heads drawn, T, T)",
-                description=describe(layer, heads, labels, reads)[:500])
+                description=describe(layer, heads, labels, reads)[:500], record=recorded(w, heads, labels))
     cut = (" " + prose.text("full_model", "head_view_cut", drawn=w.shape[-1], T=len(ids))
            if w.shape[-1] < len(ids) else "")
     looks = "; ".join(f"{head} → {code_span(key)} ({weight:.2f})" for head, key, weight in reads)

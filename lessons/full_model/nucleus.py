@@ -28,11 +28,16 @@ def read(model: Model, ids: tuple, temperature: float, top_k: int, top_p: float)
             "mass": float(before[inside].sum())}
 
 
-def frame(seen: dict, tokenizer) -> ChartData:
-    """The most likely characters before the cut (as mv.bars draws them), each marked in or out of the nucleus."""
+def drawn(seen: dict) -> np.ndarray:
+    """The ids of the bars: the most likely characters before the cut, most likely first, none of probability 0."""
     before = seen["before"]
     order = np.argsort(-before, kind="stable")[:mv.TOP_BARS]
-    order = order[before[order] > 0]
+    return order[before[order] > 0]
+
+
+def frame(seen: dict, tokenizer) -> ChartData:
+    """The most likely characters before the cut (as mv.bars draws them), each marked in or out of the nucleus."""
+    before, order = seen["before"], drawn(seen)
     labels = [mv.shown(tokenizer.itos[i]) + (" (unknown)" if i == 0 else "") for i in order]
     data = plots.bar_frame(labels, before[order])
     data.columns["group"] = [IN if seen["inside"][i] else CUT for i in order]
@@ -41,7 +46,11 @@ def frame(seen: dict, tokenizer) -> ChartData:
 
 def bars(seen: dict, tokenizer, title: str) -> ChartData:
     data = frame(seen, tokenizer)
-    render.show(plots.bar_chart, data, width="stretch", title=title, y_title="next character", groups=GROUPS)
+    # for the export panel: each bar's probability, and 1 where it is in the nucleus
+    order = drawn(seen)
+    numbers = np.column_stack([seen["before"][order], seen["inside"][order]]).astype(float)  # (bars, 2)
+    render.show(plots.bar_chart, data, width="stretch", title=title, y_title="next character", groups=GROUPS,
+                record=render.Recorded(numbers, data.columns["label"], ["probability", "in the nucleus (1 = yes)"]))
     return data
 
 

@@ -102,6 +102,9 @@ def attention_section(model: Model, ids: tuple, weights: np.ndarray) -> None:
     drawn = min(T, mv.MAX_DRAWN)
     views.layers_heads_grid(mv.attention_frame(model.source, ids), L, H, drawn, width_px=1000, panel_px=180,
                             cell_px=26, min_cell_px=4)
+    labels = [mv.shown(c) for c in model.tokenizer.decode(ids[-drawn:])]
+    views.record_maps(weights[..., -drawn:, -drawn:].reshape(L * H, drawn, drawn), labels,
+                      views.layer_head_names(L, H), width_px=1000)
     shape_caption("weights", weights, "(layers, H, T, T)")
     if drawn < T:
         st.caption(f"Showing the last {drawn} of {T} positions: the earlier keys hold the rest of each row.")

@@ -7,11 +7,9 @@ tick, then draws. Shapes: L layers, H heads, T sequence length.
 
 from __future__ import annotations
 
-import functools
 import math
 import time
 
-import numpy as np
 import streamlit as st
 
 from lessons import COURSE
@@ -19,11 +17,10 @@ from lessons.training import session as ts
 from lessons.training.run import MASS_SEQUENCES, Run, uniform_guess_among, untrained
 from lessons.training.setup import LIMITS, Settings
 from ui.compute import model_store
-from ui.drawing import charts, export, plots, render
+from ui.drawing import charts, plots, render
 from ui.frame import page, prose
 from ui.sections import views
-from ui.state import presenter
-from ui.text import counted, escape_md, shape_str, shape_text
+from ui.text import counted, escape_md, shape_str
 
 TICK_EVERY_S = ts.TICK_EVERY_S  # the live panel reruns this often while training (a fragment timer)
 STATE_WORDS = {"running": "Training", "paused": "Stopped", "finished": "Finished", "diverged": "Diverged"}
@@ -62,31 +59,11 @@ def attention_maps(run: Run, before: bool = False) -> None:
     views.attention_grid(charts.grid_frame(maps, names, labels, labels), T, panels=H,
                          title="Attention on a fixed example, layer × head", width_px=GRID_WIDTH_PX,
                          panel_px=GRID_PANEL_PX, cell_px=GRID_CELL_PX, gap_px=GRID_GAP_PX)
-    record_maps(maps, labels, names)
+    views.record_maps(maps, labels, names, GRID_WIDTH_PX)
     when = "Before training: the random initial weights." if before else f"Drawn at step {run.steps}."
     st.caption(f"weights · shape {shape_str(w.shape)} = (layers, H, T, T); rows are queries, columns keys. {when}")
     if "mass" in view:
         answer_key_weights(view["mass"])
-
-
-def record_maps(maps: np.ndarray, labels: list[str], names: list[str]) -> None:
-    """Each (T, T) map of the grid for the export panel, as a matrix of its own. Its chart, a heatmap of that
-    map alone, is built only if a PNG or SVG of it is asked for: the live panel records them on every tick."""
-    scale = presenter.chart_scale()
-    for name, weights in zip(names, maps):
-        title = f"Attention, {name}"
-        export.record(title, weights, labels, labels, functools.partial(map_spec, weights, labels, title, scale))
-
-
-def map_spec(weights: np.ndarray, labels: list[str], title: str, scale: float) -> dict:
-    """One attention map as a heatmap for a file, on the grid's scale (0 to 1), its numbers printed up to 16 x 16.
-    Any thread may ask (a download is made outside the page's run): so the type scale comes as an argument."""
-    T = len(labels)
-    annotate = T <= charts.ANNOTATE_MAX_CELLS
-    cell = charts.cell_size(T, charts.px(charts.CELL_PX, scale), max_width=charts.px(GRID_WIDTH_PX, scale))
-    design = render.spec_for(charts.heatmap_chart, title=title, subtitle=shape_text("weights", weights, "(T, T)"),
-                             domain=views.PROBABILITY, annotate=annotate, cell_px=cell, font_scale=scale)
-    return charts.heatmap_frame(weights, labels, labels, with_text=annotate).inline(design)
 
 
 def answer_key_weights(mass) -> None:
@@ -115,7 +92,7 @@ def status(run: Run, f: dict) -> None:
 
 def loss_curve(run: Run) -> None:
     render.show(plots.line_chart, run.loss_frame(), width="stretch", x_title="step",
-                y_title="cross-entropy (nats)", title="Loss while training")
+                y_title="cross-entropy (nats)", title="Loss while training", whole_x=True)
     st.caption("Training loss: the batches the model learns from (averaged over a few steps). Validation: text it "
                "never trains on. Below the bigram line, the model uses more than the previous character.")
     k = uniform_guess_among(run)

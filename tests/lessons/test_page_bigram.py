@@ -20,6 +20,8 @@ from tests.apptest_helpers import (
     SENT_RTOL,
     chart_by_title,
     chart_data,
+    chart_spec,
+    chart_title,
     matrix,
     numbered_title,
     ok,
@@ -91,6 +93,37 @@ def test_defaults_counts_match_the_text(default_page):
     _, _, top = assert_counts_match(at, pydoc_fit_text(), 12)
     assert top[0] == " "  # the space is the most frequent character
     assert "counts · shape (12, 12) = (n, n) of the full (V, V) = (95, 95)" in texts(at)
+
+
+def test_defaults_counts_are_coloured_by_their_square_root(default_page):
+    """One cell (a space after a space) outnumbers the median cell many times over: on a linear scale the map was
+    one colour. It is coloured by the square root of the count from 0 (not rounded up), and the page says so,
+    with the largest cell and the median as the drawn counts give them."""
+    at = default_page
+    chart = chart_by_title(at, "counts[a, b]")
+    assert "√count" in chart_title(chart)
+    scales = [node["scale"] for node in walk(chart_spec(chart)) if isinstance(node.get("scale"), dict)
+              and node["scale"].get("scheme")]
+    assert scales == [{"scheme": "viridis", "type": "sqrt", "zero": True}], scales
+    counts = matrix(chart).to_numpy()
+    a, b = np.unravel_index(np.argmax(counts), counts.shape)
+    assert (a, b) == (0, 0)  # the space, the most frequent character, after itself
+    median = np.median(counts[counts > 0])
+    assert counts[a, b] / median > 5
+    said = texts(at)
+    assert "The colour is the square root of the count" in said
+    assert f"the largest cell, `␣ → ␣` ({int(counts[a, b]):,} pairs), is {counts[a, b] / median:.1f} times" in said
+    assert f"non-empty drawn cells ({median:,.0f})" in said
+
+
+def walk(node):
+    if isinstance(node, dict):
+        yield node
+        for value in node.values():
+            yield from walk(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from walk(value)
 
 
 def test_defaults_rows_are_smoothed_probabilities(default_page):

@@ -121,9 +121,13 @@ def run_open(page: str, query: dict | None = None) -> AppTest:
 @pytest.mark.parametrize("lesson", WITH_HEATMAPS)
 def test_every_heatmap_is_recorded_once_and_its_csv_is_what_is_shown(lesson):
     at = ok(run_page(LESSONS[lesson].path))
-    shown, items = heatmaps(at), drawn(at)
+    # the heatmaps drawn as such (Full model records its bars, grid maps, head view and table too: tested below)
+    shown, items = heatmaps(at), [i for i in drawn(at) if export.spec_of(i).get("description", "").startswith(
+        "Heatmap ")]
     assert items, "nothing to export"
-    assert [i["title"] for i in items] == [chart_title(c) for c in shown]
+    # named as on screen, without a hint of how to use the chart there (": click a row"): a file has no rows to click
+    assert [i["title"] for i in items] == [chart_files.file_title(chart_title(c)) for c in shown]
+    assert not any("click" in i["title"] for i in items)
     for item, chart in zip(items, shown):
         title = item["title"]
         on_screen = matrix(chart)
@@ -231,10 +235,51 @@ def test_csv_labels_with_commas_quotes_and_repeats():
 
 def test_full_model_exports_positions_with_their_numbers():
     at = ok(run_page(LESSONS["model"].path))
-    (item,) = drawn(at)
+    (item,) = [i for i in drawn(at) if "positional encoding" in i["title"]]
     df = read_csv(export.matrix_csv(item["matrix"], item["rows"], item["cols"]))
     assert [str(i) for i in df.index] == [str(p) for p in range(item["matrix"].shape[0])]
     assert_same_numbers(df.to_numpy(), item["matrix"], item["title"])
+
+
+def test_full_model_exports_what_the_page_shows(saved):
+    """The next-character bars, every attention map of the grid, the head view and the knockout table, each
+    with its own numbers (computed here again by the page's own cached calls), then the positions; each a
+    picture too (the table as a map of its cells)."""
+    from lessons.full_model.page import DEFAULT_PROMPT
+    from ui.compute import model_store
+    from ui.sections import knockout_views, model_views
+
+    at = run_open(LESSONS["model"].path)
+    items = drawn(at)
+    titles = [i["title"] for i in items]
+    model = model_store.load_model(model_store.default_model())
+    ids = tuple(model.tokenizer.encode(DEFAULT_PROMPT))
+    seen = model_views.read_prompt(model.source, ids)
+    L, H, T = seen["weights"].shape[0], seen["weights"].shape[1], len(ids)
+    assert titles == ["P(next | prompt), temperature 1",
+                      *[f"Attention, layer {layer + 1} · head {h + 1}" for layer in range(L) for h in range(H)],
+                      "Layer 1: each character (left) and what it reads (right)",
+                      "All heads · P(next character)", "Head off · P(next character)",
+                      "Knockout cost (nats, zero mode)", "Sinusoidal positional encoding"]
+    bars = read_csv(export.item_csv(items[0]))
+    probs = np.exp(seen["logits"] - seen["logits"].max())
+    probs /= probs.sum()
+    assert list(bars.columns) == ["probability"] and len(bars) == model_views.TOP_BARS
+    assert_same_numbers(bars["probability"].to_numpy(), np.sort(probs)[::-1][:model_views.TOP_BARS], "bars")
+    for k in range(L * H):
+        assert_same_numbers(items[1 + k]["matrix"], seen["weights"][k // H, k % H], titles[1 + k])
+    head_view = read_csv(export.item_csv(items[1 + L * H]))
+    assert head_view.shape == (H * T, T) and head_view.index[0].startswith("head 1 · ")
+    assert_same_numbers(head_view.to_numpy(), seen["weights"][0].reshape(H * T, T), "head view")
+    table = read_csv(export.item_csv(items[-2]))
+    assert list(table.index) == [f"layer {layer + 1}" for layer in range(L)]
+    assert_same_numbers(table.to_numpy(), knockout_views.cost_table(model.source, ids, "zero"), "knockout")
+    # the panel offers them all; a picture of the bars and of the table is made
+    assert len(picker(at).options) == len(items)
+    for index in (0, len(items) - 2):
+        picker(at).set_value(picker(at).options[index])
+        at = press(ok(at.run()), "png")
+        assert saved[f"{export.slug(titles[index])}.png"][0][:8] == b"\x89PNG\r\n\x1a\n"
 
 
 # ---- the Training page ----------------------------------------------------------------------------------

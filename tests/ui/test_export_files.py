@@ -10,12 +10,13 @@ from __future__ import annotations
 import io
 import re
 import threading
+import zipfile
 
 import numpy as np
 import pytest
 from PIL import Image
 
-from ui.drawing import chart_files, charts, render
+from ui.drawing import chart_files, charts, export, render
 
 TOKENS = "The cat sat on the warm mat".split()
 TITLE = "softmax(Q Kᵀ / √d_k): click a row"
@@ -137,10 +138,58 @@ def test_a_clickable_heatmap_exports_as_png_and_svg():
     spec = heatmap_spec(weights(), TITLE, domain=(0.0, 1.0), select_rows=True)
     assert any(p["name"] == "pick" for p in spec["params"])
     svg = chart_files.chart_file("svg", spec)
-    assert svg.lstrip().startswith("<svg") and TITLE in svg
+    assert svg.lstrip().startswith("<svg") and chart_files.file_title(TITLE) in svg
     assert svg.count('aria-roledescription="rect mark"') >= weights().size
     image = png_image(chart_files.chart_file("png", spec))
     assert image.shape[1] > 2 * 7 * charts.CELL_PX and image.shape[0] > 2 * 7 * charts.CELL_PX
+
+
+OUTLINE = (255, 75, 75)  # #ff4b4b, the outline of the picked row on the page
+
+
+def red_pixels(png: bytes) -> int:
+    return int((np.abs(png_image(png) - np.array(OUTLINE)).max(axis=2) < 40).sum())
+
+
+def test_a_file_is_the_matrix_not_the_page_interaction(monkeypatch):
+    """A clickable heatmap with its third row picked: on the page its title says "click a row" and the row is
+    outlined in red; its files have neither (the title keeps the matrix's name) and no click selection."""
+    picked = render.with_param(heatmap_spec(weights(), TITLE, domain=(0.0, 1.0), select_rows=True),
+                               charts.SHOWN_ROW, 2)
+    with monkeypatch.context() as kept:  # drawn with the page's interaction, the outline is there to see
+        kept.setattr(chart_files, "_without_interaction", lambda spec: None)
+        assert red_pixels(chart_files._draw_file("png", picked)) > 100
+    spec = chart_files.file_spec(picked)
+    assert spec["title"]["text"] == "softmax(Q Kᵀ / √d_k)"
+    assert [p for p in spec["params"] if p["name"] == charts.SHOWN_ROW] == [{"name": charts.SHOWN_ROW, "value": -1}]
+    assert not any("select" in p for p in spec["params"])
+    svg = chart_files.chart_file("svg", picked)
+    assert "click" not in svg and "softmax(Q Kᵀ / √d_k)" in svg
+    assert "#ff4b4b" not in svg.lower() and "rgb(255, 75, 75)" not in svg
+    assert red_pixels(chart_files.chart_file("png", picked)) == 0
+
+
+@pytest.mark.parametrize("title, name", [
+    ("softmax(Q Kᵀ / √d_k): click a row", "softmax-q-kt-sqrt-d-k"),
+    ("Head 2 weights: click a row", "head-2-weights"),
+    ("Attention, layer 1 · head 2", "attention-layer-1-head-2"),
+    ("α = 0.5 × β²", "alpha-0-5-x-beta-2"),
+    ("P(next = b | a)", "p-next-b-a"),
+    ("日本", "matrix"),
+])
+def test_file_names_spell_out_symbols_and_greek_letters(title, name):
+    assert export.slug(title) == name
+
+
+def test_zip_names_are_readable_and_unique():
+    """Two titles that differ only by a Greek letter or a symbol keep different, readable names in a ZIP."""
+    items = [{"title": title, "matrix": np.eye(2), "rows": ["a", "b"], "cols": ["a", "b"]}
+             for title in ("scores Q Kᵀ", "scores Q K", "weights, α = 1", "weights, β = 1", "weights, β = 1")]
+    with zipfile.ZipFile(io.BytesIO(export.all_csv_zip(items))) as zf:
+        names = zf.namelist()
+    assert names == ["01-scores-q-kt.csv", "02-scores-q-k.csv", "03-weights-alpha-1.csv", "04-weights-beta-1.csv",
+                     "05-weights-beta-1.csv"]
+    assert len(set(names)) == len(names) and all(n.isascii() for n in names)
 
 
 def test_a_conversion_that_fails_says_why():
@@ -206,7 +255,8 @@ def test_every_text_of_a_file_is_in_the_file_font():
     svg = chart_files.chart_file("svg", spec)
     families = set(re.findall(r'font-family="([^"]*)"', svg))
     assert families == {chart_files.FILE_FONTS}, families
-    assert re.search(rf'font-family="{chart_files.FILE_FONTS}"[^>]*>{re.escape(TITLE)}</text>', svg)
+    title = re.escape(chart_files.file_title(TITLE))  # the file's title, without the page's "click a row"
+    assert re.search(rf'font-family="{chart_files.FILE_FONTS}"[^>]*>{title}</text>', svg)
 
 
 def title_png(text: str) -> np.ndarray:

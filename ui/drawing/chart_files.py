@@ -12,6 +12,7 @@ import functools
 import hashlib
 import json
 import math
+import re
 import sys
 import threading
 import warnings
@@ -19,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ui.drawing.chart_data import ChartData
-from ui.drawing.charts import CHAR_EM
+from ui.drawing.charts import CHAR_EM, SHOWN_ROW
 
 # The files' font. The converter's own sans-serif font lacks ␣, which labels use, and the older copy of it a
 # server may have lacks ᵀ too: a title with one was drawn whole in a serif font that had it, or with a box
@@ -28,6 +29,7 @@ from ui.drawing.charts import CHAR_EM
 FILE_FONT = "DejaVu Sans"
 FILE_FONTS = f"{FILE_FONT}, sans-serif"
 FILE_CHAR_EM = 0.6  # the width of a printed number's character in DejaVu Sans, in ems (a digit is 0.64)
+CONTAINER_PX = 480  # the width of a file of a chart that takes its column's width on the page (bars, lines)
 _FONTS_LOCK = threading.Lock()  # the font is given to the converter once, whichever file is asked for first
 
 
@@ -62,9 +64,37 @@ def _room_for_numbers(spec: dict, text_px: float) -> None:
             spec[side] = {**size, "step": px}
 
 
+# What a title says of how to use the chart on the page: a file has no such use, so its title leaves it out.
+_HINT = re.compile(r"\s*[:·]\s*click (?:a|any|one) (?:row|cell|bar)\b.*$", re.IGNORECASE)
+
+
+def file_title(title: str) -> str:
+    """A chart's title without its hint of how to use it on the page: 'weights: click a row' -> 'weights'."""
+    return _HINT.sub("", title)
+
+
+def _without_interaction(spec: dict) -> None:
+    """The file draws the matrix, not the page's interaction: no hint in the title, no outlined row (the
+    clickable heatmap's SHOWN_ROW parameter set to none) and no click selection."""
+    title = spec.get("title")
+    if isinstance(title, str):
+        spec["title"] = file_title(title)
+    elif isinstance(title, dict) and isinstance(title.get("text"), str):
+        spec["title"] = {**title, "text": file_title(title["text"])}
+    if "params" in spec:
+        spec["params"] = [{**p, "value": -1} if p.get("name") == SHOWN_ROW else p
+                          for p in spec["params"] if "select" not in p]
+        if not spec["params"]:
+            del spec["params"]
+
+
 def file_spec(spec: dict) -> dict:
-    """The chart as a file draws it: in the file font throughout, its numbers with room to print."""
+    """The chart as a file draws it: in the file font throughout, its numbers with room to print, and none of
+    the page's interaction (_without_interaction)."""
     spec = copy.deepcopy(spec)
+    _without_interaction(spec)
+    if spec.get("width") == "container":  # bars and lines take their column's width on the page; a file has none
+        spec["width"] = CONTAINER_PX
     marks = list(_marks(spec))
     for mark in marks:
         if "font" in mark:

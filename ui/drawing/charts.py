@@ -172,6 +172,7 @@ def heatmap_chart(
     cell_px: int = CELL_PX,
     select_rows: bool = False,
     font_scale: float = 1.0,
+    colour_scale: str = "linear",
     data: pd.DataFrame | None = None,
 ) -> alt.Chart:
     """An annotated heatmap: square cells, token labels on both axes, exact values on hover.
@@ -181,6 +182,8 @@ def heatmap_chart(
     matrices); ui.drawing.render passes neither, so its cached spec does not depend on the shape.
     Pass `data` (a heatmap_frame) to embed the numbers, or leave it out and let ui.drawing.render attach them.
     select_rows adds a click selection on the query row. font_scale scales every text it prints.
+    colour_scale: "sqrt" colours by the square root of the value (counts where a few cells dwarf the rest; the
+    page must say so); with it, print no numbers (their ink is chosen for a linear scale).
 
     Every label is drawn on cells at least as large as its type, MIN_LABEL_PX (in presenter mode 18 px);
     a crowded axis turns its labels upright, and on smaller cells leaves out those that would overlap. A
@@ -193,7 +196,8 @@ def heatmap_chart(
         cell_px = cell_size(n_cols, cell_px)
     scheme = DIVERGING if diverging else SEQUENTIAL
     scale = alt.Scale(scheme=scheme, **({"domainMid": 0} if diverging else {}),
-                      **({"domain": list(domain)} if domain is not None else {}))
+                      **({"domain": list(domain)} if domain is not None else {}),
+                      **({"type": colour_scale, "zero": True} if colour_scale != "linear" else {}))
     # No gap is asked between labels: the app's theme asks 2 px, which on 6 px cells left only every fourth label.
     label_px, overlap, upright = label_look(cell_px, font_scale)
     fonts = dict(labelFontSize=label_px, titleFontSize=px(TITLE_PX, font_scale),

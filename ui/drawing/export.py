@@ -21,6 +21,7 @@ import hashlib
 import io
 import json
 import re
+import unicodedata
 import zipfile
 from collections.abc import Callable
 
@@ -28,7 +29,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from ui.drawing.chart_files import ExportError, chart_file, chart_key
+from ui.drawing.chart_files import ExportError, chart_file, chart_key, file_title
 from ui.drawing.charts import unique_labels
 from ui.state import parts
 from ui.text import escape_md
@@ -60,10 +61,12 @@ def _put(entry: dict) -> None:
         st.session_state[_AT] = at + 1
 
 
-def record(title: str, matrix, row_labels, col_labels, spec: dict | Callable[[], dict]) -> None:
+def record(title: str, matrix, row_labels, col_labels, spec: dict | Callable[[], dict] | None) -> None:
     """Remember a drawn heatmap (its numbers, and its chart as drawn, data included) for the export panel.
-    spec may be a function that builds it (a chart not drawn as such, a map of a grid; or one drawn as JSON)."""
-    _put({"title": title or "matrix", "matrix": np.asarray(matrix), "rows": list(row_labels),
+    spec may be a function that builds it (a chart not drawn as such, a map of a grid; or one drawn as JSON),
+    or None for numbers drawn as a table: those are offered as CSV only. A title's hint of how to use the chart on
+    the page (": click a row") is left out: the file is the matrix, not the interaction."""
+    _put({"title": file_title(title) or "matrix", "matrix": np.asarray(matrix), "rows": list(row_labels),
           "cols": list(col_labels), "spec": spec, "parts": parts.current()})
 
 
@@ -103,10 +106,31 @@ def panel_open() -> bool:
     return bool(st.session_state.get(OPEN_KEY))
 
 
+# Symbols the titles use, spelled out in a file name (Greek letters are spelled by their Unicode names).
+_SPELLED = {"√": " sqrt ", "×": " x ", "−": "-", "·": " ", "Σ": " sum ", "→": " to ", "∞": " inf ",
+            "⊙": " times ", "∅": " empty ", "␣": " space ", "⏎": " newline ", "⇥": " tab "}
+
+
+def _spelled(char: str) -> str:
+    """One character of a title in ASCII: as it is, spelled out (α -> alpha, √ -> sqrt), its plain form
+    (ᵀ -> T, ² -> 2, ₖ -> k), or nothing."""
+    if char.isascii():
+        return char
+    if char in _SPELLED:
+        return _SPELLED[char]
+    name = unicodedata.name(char, "")
+    if name.startswith(("GREEK SMALL LETTER ", "GREEK CAPITAL LETTER ")):
+        return f" {name.split()[-1].lower()} "
+    plain = unicodedata.normalize("NFKD", char).encode("ascii", "ignore").decode()
+    return plain or " "
+
+
 def slug(title: str) -> str:
-    """A safe file name from a chart title: letters, digits, dashes only."""
-    name = re.sub(r"[^A-Za-z0-9]+", "-", title).strip("-").lower()
-    return name[:60] or "matrix"
+    """A safe file name from a chart title, readable: letters, digits, dashes only, with the symbols and Greek
+    letters spelled out ('softmax(Q Kᵀ / √d_k)' -> 'softmax-q-kt-sqrt-d-k', 'α' -> 'alpha')."""
+    ascii_title = "".join(map(_spelled, file_title(title)))
+    name = re.sub(r"[^A-Za-z0-9]+", "-", ascii_title).strip("-").lower()
+    return name[:60].rstrip("-") or "matrix"
 
 
 def matrix_csv(matrix, row_labels, col_labels) -> str:

@@ -15,6 +15,13 @@ from ui.drawing.charts import FONT, LABEL_PX, TITLE_PX, px, themed, unique_label
 
 BAR_FILL, BAR_TRACK = "#3b528b", "#e8e8e8"
 HEADROOM = 1.2  # the value axis reaches a little past the longest bar, to leave room for its number
+_FRACTION = "datum.value % 1 != 0"
+# An axis of whole numbers (positions, steps, counts). tickMinStep alone does not do it: Vega asks for fewer
+# ticks, but its tick maker still steps by 0.5 on a short axis (0 to 2 in three ticks), and "d" then prints
+# 0, 1, 1, 2, 2. So a tick between two whole numbers is drawn with no label, no tick mark and no grid line.
+WHOLE_TICKS = {"format": "d", "tickMinStep": 1, "labelExpr": f"{_FRACTION} ? '' : datum.label",
+               "tickOpacity": {"condition": {"test": _FRACTION, "value": 0}, "value": 1},
+               "gridOpacity": {"condition": {"test": _FRACTION, "value": 0}, "value": 1}}
 
 
 def bar_chart(title: str = "", x_title: str = "probability", y_title: str = "token",
@@ -36,7 +43,9 @@ def bar_chart(title: str = "", x_title: str = "probability", y_title: str = "tok
                 axis=alt.Axis(labelOverlap=False, **fonts)),
         tooltip=[alt.Tooltip("label:N", title=y_title), alt.Tooltip("value:Q", format=".4f", title=x_title)],
     )
-    x = alt.X("value:Q", title=x_title, scale=x_scale, axis=alt.Axis(tickCount=5, **fonts))
+    # bars of counts ("d") tick whole numbers only: a count of 3 is never split at 0.5, 1.5, 2.5
+    whole = WHOLE_TICKS if number_format.endswith("d") else {}
+    x = alt.X("value:Q", title=x_title, scale=x_scale, axis=alt.Axis(tickCount=5, **whole, **fonts))
     # The track and the invisible mark are drawing aids, hidden from screen readers (aria=False).
     track = base.mark_bar(color=BAR_TRACK, aria=False).encode(x=alt.value(0), x2=alt.value("width"))
     bars = base.mark_bar(color=BAR_FILL).encode(x=x)
@@ -44,7 +53,7 @@ def bar_chart(title: str = "", x_title: str = "probability", y_title: str = "tok
         names, fills = [g[0] for g in groups], [g[1] for g in groups]
         # stack=None: a colour would otherwise stack the bars, and the stacked layer loses the bars' order
         bars = bars.encode(x=alt.X("value:Q", title=x_title, scale=x_scale, stack=None,
-                                   axis=alt.Axis(tickCount=5, **fonts)),
+                                   axis=alt.Axis(tickCount=5, **whole, **fonts)),
                            color=alt.Color("group:N", title=None, scale=alt.Scale(domain=names, range=fills),
                                            legend=alt.Legend(orient="bottom", labelFontSize=fonts["labelFontSize"],
                                                              labelLimit=px(320, font_scale))))
@@ -71,7 +80,7 @@ def line_chart(x_title: str, y_title: str, title: str = "", log_x: bool = False,
                whole_x: bool = False, font_scale: float = 1.0, data: pd.DataFrame | None = None) -> alt.Chart:
     """Lines from a tidy frame with columns x, y, series (one line per series, colour-blind-safe palette).
 
-    whole_x marks an x axis of positions: whole-number ticks only.
+    whole_x marks an x axis of whole numbers (positions, steps, units): whole-number ticks only.
     A log axis writes its numbers in one notation, never "1e+13" beside "100,000,000,000": SI prefixes on
     a log y axis (1k, 1M, 1G), whole numbers on a log x axis (1, 2, ..., 1,024, ..., 1,048,576).
     """
@@ -81,7 +90,7 @@ def line_chart(x_title: str, y_title: str, title: str = "", log_x: bool = False,
     # a log x axis counts things (d_k, tokens) at powers of 2: whole numbers with separators, 1,024 not 1.024k
     # whole_x: x counts positions, so a short axis gets ticks 0, 1, 2 rather than 0.00, 0.05, ...
     x_axis = alt.Axis(format=",d", **fonts) if log_x else alt.Axis(
-        **fonts, **({"format": "d", "tickMinStep": 1} if whole_x else {}))
+        **fonts, **(WHOLE_TICKS if whole_x else {}))
     y_axis = alt.Axis(format="~s", **fonts) if log_y else alt.Axis(**fonts)
     legend = alt.Legend(labelFontSize=px(LABEL_PX, font_scale), labelLimit=px(240, font_scale),
                         symbolSize=px(100, font_scale ** 2))

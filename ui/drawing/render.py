@@ -114,13 +114,14 @@ def show_grid(data: ChartData, columns: int, cell_px: int, title: str) -> None:
 
 
 def show(builder: Callable, data: ChartData, key: str | None = None, on_select: str = "ignore",
-         width: str | None = None, description: str | None = None, **settings):
+         width: str | None = None, description: str | None = None, record: Recorded | None = None, **settings):
     """Render builder(**settings) (a chart builder that takes `data=None`) with `data`, a table from
     ui.drawing.charts or ui.drawing.plots (or a ChartData built by hand).
 
     Returns the selection state when on_select is set. Pass width="stretch" for charts whose spec
     says width="container" (bars, lines), "content" for one drawn at its own size. description: the
-    text a screen reader reads for it, when ui.drawing.alt_text does not know the builder.
+    text a screen reader reads for it, when ui.drawing.alt_text does not know the builder. record: the chart's
+    numbers as a matrix, for the export panel (its CSV; its PNG and SVG are this chart as drawn).
     """
     if on_select != "ignore":  # a chart that reports clicks is a widget: Streamlit's own path
         spec = data.inline(spec_for(builder, **settings))  # a fresh dict: the cached design stays as it was
@@ -128,9 +129,21 @@ def show(builder: Callable, data: ChartData, key: str | None = None, on_select: 
         if text:
             spec["description"] = text  # the drawn svg's aria-label
         return _draw(spec, key=key, on_select=on_select, width=width, alt=text)
+    title = settings.get("title", "")
     text, design = chart_text(builder, data, width, description, **settings)
     send.chart(text, design.width)
+    if record is not None:
+        export.record(title, record.matrix, record.rows, record.cols, functools.partial(json.loads, text))
     return None
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """A chart's numbers as the export panel keeps them: a matrix (R, C), a label per row and per column."""
+
+    matrix: np.ndarray
+    rows: list
+    cols: list
 
 
 def describe(matrix, row_labels, col_labels, title: str) -> str:

@@ -7,6 +7,8 @@ each single-head knockout costs. The numbers come from core.demos.knockout; cach
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import streamlit as st
 
@@ -15,9 +17,10 @@ from core.model import KNOCKOUT_MODES, Knockout
 from ui.compute import model_store
 from ui.compute.memo import shared
 from ui.compute.model_store import Model
+from ui.drawing import charts, export, render
 from ui.sections import model_views as mv
 from ui.sections import views
-from ui.state import controls
+from ui.state import controls, presenter
 
 NONE = "none"
 MODE_HELP = ("zero: the head's output becomes 0. mean: it becomes its average over the sequence, so only "
@@ -95,10 +98,28 @@ def knockout_section(model: Model, ids: tuple[int, ...], prefix: str, unit: str 
             mv.bars(probs, model.tokenizer, f"{title} · P(next {unit})")
     table = cost_table(model.source, ids, knockout.mode, counted)
     views.number_table(table_frame(table), "%+.3f")
+    record_table(table, knockout.mode)
     layer, head = np.unravel_index(np.argmax(table), table.shape)
     st.caption(f"What each knockout costs ({knockout.mode} mode): the loss with that one head off minus the "
                f"loss with all heads. The most needed head here is layer {layer + 1} · head {head + 1} "
                f"({table.max():+.3f} nats); entries near 0 are heads this sequence can do without.")
+
+
+def record_table(table: np.ndarray, mode: str) -> None:
+    """The (L, H) table of knockout costs for the export panel: its CSV, and as a picture a map of it (the table
+    itself is no chart), each cell printed, centred on 0, built only when a PNG or SVG is asked for."""
+    rows = [f"layer {layer + 1}" for layer in range(table.shape[0])]
+    cols = [f"head {h + 1}" for h in range(table.shape[1])]
+    title = f"Knockout cost (nats, {mode} mode)"
+    export.record(title, table, rows, cols,
+                  functools.partial(table_spec, table, rows, cols, title, presenter.chart_scale()))
+
+
+def table_spec(table: np.ndarray, rows: list[str], cols: list[str], title: str, scale: float) -> dict:
+    """The knockout table as a heatmap for a file (any thread may ask: the type scale comes as an argument)."""
+    design = render.spec_for(charts.heatmap_chart, title=title, subtitle=f"shape {table.shape} = (layers, H)",
+                             diverging=True, annotate=True, x_title="head", y_title="layer", font_scale=scale)
+    return charts.heatmap_frame(table, rows, cols).inline(design)
 
 
 def _flat(knockout: Knockout, cfg) -> int:

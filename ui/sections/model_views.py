@@ -193,7 +193,8 @@ def bars(probs: np.ndarray, tokenizer, title: str) -> ChartData:
     order = order[probs[order] > 0]
     labels = [shown(tokenizer.itos[i]) + (" (unknown)" if i == 0 else "") for i in order]
     frame = plots.bar_frame(labels, probs[order])
-    render.show(plots.bar_chart, frame, width="stretch", title=title, y_title="next character")
+    render.show(plots.bar_chart, frame, width="stretch", title=title, y_title="next character",
+                record=render.Recorded(probs[order][:, None], labels, ["probability"]))
     return frame
 
 

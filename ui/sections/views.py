@@ -15,7 +15,7 @@ import pandas as pd
 import streamlit as st
 
 from core.tokenize import word_tokens
-from ui.drawing import charts, render, tables
+from ui.drawing import charts, export, render, tables
 from ui.drawing.chart_data import ChartData
 from ui.sections import explain
 from ui.state import controls, presenter
@@ -180,6 +180,28 @@ def grid_layout(T: int, panels: int, width_px: int, panel_px: int, cell_px: int 
 def layer_head_names(n_layers: int, n_heads: int) -> list[str]:
     """Panel titles of a layers x heads grid, row by row: 'layer 1 · head 1', 'layer 1 · head 2', ..."""
     return [f"layer {layer + 1} · head {head + 1}" for layer in range(n_layers) for head in range(n_heads)]
+
+
+def record_maps(maps: np.ndarray, labels: list[str], names: list[str], width_px: int) -> None:
+    """Each (T, T) map of a grid (maps (P, T, T), a name per panel) for the export panel, as a matrix of its own.
+    Its chart, a heatmap of that map alone, is built only if a PNG or SVG of it is asked for: a live panel
+    records them on every tick."""
+    scale = presenter.chart_scale()
+    for name, weights in zip(names, maps):
+        title = f"Attention, {name}"
+        export.record(title, weights, labels, labels,
+                      functools.partial(map_spec, weights, labels, title, scale, width_px))
+
+
+def map_spec(weights: np.ndarray, labels: list[str], title: str, scale: float, width_px: int) -> dict:
+    """One attention map as a heatmap for a file, on the grid's scale (0 to 1), its numbers printed up to 16 x 16.
+    Any thread may ask (a download is made outside the page's run): so the type scale comes as an argument."""
+    T = len(labels)
+    annotate = T <= charts.ANNOTATE_MAX_CELLS
+    cell = charts.cell_size(T, charts.px(charts.CELL_PX, scale), max_width=charts.px(width_px, scale))
+    design = render.spec_for(charts.heatmap_chart, title=title, subtitle=shape_text("weights", weights, "(T, T)"),
+                             domain=PROBABILITY, annotate=annotate, cell_px=cell, font_scale=scale)
+    return charts.heatmap_frame(weights, labels, labels, with_text=annotate).inline(design)
 
 
 def attention_grid(frame: ChartData, T: int, panels: int, title: str, width_px: int, panel_px: int,
