@@ -25,6 +25,7 @@ from tests.apptest_helpers import (
     texts,
 )
 from ui.state.controls import DEFAULT_TEXT
+from ui.text import counted
 
 PAGE = "lessons/communication/page.py"
 ONE, TWO = "I sat on the bank of the river", "I paid the money into the bank"
@@ -135,7 +136,7 @@ def assert_encoder_decoder_and_reach(at) -> None:
     assert (dec[np.triu_indices(T, 1)] == 0).all() and (enc > 0).all()
     hears = table_with(at, "hears (decoder)")
     assert hears["hears (encoder)"].tolist() == [T] * T and hears["hears (decoder)"].tolist() == list(range(1, T + 1))
-    assert f"{T * T} messages" in texts(at) and f"decoder {T * (T + 1) // 2}" in texts(at)
+    assert counted(T * T, "message") in texts(at) and f"decoder {T * (T + 1) // 2}" in texts(at)
     reach = table_with(at, "recurrence share")
     keep = s["comm_keep"]
     np.testing.assert_allclose(reach["recurrence share"], keep ** np.arange(T), atol=1e-12)
