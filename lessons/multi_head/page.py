@@ -6,7 +6,7 @@ import streamlit as st
 from core import attention
 from core.costs import attention_params
 from core.demos.heads import head_entropies, mha_weights, multi_head
-from core.tokenize import word_embeddings
+from core.tokenize import word_embeddings, word_tokens
 from lessons import COURSE
 from lessons.multi_head import not_explanation, trained
 from lessons.multi_head.questions import questions
@@ -124,7 +124,7 @@ def controls_and_sections() -> None:
         trained.view()
         return
     sentence = controls.input_text()
-    max_tokens = controls.seq_len()
+    max_tokens = controls.seq_len(len(word_tokens(sentence)))
     D = controls.d_model()
     H = controls.heads(D)
     seed = controls.seed()
