@@ -15,6 +15,8 @@ from ui.state import controls
 # The pipeline the lessons walk through, one box per step: HTML boxes that wrap onto a second row in the
 # page's own type size (a graphviz picture shrank its text to ~8 px to fit the page's width). A numbered list,
 # so a screen reader reads the steps in order (the arrows between them are hidden from it). Constant text.
+# Each arrow stands before the step it leads to, in the same item: a row then starts with an arrow into its first
+# box (the flow coming on from the row above) and never ends with one pointing at nothing.
 # Pre-norm, as every model here: layer norm before attention and before the feed-forward layer, each sublayer's
 # output added to the residual stream.
 PIPELINE_HTML = """<style>
@@ -30,19 +32,19 @@ PIPELINE_HTML = """<style>
 [data-testid="stCaptionContainer"] code { color: inherit; }
 </style>
 <ol class="pipeline" aria-label="A transformer, step by step">
-<li><span class="step">token embeddings X<br>+ positions</span><span class="arrow" aria-hidden="true">→</span></li>
-<li><span class="step">layer norm</span><span class="arrow" aria-hidden="true">→</span></li>
-<li><span class="step">Q, K, V<br>= X W</span><span class="arrow" aria-hidden="true">→</span></li>
-<li><span class="step">scores<br>Q Kᵀ</span><span class="arrow" aria-hidden="true">→</span></li>
-<li><span class="step">÷ √d_k</span><span class="arrow" aria-hidden="true">→</span></li>
-<li><span class="step">causal<br>mask</span><span class="arrow" aria-hidden="true">→</span></li>
-<li><span class="step">softmax</span><span class="arrow" aria-hidden="true">→</span></li>
-<li><span class="step">weighted sum<br>of V</span><span class="arrow" aria-hidden="true">→</span></li>
-<li><span class="step">heads →<br>concat → W_O</span><span class="arrow" aria-hidden="true">→</span></li>
-<li><span class="step">+ residual</span><span class="arrow" aria-hidden="true">→</span></li>
-<li><span class="step">layer norm → FFN<br>→ + residual</span><span class="arrow" aria-hidden="true">→</span></li>
-<li><span class="step">more blocks,<br>final layer norm</span><span class="arrow" aria-hidden="true">→</span></li>
-<li><span class="step">logits → next token</span></li></ol>"""
+<li><span class="step">token embeddings X<br>+ positions</span></li>
+<li><span class="arrow" aria-hidden="true">→</span><span class="step">layer norm</span></li>
+<li><span class="arrow" aria-hidden="true">→</span><span class="step">Q, K, V<br>= X W</span></li>
+<li><span class="arrow" aria-hidden="true">→</span><span class="step">scores<br>Q Kᵀ</span></li>
+<li><span class="arrow" aria-hidden="true">→</span><span class="step">÷ √d_k</span></li>
+<li><span class="arrow" aria-hidden="true">→</span><span class="step">causal<br>mask</span></li>
+<li><span class="arrow" aria-hidden="true">→</span><span class="step">softmax</span></li>
+<li><span class="arrow" aria-hidden="true">→</span><span class="step">weighted sum<br>of V</span></li>
+<li><span class="arrow" aria-hidden="true">→</span><span class="step">heads →<br>concat → W_O</span></li>
+<li><span class="arrow" aria-hidden="true">→</span><span class="step">+ residual</span></li>
+<li><span class="arrow" aria-hidden="true">→</span><span class="step">layer norm → FFN<br>→ + residual</span></li>
+<li><span class="arrow" aria-hidden="true">→</span><span class="step">more blocks,<br>final layer norm</span></li>
+<li><span class="arrow" aria-hidden="true">→</span><span class="step">logits → next token</span></li></ol>"""
 
 
 def home() -> None:

@@ -189,3 +189,10 @@ def type_everywhere(at: AppTest, value_for):
         next(b for b in at.button if b.proto.is_form_submitter and b.proto.form_id == form).click()
         at.run()
         yield
+
+
+def seq_len(at) -> int:
+    """The seq_len slider's value (at: the app, or its sidebar); 1 where the text has one token or none (the slider
+    is then not drawn: a range of 1 to 1 has nothing to choose)."""
+    found = [s for s in getattr(at, "sidebar", at).slider if s.key == "seq_len"]
+    return found[0].value if found else 1

@@ -29,6 +29,11 @@ def counted(n: int, noun: str, plural: str | None = None) -> str:
     return f"{n} {noun if n == 1 else plural or noun + 's'}"
 
 
+def every(n: int, noun: str, plural: str | None = None) -> str:
+    """7, 'row' -> 'all 7 rows'; 1, 'row' -> 'the one row' ("all 1 rows" is what a student would read otherwise)."""
+    return f"all {counted(n, noun, plural)}" if n != 1 else f"the one {noun}"
+
+
 def shape_str(shape) -> str:
     """(7, 8) -> '(7, 8)'; a 1-D shape keeps Python's trailing comma: '(7,)'."""
     dims = [str(int(n)) for n in shape]

@@ -56,7 +56,7 @@ def layer_norm_section(r: dict, label: str) -> None:
     ln, layer = r["ln"], r["layer"] + 1
     prose.section("Layer norm on one row", "block", "layer_norm", layer=layer)
     rows = ["x (the row)", "x̂ (normalised)", "γ·x̂ + β (output)"]
-    wide = dict(cell_px=13, max_width=ROW_PX)  # D = 64 columns: each map takes the page's width
+    wide = dict(cell_px=13, max_width=ROW_PX, strip=True)  # D = 64 columns: each map takes the page's width
     heatmaps(token_rows(np.stack([ln["x"], ln["x_hat"], ln["out"]]), rows, f"row {r['position']} “{label}” "
                         "through layer norm", "block_ln", "row", "(3, D): before, normalised, scaled and shifted",
                         y_title="step", **wide))

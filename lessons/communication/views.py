@@ -14,7 +14,7 @@ from ui.drawing.charts import unique_labels
 from ui.frame import prose
 from ui.sections import views
 from ui.sections.views import Heatmap, dim_labels, heatmaps, weights_map
-from ui.text import code_span, shape_str
+from ui.text import code_span, counted, shape_str
 
 ROW = dict(domain=views.PROBABILITY, x_title="key", y_title="query", cell_px=30)
 VECTORS = dict(diverging=True, x_title="dimension", y_title="", cell_px=24)
@@ -89,7 +89,8 @@ def encoder_decoder(r: dict, tokens: list[str]) -> None:
              "hears (decoder)": r["listens_decoder"]}
     views.number_table(table, "%d")
     T = len(tokens)
-    prose.show("communication", "messages", T=T, enc=r["messages_encoder"], dec=r["messages_decoder"])
+    prose.show("communication", "messages", tokens=counted(T, "token"),
+               messages=counted(r["messages_encoder"], "message"), dec=r["messages_decoder"])
 
 
 def reach(r: dict, tokens: list[str], keep: float) -> None:

@@ -15,7 +15,7 @@ from ui.frame import page, prose
 from ui.sections import views, walkthrough_views
 from ui.sections.views import Heatmap, beside, heatmaps, numbers_text, square, token_rows, weights_map
 from ui.state import controls
-from ui.text import code_span, shape_caption
+from ui.text import code_span, counted, every, shape_caption
 
 MAX_DIMS_IN_TABLE = 6
 MAX_T = 32  # seq_len's upper end; the position slider keeps one fixed range so that its state survives text edits
@@ -69,10 +69,12 @@ def averaging_section(a: dict, tokens: list[str], i: int) -> None:
         d_k = a["V"].shape[1]
         shown = min(d_k, MAX_DIMS_IN_TABLE)
         dims = f" (first {shown} of {d_k} dimensions)" if shown < d_k else ""
-        prose.show("masking", "averaging_row", i=i, token=code_span(tokens[i]), n=i + 1, dims=dims)
+        prose.show("masking", "averaging_row", i=i, token=code_span(tokens[i]), rows=counted(i + 1, "value row"),
+                   dims=dims)
         names, rows = masking.averaging_rows(a, tokens, i)
         views.number_table(views.row_table(names, rows[:, :shown]))
-        st.caption(prose.text("masking", "averaging_error", T=len(tokens), error=a["running_mean_error"]))
+        st.caption(prose.text("masking", "averaging_error", rows=every(len(tokens), "row"),
+                              error=a["running_mean_error"]))
 
 
 def after_softmax_section(after: dict, tokens: list[str]) -> None:
@@ -106,7 +108,7 @@ def multiplied_section(mul: dict, tokens: list[str]) -> None:
                     title="weight on future keys", x_title="weight leaked (should be 0)", y_title="query")
         shape_caption("leaked", mul["leaked"], "(T,)")
     leaked = mul["leaked"]
-    st.caption(prose.text("masking", "multiply_values", row0=leaked[0], future=len(tokens) - 1,
+    st.caption(prose.text("masking", "multiply_values", row0=leaked[0], future=counted(len(tokens) - 1, "key"),
                           mean=leaked.mean(), right=float(mul["right_leaked"].max())))
 
 
@@ -122,7 +124,8 @@ def triu_inf_section(tri: dict, tokens: list[str]) -> None:
         with place:
             views.number_table(table, columns=[])
     cut = f" The tables show the first {shown} rows and columns of {len(tokens)}." if shown < len(tokens) else ""
-    prose.show("masking", "triu_inf_values", nan_rows=tri["nan_rows"], T=len(tokens), cut=cut,
+    nan = f"all {tri['nan_rows']} of the {len(tokens)} rows" if len(tokens) > 1 else "its one row"
+    prose.show("masking", "triu_inf_values", nan=nan, cut=cut,
                row=numbers_text(tri["naive"][0]), guarded_nan=tri["guarded_nan"], cells=len(tokens) ** 2,
                right=numbers_text(tri["right_weights"][0]))
 

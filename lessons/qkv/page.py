@@ -19,7 +19,7 @@ from ui.frame import page, prose
 from ui.sections import trained_views, views, walkthrough_views
 from ui.sections.views import Heatmap, dim_labels, heatmaps, square, token_rows, weights_map
 from ui.state import controls
-from ui.text import code_span
+from ui.text import code_span, counted
 
 ROLES = {"Q": "what each token asks", "K": "what each token offers", "V": "what each token hands over"}
 
@@ -79,7 +79,8 @@ def scores_section(a: dict, tokens: list[str]) -> int:
                          shape="(T, T), rows sum to 1", picked=query))
     root, summary = np.sqrt(a["Q"].shape[1]), weight_summary(a["weights"])
     st.caption(prose.text("qkv", "spread", raw=spread(a["scores"]), root=root, scaled=spread(a["scores"] / root),
-                          entropy=summary["entropy"], T=len(tokens), uniform=summary["uniform_entropy"]))
+                          entropy=summary["entropy"], keys=counted(len(tokens), "key"),
+                          uniform=summary["uniform_entropy"]))
     return query
 
 

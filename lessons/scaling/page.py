@@ -24,6 +24,7 @@ from ui.sections.views import (
     weights_map,
 )
 from ui.state import controls
+from ui.text import counted
 
 compute = cached.scaling_view
 
@@ -55,7 +56,7 @@ def weights_section(a: dict, tokens: list[str], d_k: int) -> None:
                          shape="(T, T), rows sum to 1", picked=query))
     st.caption(prose.text("scaling", "random_weights"))
     divisor = f"√d_k · τ = {root:.2f} · {temperature:.2f}" if scaled else tau
-    st.caption(prose.text("scaling", "weights_summary", divisor=divisor, T=len(tokens),
+    st.caption(prose.text("scaling", "weights_summary", divisor=divisor, keys=counted(len(tokens), "key"),
                           **measures.weight_summary(weights)))
     explain_row(weights, a["V"], tokens, query)
 

@@ -49,7 +49,8 @@ def tile_section(a: dict, tokens: list[str], step: int) -> None:
                     "(T, T): grey = not held now, or masked", diverging=True, annotate=False),
              Heatmap(s["scores"], labels, labels[start:stop], "the tile Q K_blockᵀ / √d_k", "tiles_tile", "tile",
                      "(T, b), −∞ where masked", dict(diverging=True, cell_px=cell_size(T, max_width=PAIR_PX))))
-    st.caption(prose.text("tiles", "held", held=s["held"], T=T, b=stop - start, block=a["tiled"]["block_size"],
+    st.caption(prose.text("tiles", "held", held=s["held"], queries=counted(T, "query", "queries"),
+                          keys=counted(stop - start, "key"), T=T, b=stop - start, block=a["tiled"]["block_size"],
                           tile=T * a["tiled"]["block_size"], full=T * T))
 
 
@@ -72,7 +73,8 @@ def output_section(a: dict, tokens: list[str], step: int) -> None:
     heatmaps(token_rows(s["out"], tokens, "tiled: acc / l so far", "tiles_out", "out"),
              token_rows(a["full_out"], tokens, "full: softmax(Q Kᵀ / √d_k) V", "tiles_full", "full out"))
     if step == n:
-        st.success(prose.text("tiles", "same", diff=f"{a['diffs'][-1]:.1e}", n=n))
+        st.success(prose.text("tiles", "same", diff=f"{a['diffs'][-1]:.1e}",
+                                   blocks=f"all {n} blocks" if n > 1 else "its one block"))
     else:
         st.info(prose.text("tiles", "not_yet", diff=f"{a['diffs'][step - 1]:.3g}",
                            left=counted(n - step, "more block")))

@@ -166,6 +166,7 @@ def test_characters_are_read_as_typed():
 def test_readers():
     assert read_index("2", 3) == 2 and read_index("3", 3) is None and read_index("+1", 3) is None
     assert read_number("1,000") == 1000.0 and read_number("1e400") is None and read_number("x") is None
+    assert read_number("0,6") == pytest.approx(0.6) and read_number("1,2,3") is None  # a phone's decimal comma
 
 
 # ---- the right answer, as shown ------------------------------------------------------------------------------

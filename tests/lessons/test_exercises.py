@@ -383,3 +383,24 @@ def test_home_page_shows_the_total_progress():
 def test_home_page_says_nothing_before_any_answer():
     at = ok(run_app())
     assert not [s.value for s in at.main.success if "progress" in s.value]
+
+
+@pytest.mark.parametrize("text, number", [("0,6", 0.6), ("-0,5", -0.5), (",5", 0.5), ("3,14", 3.14), ("12,5", 12.5),
+                                          ("0,125", 0.125), ("1,5/3", 0.5), ("1,000", 1000), ("16,640", 16640),
+                                          ("1,234,567.5", 1234567.5)])
+def test_a_comma_is_read_as_what_it_can_only_be(text, number):
+    """A decimal comma where a comma cannot separate thousands ("0,6" is 0.6, never 6); thousands where it can."""
+    assert parse_number(text) == pytest.approx(number, rel=1e-12)
+
+
+@pytest.mark.parametrize("text", ["1,2,3", "0,6.1", "1,23,456", "6,"])
+def test_a_comma_that_could_mean_neither_is_refused_with_a_hint(text):
+    with pytest.raises(ValueError, match="decimals with a point"):
+        parse_number(text)
+
+
+def test_a_decimal_comma_answer_is_right():
+    ex = Exercise("comma", "?", "", answer=0.6)
+    assert check(ex, "0,6") == (True, "Right: 0.6.")
+    ok_, feedback = check(ex, "0,6.1")
+    assert not ok_ and "decimals with a point" in feedback

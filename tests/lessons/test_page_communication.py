@@ -22,13 +22,15 @@ from tests.apptest_helpers import (
     numbered_title,
     ok,
     run_page,
+    seq_len,
     texts,
 )
 from ui.state.controls import DEFAULT_TEXT
+from ui.text import counted
 
 PAGE = "lessons/communication/page.py"
 ONE, TWO = "I sat on the bank of the river", "I paid the money into the bank"
-DEFAULTS = {"text": DEFAULT_TEXT, "seq_len": 16, "d_model": 16, "d_k": 8, "seed": 0, "comm_one": ONE,
+DEFAULTS = {"text": DEFAULT_TEXT, "seq_len": 7, "d_model": 16, "d_k": 8, "seed": 0, "comm_one": ONE,
             "comm_two": TWO, "comm_word": "bank", "comm_shuffle": 1, "comm_order": "", "comm_positions": False,
             "comm_keep": 0.5}
 TEXTS = ("comm_one", "comm_two", "comm_word", "comm_order")
@@ -42,7 +44,7 @@ SENTENCE_CHARTS = (*ORDER_CHARTS, "encoder: no mask", "decoder: causal mask", "h
 def settings(at) -> dict:
     """The values the controls hold now (those below the sidebar sentence only when it has tokens)."""
     sb = at.sidebar
-    s = {"text": sb.text_area(key="text").value, "seq_len": sb.slider(key="seq_len").value,
+    s = {"text": sb.text_area(key="text").value, "seq_len": seq_len(sb),
          "d_model": int(sb.select_slider(key="d_model").value), "d_k": sb.slider(key="d_k").value,
          "seed": sb.slider(key="seed").value, **{k: at.text_input(key=k).value for k in TEXTS[:3]}}
     if any(box.key == "comm_order" for box in at.text_input):
@@ -135,7 +137,7 @@ def assert_encoder_decoder_and_reach(at) -> None:
     assert (dec[np.triu_indices(T, 1)] == 0).all() and (enc > 0).all()
     hears = table_with(at, "hears (decoder)")
     assert hears["hears (encoder)"].tolist() == [T] * T and hears["hears (decoder)"].tolist() == list(range(1, T + 1))
-    assert f"{T * T} messages" in texts(at) and f"decoder {T * (T + 1) // 2}" in texts(at)
+    assert counted(T * T, "message") in texts(at) and f"decoder {T * (T + 1) // 2}" in texts(at)
     reach = table_with(at, "recurrence share")
     keep = s["comm_keep"]
     np.testing.assert_allclose(reach["recurrence share"], keep ** np.arange(T), atol=1e-12)
@@ -278,7 +280,8 @@ def test_deep_link_equals_setting_controls_by_hand():
     by_hand.toggle(key="comm_positions").set_value(True).run()
     by_hand.slider(key="comm_keep").set_value(0.25).run()
     ok(by_hand)
-    want = {**DEFAULTS, "text": query["text"], "d_k": 4, "seed": 5, "comm_one": query["comm_one"],
+    want = {**DEFAULTS, "text": query["text"],
+            "seq_len": len(word_tokens(query["text"])), "d_k": 4, "seed": 5, "comm_one": query["comm_one"],
             "comm_two": query["comm_two"], "comm_shuffle": 12, "comm_positions": True, "comm_keep": 0.25}
     assert settings(linked) == settings(by_hand) == want
     for prefix in (*CONTEXT_CHARTS, *SENTENCE_CHARTS):

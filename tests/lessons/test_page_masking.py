@@ -21,6 +21,7 @@ from tests.apptest_helpers import (
     numbered_title,
     ok,
     run_page,
+    seq_len,
     texts,
 )
 from ui.drawing.charts import unique_labels
@@ -33,14 +34,14 @@ HEATMAPS = {"causal mask": "mask", "masked scores": "masked_scores", "weights wi
             "uniform causal": "uniform", "wrong: softmax, then mask": ("after_softmax", "wrong"),
             "naive softmax": ("fully_masked", "naive"), "guarded softmax": ("fully_masked", "ours"),
             "fill −1e9": ("fully_masked", "big_negative")}
-DEFAULTS = {"text": DEFAULT_TEXT, "seq_len": 16, "d_model": 16, "d_k": 8, "seed": 0, "masking_pos": 4,
+DEFAULTS = {"text": DEFAULT_TEXT, "seq_len": 7, "d_model": 16, "d_k": 8, "seed": 0, "masking_pos": 4,
             "masking_word": "dog"}
 
 
 
 def settings(at) -> dict:
     sb = at  # every widget, in the sidebar or beside its section
-    s = {"text": sb.text_area(key="text").value, "seq_len": sb.slider(key="seq_len").value,
+    s = {"text": sb.text_area(key="text").value, "seq_len": seq_len(sb),
          "d_model": int(sb.select_slider(key="d_model").value), "d_k": sb.slider(key="d_k").value,
          "seed": sb.slider(key="seed").value, "masking_word": sb.text_input(key="masking_word").value,
          "masking_pos": sb.slider(key="masking_pos").value}
@@ -202,7 +203,7 @@ def test_every_widget_at_its_extremes():
 def test_slider_ranges(default_page):
     sb = default_page  # every widget, in the sidebar or beside its section
     assert (sb.slider(key="masking_pos").min, sb.slider(key="masking_pos").max) == (0, 31)
-    assert (sb.slider(key="seq_len").min, sb.slider(key="seq_len").max) == (1, 32)
+    assert (sb.slider(key="seq_len").min, sb.slider(key="seq_len").max) == (1, 7)  # the text's 7 tokens
     assert (sb.slider(key="d_k").min, sb.slider(key="d_k").max) == (1, 64)
 
 
@@ -228,8 +229,10 @@ def test_one_token_has_nothing_to_change():
     assert "no later token to change" in texts(at)
     with pytest.raises(AssertionError):
         chart_by_title(at, "max |change|")
-    at.sidebar.slider(key="seq_len").set_value(1).run()  # the same through seq_len
-    ok(at)
+    assert seq_len(at) == 1  # one token: no seq_len slider to move
+    at = ok(run_page(PAGE))
+    ok(at.sidebar.slider(key="seq_len").set_value(1).run())  # the same through seq_len
+    assert "no later token to change" in texts(at)
 
 
 @pytest.mark.parametrize(("word", "shown"), [
@@ -266,7 +269,8 @@ def test_deep_link_equals_setting_widgets_by_hand():
     by_hand.slider(key="masking_pos").set_value(2).run()
     by_hand.text_input(key="masking_word").set_value("fish").run()
     ok(by_hand)
-    assert settings(linked) == settings(by_hand) == {**DEFAULTS, "text": query["text"], "d_k": 16, "seed": 3,
+    assert settings(linked) == settings(by_hand) == {**DEFAULTS, "text": query["text"],
+                                                    "seq_len": len(word_tokens(query["text"])), "d_k": 16, "seed": 3,
                                                     "masking_pos": 2, "masking_word": "fish"}
     for title in (*HEATMAPS, "max |change|", "row sums"):
         pd.testing.assert_frame_equal(chart_data(chart_by_title(linked, title)),

@@ -22,6 +22,7 @@ from tests.apptest_helpers import (
     ok,
     run_app,
     run_page,
+    seq_len,
     texts,
 )
 from ui.text import CODE_KEY
@@ -35,7 +36,7 @@ LONG_TEXT = " ".join(f"word{i}" for i in range(500))
 
 def settings(at) -> dict:
     return {"text": at.sidebar.text_area(key="text").value,
-            "seq_len": at.sidebar.slider(key="seq_len").value,
+            "seq_len": seq_len(at),
             "D": int(at.sidebar.select_slider(key="d_model").value),
             "H": int(at.sidebar.select_slider(key="heads").value),
             "seed": at.sidebar.slider(key="seed").value,

@@ -23,6 +23,7 @@ from tests.apptest_helpers import (
     numbered_title,
     ok,
     run_page,
+    seq_len,
     texts,
 )
 from ui.drawing.charts import unique_labels
@@ -34,14 +35,14 @@ PAGE = "lessons/qkv/page.py"
 # chart title prefix -> key of core.demos.heads.single_head's result
 CHARTS = {"X": "X", "W_Q": "W_Q", "W_K": "W_K", "W_V": "W_V", "Q:": "Q", "K:": "K", "V:": "V",
           "scores": "scores", "softmax": "weights"}
-DEFAULTS = {"seq_len": 16, "d_model": 16, "d_k": 8, "seed": 0}
+DEFAULTS = {"seq_len": 7, "d_model": 16, "d_k": 8, "seed": 0}
 
 
 
 def settings(at) -> dict:
     """The values the sidebar widgets hold now."""
     return {"text": at.sidebar.text_area(key="text").value,
-            "seq_len": at.sidebar.slider(key="seq_len").value,
+            "seq_len": seq_len(at),
             "d_model": int(at.sidebar.select_slider(key="d_model").value),
             "d_k": at.sidebar.slider(key="d_k").value,
             "seed": at.sidebar.slider(key="seed").value}
@@ -171,7 +172,8 @@ def test_closed_code_panel_draws_nothing():
 
 def test_slider_ranges(default_page):
     at = default_page
-    assert (at.sidebar.slider(key="seq_len").min, at.sidebar.slider(key="seq_len").max) == (1, 32)
+    # seq_len runs to the text's length (7 tokens), at most 32 (a longer text: test_long_text_at_the_maximum)
+    assert (at.sidebar.slider(key="seq_len").min, at.sidebar.slider(key="seq_len").max) == (1, 7)
     assert (at.sidebar.slider(key="d_k").min, at.sidebar.slider(key="d_k").max) == (1, 64)
     assert (at.sidebar.slider(key="seed").min, at.sidebar.slider(key="seed").max) == (0, 999)
     options = [int(o) for o in at.sidebar.select_slider(key="d_model").options]
@@ -304,7 +306,7 @@ def strip_code_spans(markdown: str) -> str:
 def test_markup_is_shown_only_as_text(text):
     at = ok(run_page(PAGE, {"text": text}))
     tokens, _ = assert_charts_match_core(at)
-    assert tokens == word_tokens(text, DEFAULTS["seq_len"])
+    assert tokens == word_tokens(text, 16)  # seq_len at its default on a long text: 16
     for md in at.markdown:
         body = str(md.value)
         if md.allow_html:  # only the app's own HTML (styles) may be raw, never anything the user typed
@@ -322,9 +324,9 @@ def test_markup_is_shown_only_as_text(text):
 
 def test_hostile_url_numbers():
     at = ok(run_page(PAGE, {"seq_len": "100000", "d_k": "-3", "d_model": "abc"}))
-    assert settings(at) == {"text": DEFAULT_TEXT, "seq_len": 32, "d_model": 16, "d_k": 1, "seed": 0}
+    assert settings(at) == {"text": DEFAULT_TEXT, "seq_len": 7, "d_model": 16, "d_k": 1, "seed": 0}
     notes = [str(i.value) for i in at.info]
-    assert any("seq_len" in n and "1 to 32" in n for n in notes)
+    assert any("seq_len" in n and "1 to 7" in n for n in notes)  # the range over the text's 7 tokens
     assert any("d_k" in n and "1 to 64" in n for n in notes)
     assert any("d_model" in n and "not a number" in n for n in notes)
     assert_shapes(at, T=7, D=16, d_k=1)

@@ -21,6 +21,7 @@ from tests.apptest_helpers import (
     numbered_title,
     ok,
     run_page,
+    seq_len,
     texts,
 )
 from ui.drawing.charts import unique_labels
@@ -33,14 +34,14 @@ HEATMAPS = {"scores before the softmax": "logits", "weights: click": "weights", 
             "unscaled weights": "weights_unscaled", "scaled scores": "scaled_scores",
             "scaled weights": "weights_scaled", "wrong:": ("mistake", "wrong"), "right:": ("mistake", "right")}
 LINES = ("max weight vs d_k", "row entropy vs d_k", "variance of q·k vs d_k")
-DEFAULTS = {"text": DEFAULT_TEXT, "seq_len": 16, "d_model": 16, "d_k": 64, "seed": 0, "attn_temp": 1.0,
+DEFAULTS = {"text": DEFAULT_TEXT, "seq_len": 7, "d_model": 16, "d_k": 64, "seed": 0, "attn_temp": 1.0,
             "scaling_on": True, "scaling_d_v": 64, "scaling_T": 16, "scaling_trials": 50}
 
 
 
 def settings(at) -> dict:
     sb = at  # every widget, in the sidebar or beside its section
-    return {"text": sb.text_area(key="text").value, "seq_len": sb.slider(key="seq_len").value,
+    return {"text": sb.text_area(key="text").value, "seq_len": seq_len(sb),
             "d_model": int(sb.select_slider(key="d_model").value), "d_k": sb.slider(key="d_k").value,
             "seed": sb.slider(key="seed").value, "attn_temp": float(sb.slider(key="attn_temp").value),
             "scaling_on": sb.toggle(key="scaling_on").value, "scaling_d_v": sb.slider(key="scaling_d_v").value,
@@ -254,7 +255,8 @@ def test_deep_link_equals_setting_widgets_by_hand():
     by_hand.toggle(key="scaling_on").set_value(False).run()
     by_hand.sidebar.select_slider(key="scaling_trials").set_value(10).run()
     ok(by_hand)
-    assert settings(linked) == settings(by_hand) == {**DEFAULTS, "text": query["text"], "d_k": 300, "seed": 7,
+    assert settings(linked) == settings(by_hand) == {**DEFAULTS, "text": query["text"],
+                                                    "seq_len": len(word_tokens(query["text"])), "d_k": 300, "seed": 7,
                                                     "attn_temp": 0.5, "scaling_on": False, "scaling_d_v": 16,
                                                     "scaling_T": 8, "scaling_trials": 10}
     for title in (*HEATMAPS, *LINES):

@@ -518,3 +518,25 @@ def test_inline_grid_numbers_its_cells_in_the_browser():
     expected = [(col, row, f"{m[h, r, c]:g}") for h in range(2) for r, row in enumerate("ab")
                 for c, col in enumerate("xyz")]
     assert cells == expected
+
+
+def test_a_strip_has_rows_tall_enough_for_its_labels_and_its_legend_underneath():
+    """The block lesson's (3, D) layer-norm strips: 12 px rows under 12 px labels drew "x̂" over "x", and the
+    legend beside them stood five times taller than the strip."""
+    from ui.drawing import render
+
+    m = np.random.default_rng(0).standard_normal((3, 64))
+    rows, cols = ["x (the row)", "x̂ (normalised)", "γ·x̂ + β (output)"], [f"d{j}" for j in range(64)]
+    for strip in (True, False):
+        spec = json.loads(render.heatmap_drawing(m, rows, cols, cell_px=13, max_width=900, diverging=True,
+                                                 strip=strip).text)
+        width, height = spec["width"]["step"], spec["height"]["step"]
+        label_px = charts.label_look(width)[0]
+        legends = [layer["encoding"]["color"]["legend"] for layer in spec["layer"][0]["layer"]
+                   if "legend" in layer.get("encoding", {}).get("color", {})]
+        assert legends
+        if strip:
+            assert height >= 1.5 * label_px and height == charts.strip_row(width)
+            assert all(leg.get("orient") == "bottom" and leg.get("direction") == "horizontal" for leg in legends)
+        else:  # a heatmap that is no strip keeps square cells and its legend beside it
+            assert height == width and all("orient" not in leg for leg in legends)

@@ -18,7 +18,7 @@ SCRIPT = textwrap.dedent(f"""
     from ui.state import controls
 
     text = controls.input_text()
-    n = controls.seq_len()
+    n = controls.seq_len(40)  # a text of 40 tokens: the slider runs from 1 to 32
     D = controls.d_model()
     h = controls.heads(D)
     dk = controls.d_k()

@@ -182,7 +182,7 @@ def test_link_of_an_untouched_page_is_complete():
     q = query(link(at))
     assert {k: v[0] for k, v in q.items()} == {
         "present": "false", "level": "technical", "weights": "random", "text": "The cat sat on the warm mat",
-        "seq_len": "16", "d_model": "16", "d_k": "8", "seed": "0", "query": "mat", "qkv_angle_a": "30",
+        "seq_len": "7", "d_model": "16", "d_k": "8", "seed": "0", "query": "mat", "qkv_angle_a": "30",
         "qkv_angle_b": "60", "qkv_len_a": "1", "qkv_len_b": "1"}
 
 
@@ -306,7 +306,7 @@ def test_out_of_range_values_are_clamped_with_the_link_message():
     keys = ("d_k", "seed", "attn_temp", "scaling_trials", "scaling_on", "seq_len")
     got = {k: widget(at, k).value for k in keys}
     assert got == {"d_k": 512, "seed": 0, "attn_temp": 0.0, "scaling_trials": 10, "scaling_on": True,
-                   "seq_len": 16}
+                   "seq_len": 7}  # the default: all of the default sentence
     notes = "\n".join(i.value for i in at.info)
     assert "The link set d_k to 99999; the allowed range here is 1 to 512, so 512 is used." in notes
     assert "The link set seed to “abc”, which is not a number; using 0." in notes

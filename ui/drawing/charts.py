@@ -28,6 +28,7 @@ CELL_PX = 34
 FONT = "sans-serif"
 # Type sizes in pixels at a font_scale of 1 (presenter mode passes 1.5: 18 px labels on a projector).
 LABEL_PX, TITLE_PX, CHART_TITLE_PX, CELL_TEXT_PX = 12, 13, 15, 12
+STRIP_LINE = 1.7  # a strip's row height in label heights: an accent (x̂) and a descender (γ, β) stay apart
 MIN_LABEL_PX = 8  # an axis label is never smaller: 6 px type drew characters 4 px high
 CHAR_EM = 0.52  # the width of one character of a number, in ems: "-0.12" is 2.3 em in Arial, 2.6 in DejaVu Sans
 SHOWN_ROW = "shown"  # the parameter of a clickable heatmap that names the outlined row
@@ -152,6 +153,12 @@ def label_look(cell_px: int, font_scale: float = 1.0) -> tuple[int, bool, bool]:
     return label_px, cell_px < label_px, cell_px < 1.5 * label_px
 
 
+def strip_row(cell_px: int, font_scale: float = 1.0) -> int:
+    """The height of a strip's rows (heatmap_chart's strip) on cells of cell_px: a line of its label type and
+    room above and below it, never less than the cells."""
+    return max(cell_px, round(label_look(cell_px, font_scale)[0] * STRIP_LINE))
+
+
 def design_cell(cell_px: int, font_scale: float = 1.0) -> int:
     """The smallest cell size whose heatmap is drawn like one of cell_px but for the cells' size: the labels look
     alike (label_look) and nothing else in heatmap_chart depends on the size. A design built for it serves
@@ -173,6 +180,7 @@ def heatmap_chart(
     select_rows: bool = False,
     font_scale: float = 1.0,
     colour_scale: str = "linear",
+    strip: bool = False,
     data: pd.DataFrame | None = None,
 ) -> alt.Chart:
     """An annotated heatmap: square cells, token labels on both axes, exact values on hover.
@@ -184,6 +192,8 @@ def heatmap_chart(
     select_rows adds a click selection on the query row. font_scale scales every text it prints.
     colour_scale: "sqrt" colours by the square root of the value (counts where a few cells dwarf the rest; the
     page must say so); with it, print no numbers (their ink is chosen for a linear scale).
+    strip: a few rows of many columns (a vector's steps, γ and β): the colour legend lies under it, across,
+    instead of standing beside it taller than the whole strip (its rows' height is the draw's, strip_row).
 
     Every label is drawn on cells at least as large as its type, MIN_LABEL_PX (in presenter mode 18 px);
     a crowded axis turns its labels upright, and on smaller cells leaves out those that would overlap. A
@@ -211,7 +221,8 @@ def heatmap_chart(
     rect = base.mark_rect(stroke="white", strokeWidth=0.5).encode(
         color=alt.Color("value:Q", scale=scale, title=None,
                         legend=alt.Legend(gradientLength=px(160, font_scale), labelFontSize=px(LABEL_PX, font_scale),
-                                          gradientThickness=px(12, font_scale))),
+                                          gradientThickness=px(12, font_scale),
+                                          **({"orient": "bottom", "direction": "horizontal"} if strip else {}))),
         tooltip=tooltip,
     )
     if select_rows:

@@ -89,10 +89,12 @@ def heading(title: str, subtitle: str, scale: float) -> dict:
 
 
 def chart_text(builder: Callable, data: ChartData, width: str | None = None, description: str | None = None,
-               step: int | None = None, columns: int | None = None, **settings) -> tuple[str, send.Design]:
+               step: int | None = None, columns: int | None = None, row_step: int | None = None,
+               **settings) -> tuple[str, send.Design]:
     """builder(**settings) with `data` as the JSON ui.drawing.send sends, and its design (which knows its
     width). description: the chart's text for screen readers (else alt_text's, for the builders it knows).
-    step: each cell's size, for a design built for another size that draws alike (charts.design_cell);
+    step: each cell's size, for a design built for another size that draws alike (charts.design_cell), and
+    row_step each row's height when it differs;
     columns: a facet's panels to a row, for a design built for another number."""
     title, subtitle = settings.pop("title", ""), settings.pop("subtitle", "")
     settings.setdefault("font_scale", presenter.chart_scale())
@@ -101,7 +103,8 @@ def chart_text(builder: Callable, data: ChartData, width: str | None = None, des
     design = _design(builder, tuple(sorted(settings.items())), bool(title or subtitle), width, bool(description),
                      stepped=step is not None, columned=columns is not None)
     titled = heading(title, subtitle, settings["font_scale"]) if title or subtitle else None
-    return design.fill(data, title=titled, description=description, step=step, columns=columns), design
+    return design.fill(data, title=titled, description=description, step=step, columns=columns,
+                       row_step=row_step), design
 
 
 def show_grid(data: ChartData, columns: int, cell_px: int, title: str) -> None:
@@ -221,6 +224,9 @@ def _make_heatmap(matrix: np.ndarray, row_labels: list, col_labels: list, title:
     fits = cell * n_cols <= room and (numbers_fit or not settings["annotate"])
     if settings["annotate"] and not fits:  # rows tall enough for a line of numbers
         cell = max(cell, round(charts.px(charts.CELL_TEXT_PX, scale) * 1.6))
+    # A strip (a few rows of many narrow columns): its rows are as tall as their labels need, which narrow cells
+    # are not (a 12 px row under 12 px labels with accents drew them over each other).
+    row = charts.strip_row(cell, scale) if settings.get("strip") else cell
     # The spec must not depend on the shape (or every slider move would rebuild it): pass the
     # snapped cell size and the annotate flag instead of n_rows / n_cols.
     description = describe(matrix, row_labels, col_labels, title)  # per matrix: its extremes move
@@ -229,7 +235,7 @@ def _make_heatmap(matrix: np.ndarray, row_labels: list, col_labels: list, title:
     settings = dict(cell_px=charts.design_cell(cell, scale), title=title, subtitle=subtitle,
                     select_rows=picked is not None, font_scale=scale, **settings)
     text, _ = chart_text(charts.heatmap_chart, df, "content" if fits else "stretch", description, step=cell,
-                         **settings)
+                         row_step=row, **settings)
     if picked is not None:  # the outlined row is a parameter of the design: set its value
         spec = with_param(json.loads(text), charts.SHOWN_ROW, int(picked))
         text = json.dumps(spec, ensure_ascii=False)

@@ -45,10 +45,10 @@ class Design:
     width: str
 
     def fill(self, data: ChartData, title=None, description: str | None = None, step: int | None = None,
-             columns: int | None = None) -> str:
+             columns: int | None = None, row_step: int | None = None) -> str:
         """The chart's JSON with these parts in it (a part the design has no hole for is left out). step: the
-        size in pixels of each cell of a design whose width and height are holes; columns: how many panels a
-        faceted grid puts in a row."""
+        size in pixels of each cell of a design whose width and height are holes (row_step, when given, the
+        height of each row instead); columns: how many panels a faceted grid puts in a row."""
         unpack = ",".join(json.dumps(step, ensure_ascii=False) for step in data.unpack())
         parts = {
             "title": json.dumps(title, ensure_ascii=False),
@@ -56,7 +56,7 @@ class Design:
             "data": json.dumps({"values": [data.datum()]}, ensure_ascii=False),
             "transform": "[" + ",".join(part for part in (unpack, self.transforms) if part) + "]",
             "width": json.dumps({"step": step}),
-            "height": json.dumps({"step": step}),
+            "height": json.dumps({"step": row_step or step}),
             "columns": json.dumps(columns),
         }
         out = [self.pieces[0]]

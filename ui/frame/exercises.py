@@ -35,17 +35,40 @@ class Exercise:
 
 
 def parse_number(text: str) -> float:
-    """'0.125', '1/8', '-3', '2e10', '1,000' -> float; ValueError with a hint otherwise."""
-    cleaned = text.strip().replace(",", "").replace(" ", "")
+    """'0.125', '1/8', '-3', '2e10', '1,000', '0,125' -> float; ValueError with a hint otherwise.
+
+    A comma is read as the thousands separator wherever it can be one (1,000 and 16,640: groups of three digits
+    after a first group that does not start with 0; the answers count parameters and bytes in thousands), and as
+    a decimal comma where it can only be that (0,6 and 3,14: the only separator, and not before a group of three
+    digits). Any other comma is refused: "0,6" read as 6 would mark a right answer wrong without saying why."""
+    cleaned = text.strip().replace(" ", "")
     if not cleaned:
         raise ValueError("Type a number first.")
-    if cleaned.count("/") == 1:
-        top, bottom = cleaned.split("/")
+    parts = [_dotted(part) for part in cleaned.split("/")] if cleaned.count("/") == 1 else [_dotted(cleaned)]
+    if len(parts) == 2:
+        top, bottom = parts
         if _NUMBER.match(top) and _NUMBER.match(bottom) and float(bottom) != 0:
             return float(Fraction(top) / Fraction(bottom))
-    if _NUMBER.match(cleaned):
-        return float(cleaned)
+    elif _NUMBER.match(parts[0]):
+        return float(parts[0])
     raise ValueError("That is not a number. Write it like 0.125, 1/8 or 2e10.")
+
+
+_THOUSANDS = re.compile(r"^[+-]?[1-9]\d{0,2}(,\d{3})+(\.\d*)?$")  # 1,000 or 1,234,567.5
+_DECIMAL_COMMA = re.compile(r"^[+-]?\d*,\d+$")  # 0,6 or ,5: one comma and no point
+
+
+def _dotted(text: str) -> str:
+    """A number's text with its commas read (see parse_number): 1,000 -> 1000, 0,6 -> 0.6; ValueError for a
+    comma that could mean either or neither."""
+    if "," not in text:
+        return text
+    if _THOUSANDS.match(text):
+        return text.replace(",", "")
+    if _DECIMAL_COMMA.match(text):
+        return text.replace(",", ".")
+    raise ValueError(f"Read “{text[:20]}” how? Write decimals with a point (0.6) and thousands with commas in "
+                     "groups of three (16,640).")
 
 
 def is_close(guess: float, answer: float, tolerance: float) -> bool:

@@ -68,6 +68,17 @@ def table_frame(table: np.ndarray) -> dict:
             **{f"head {h + 1}": table[:, h] for h in range(table.shape[1])}}
 
 
+def change_metric(place, label: str, loss: float, base: float) -> None:
+    """A loss beside its change from base. A rise is drawn red and a fall green (a higher loss is worse); a change
+    that rounds to 0 at the three decimals shown has no arrow and no colour: "+0.000" under a red arrow would
+    say the loss rose when it did not."""
+    change = round(loss - base, 3)
+    if change == 0:
+        place.metric(label, f"{loss:.3f}", delta="no change", delta_color="off", delta_arrow="off")
+    else:
+        place.metric(label, f"{loss:.3f}", delta=f"{change:+.3f}", delta_color="inverse")
+
+
 def knockout_section(model: Model, ids: tuple[int, ...], prefix: str, unit: str = "character",
                      counted: tuple | None = None, counted_name: str = "") -> None:
     """The whole section: controls, loss with and without, the probability bars side by side, the table.
@@ -87,7 +98,7 @@ def knockout_section(model: Model, ids: tuple[int, ...], prefix: str, unit: str 
     cols[0].metric("Loss, all heads on", f"{base:.3f}")
     label = "Loss, " + (f"{views.layer_head_names(cfg.n_layers, cfg.n_heads)[_flat(knockout, cfg)]} off"
                         if knockout.heads else "nothing switched off")
-    cols[1].metric(label, f"{off:.3f}", delta=f"{off - base:+.3f}", delta_color="inverse")
+    change_metric(cols[1], label, off, base)
     n = int(mask.sum()) if mask is not None else len(ids) - 1
     predictions = f"{n} prediction{'s' if n != 1 else ''}"
     over = f"over the {predictions} of {counted_name}" if mask is not None else f"over its {predictions}"

@@ -276,10 +276,44 @@ def input_text(default: str = DEFAULT_TEXT, label: str = "Input text") -> str:
                  help="Any text. It is split into words and punctuation; each becomes a token.")
 
 
-def seq_len(hi: int = 32, default: int = 16) -> int:
-    return number_slider("seq_len", "Most tokens used (seq_len)", 1, hi, min(default, hi),
-                         help="A maximum: the page keeps the first seq_len tokens of the input text, "
-                              "or all of them when the text is shorter (a 7-token sentence uses 7).")
+SEQ_LEN = "seq_len"
+_SEQ_TOP = "_seq_len_top"  # the slider's top when it was last drawn
+
+
+def seq_len(n_tokens: int, hi: int = 32, default: int = 16) -> int:
+    """How many of the input text's n_tokens the page reads, from the first.
+
+    The slider runs from 1 to the text's length (at most hi), so every move of it changes what is drawn: with a
+    range fixed at 1 to 32, the 7-token default sentence left 25 of its 32 places doing nothing. A text of one
+    token has nothing to choose (a slider from 1 to 1 cannot be drawn): 1."""
+    top = min(hi, n_tokens)
+    if top < 2:
+        return 1
+    default = min(default, top)
+    _seq_len_follows_the_text(top, hi, default)
+    value = number_slider(SEQ_LEN, "Tokens used (seq_len)", 1, top, default,
+                          help=f"How many tokens of the input text the page reads, from the first: the slider runs "
+                               f"to the text's length (at most {hi}).")
+    st.session_state[_SEQ_TOP] = top
+    return value
+
+
+def _seq_len_follows_the_text(top: int, hi: int, default: int) -> None:
+    """A slider left at the end of a text stays at the end of the next one (a student who types a longer
+    sentence sees it, up to the default); a link's seq_len above its text's length meant all of the text, and
+    still does, with no note (the link then reads as what is drawn)."""
+    state = st.session_state
+    if SEQ_LEN in state:
+        if state[SEQ_LEN] == state.get(_SEQ_TOP) != top:  # it stood at the end of another text
+            state[SEQ_LEN] = default
+    elif SEQ_LEN not in state.get(_PENDING, {}) and (raw := st.query_params.get(SEQ_LEN)) is not None:
+        try:
+            asked = float(raw)
+        except ValueError:
+            return  # the slider's own check says why
+        if top < asked <= hi:
+            state[SEQ_LEN] = top
+            state.setdefault(_FROM_LINK, set()).add(SEQ_LEN)
 
 
 def d_model(options: Sequence[int] = (4, 8, 12, 16, 24, 32, 48, 64, 96, 128), default: int = 16) -> int:

@@ -1,0 +1,91 @@
+"""Drawings a user reads at a glance, measured in Chromium: the home page's pipeline has no arrow pointing at
+nothing where its rows wrap, and the block lesson's layer-norm strips have row labels apart and a colour legend
+no taller than the strip. What it needs and how it skips without it: tests/browser/harness.py."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from tests.browser.harness import CHART, expect, wait_until_drawn
+
+pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
+
+SCREENS = {"projector": {"width": 1280, "height": 720}, "tablet": {"width": 820, "height": 1180},
+           "phone": {"width": 390, "height": 844}}
+
+# Every arrow of the pipeline, with the box it stands before: where each is, and the box's row.
+ARROWS = """() => [...document.querySelectorAll('.pipeline .arrow')].map(a => {
+    const box = a.nextElementSibling, r = a.getBoundingClientRect(), s = box && box.getBoundingClientRect();
+    return {arrow: [r.left, r.right, (r.top + r.bottom) / 2],
+            box: box && box.classList.contains('step') ? [s.left, s.top, s.bottom, box.textContent] : null};
+})"""
+# The pipeline's rows: the text of the last thing drawn in each (a box, never an arrow).
+ROW_ENDS = """() => {
+    const items = [...document.querySelectorAll('.pipeline li')], ends = [];
+    items.forEach((li, i) => {
+        const next = items[i + 1];
+        if (!next || next.getBoundingClientRect().top > li.getBoundingClientRect().bottom - 1)
+            ends.push(li.lastElementChild.className);
+    });
+    return ends;
+}"""
+
+
+@pytest.mark.parametrize("screen", sorted(SCREENS))
+def test_every_pipeline_arrow_points_at_a_box_beside_it(server, browser, screen):
+    context = browser.new_context(viewport=SCREENS[screen])
+    try:
+        page = context.new_page()
+        page.goto(server.url)
+        wait_until_drawn(page)
+        expect(page.locator(".pipeline .step").last).to_be_visible()
+        arrows, ends = page.evaluate(ARROWS), page.evaluate(ROW_ENDS)
+        assert len(arrows) == page.locator(".pipeline .step").count() - 1  # one between each two steps
+        for a in arrows:
+            assert a["box"] is not None, "an arrow with no box after it"
+            left, top, bottom, text = a["box"]
+            assert left >= a["arrow"][1] - 1 and top <= a["arrow"][2] <= bottom, (text, a)  # beside it, same row
+        assert len(ends) >= 2, ends  # the boxes do wrap: the check above is about rows' ends
+        assert set(ends) == {"step"}, ends  # every row ends with a box
+    finally:
+        context.close()
+
+
+# A chart's heatmap: where its cells lie, its row labels (left of the cells) and its colour legend.
+STRIP = """(chart) => {
+    const cells = [...chart.querySelectorAll('path[aria-roledescription="rect mark"]')]
+        .map(c => c.getBoundingClientRect()).filter(r => r.width > 0);
+    const plot = {left: Math.min(...cells.map(r => r.left)), right: Math.max(...cells.map(r => r.right)),
+                  top: Math.min(...cells.map(r => r.top)), bottom: Math.max(...cells.map(r => r.bottom))};
+    const rows = [...chart.querySelectorAll('.role-axis-label text')].map(t => t.getBoundingClientRect())
+        .filter(r => r.right <= plot.left + 1 && r.top >= plot.top - 4)
+        .map(r => [r.top, r.bottom]).sort((a, b) => a[0] - b[0]);
+    const l = chart.querySelector('.role-legend').getBoundingClientRect();
+    return {plot, rows, legend: {left: l.left, right: l.right, top: l.top, bottom: l.bottom, height: l.height}};
+}"""
+
+
+@pytest.mark.parametrize("screen", ["projector", "phone"])
+@pytest.mark.parametrize("title, n_rows", [("through layer norm", 3), ("γ and β", 2)])
+def test_layer_norm_strips_read(server, browser, screen, title, n_rows):
+    context = browser.new_context(viewport=SCREENS[screen])
+    try:
+        page = context.new_page()
+        page.goto(f"{server.url}/block")
+        wait_until_drawn(page)
+        chart = page.locator(CHART, has_text=title).first
+        expect(chart.locator('path[aria-roledescription="rect mark"]')).to_have_count(n_rows * 64)
+        chart.scroll_into_view_if_needed()
+        s = chart.evaluate(STRIP)
+        plot, rows, legend = s["plot"], s["rows"], s["legend"]
+        assert len(rows) == n_rows, s
+        for (_, above), (below, _) in itertools.pairwise(rows):
+            assert below >= above - 0.5, f"row labels overlap: {rows}"
+        assert legend["top"] >= plot["bottom"] - 0.5, s  # under the strip, not beside it
+        # about as tall as the strip (beside it, it stood five times taller), and within the strip's width
+        assert legend["height"] <= 1.25 * (plot["bottom"] - plot["top"]), s
+        assert legend["left"] >= plot["left"] - 1 and legend["right"] <= plot["right"] + 1, s
+    finally:
+        context.close()
