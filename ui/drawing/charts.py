@@ -204,10 +204,12 @@ def heatmap_chart(
     base = alt.Chart(data if data is not None else pd.DataFrame()).encode(x=x, y=y)
     tooltip = [alt.Tooltip("row:N", title=y_title), alt.Tooltip("col:N", title=x_title),
                alt.Tooltip("value:Q", title="value", format=".4f")]
+    # The colour legend lies under the map, not beside it: beside a map as wide as a phone's screen it was cut
+    # off by the chart's frame ("0.5" read "0"). Its labels drop trailing zeros (0, 0.5, 1).
+    legend = alt.Legend(orient="bottom", direction="horizontal", format="~g", gradientLength=px(160, font_scale),
+                        labelFontSize=px(LABEL_PX, font_scale), gradientThickness=px(12, font_scale))
     rect = base.mark_rect(stroke="white", strokeWidth=0.5).encode(
-        color=alt.Color("value:Q", scale=scale, title=None,
-                        legend=alt.Legend(gradientLength=px(160, font_scale), labelFontSize=px(LABEL_PX, font_scale),
-                                          gradientThickness=px(12, font_scale))),
+        color=alt.Color("value:Q", scale=scale, title=None, legend=legend),
         tooltip=tooltip,
     )
     if select_rows:

@@ -258,5 +258,4 @@ def number_table(table: dict | pd.DataFrame, number_format: str = "%.3f", column
     first, unless named) in number_format."""
     names = list(table.keys() if isinstance(table, dict) else table.columns)
     columns = names[1:] if columns is None else columns
-    st.dataframe(tables.arrow_table(table), hide_index=True, width="stretch",
-                 column_config={c: st.column_config.NumberColumn(format=number_format) for c in columns})
+    tables.show(table, {c: number_format for c in columns})

@@ -9,6 +9,8 @@ from __future__ import annotations
 import streamlit as st
 
 KEY = "present"
+# The keys' beginnings of the two copies of a grid of maps (ui.drawing.render.show_grid), which BASE_CSS reads.
+WIDE_GRID, NARROW_GRID = "wide_grid_", "narrow_grid_"
 
 # Every page, presenting or not: captions carry results, and Streamlit draws them at 0.6 opacity, 3.9:1 on
 # white (WCAG AA asks 4.5:1), inline code in them at 3.0:1. A caption here takes the page's own text colour
@@ -31,6 +33,18 @@ BASE_CSS = """
      keyboard can focus in it. */
   @media (max-width: 640px) {
     [data-testid="stVegaLiteChart"] { max-width: 100%; overflow-x: auto; overflow-y: hidden; }
+  }
+  /* A grid of several maps to a row is sent twice (ui.drawing.render.show_grid): a phone shows the copy with one
+     map under another, a wider screen the grid. */
+  [class*="st-key-narrow_grid_"] { display: none; }
+  @media (max-width: 640px) {
+    [class*="st-key-wide_grid_"] { display: none; }
+    [class*="st-key-narrow_grid_"] { display: flex; }
+    /* A chart still wider than the screen says so, at its left edge while it scrolls (FOCUSABLE_FRAMES marks it) */
+    [data-testid="stVegaLiteChart"][data-scroll-frame]::before {
+      content: "Wider than the screen: swipe sideways for the rest →"; display: block; position: sticky; left: 0;
+      width: max-content; font-size: 0.875rem; padding-bottom: 0.25rem;
+    }
   }
   /* The element that carries FOCUSABLE_FRAMES' script shows nothing; without this it took a gap's height. */
   [data-testid="stElementContainer"]:has(> [data-testid="stHtml"] > script:only-child) { display: none; }
@@ -78,6 +92,15 @@ CSS = """
   .stMainBlockContainer h1 { font-size: 3.2rem; }
   .stMainBlockContainer h2, .stMainBlockContainer h3 { font-size: 2.2rem; }
   .stMainBlockContainer [data-testid="stCaptionContainer"] { font-size: 1.2rem; }
+  /* Tables (ui.drawing.tables draws them as HTML when presenting), formulas and code set on their own, and the
+     value a box shows (the Query row): as large as the prose around them, no smaller than 20 px. */
+  .stMainBlockContainer [data-testid="stTable"] :is(th, td) { font-size: 1.3rem; }
+  .stMainBlockContainer [data-testid="stMarkdownContainer"] .katex-display { font-size: 1.3rem; }
+  .stMainBlockContainer [data-testid="stCode"] code { font-size: 1.25rem; }
+  .stMainBlockContainer [data-baseweb="select"] :is(div, input),
+  .stMainBlockContainer :is([data-testid="stNumberInputField"], [data-testid="stTextInputRootElement"] input,
+                            [data-testid="stTextArea"] textarea) { font-size: 1.3rem; }
+  .stMainBlockContainer [data-testid="stMetricValue"] { font-size: 2.6rem; }
 </style>
 """
 
