@@ -9,6 +9,9 @@ from __future__ import annotations
 import streamlit as st
 
 KEY = "present"
+# The page's column on a 1280 x 720 projector with the sidebar folded (as a present=true link opens it), less a
+# margin: what a chart laid out for presenter mode may fill.
+COLUMN_PX = 1080
 # The keys' beginnings of the two copies of a grid of maps (ui.drawing.render.show_grid), which BASE_CSS reads.
 WIDE_GRID, NARROW_GRID = "wide_grid_", "narrow_grid_"
 
@@ -101,6 +104,11 @@ CSS = """
   .stMainBlockContainer :is([data-testid="stNumberInputField"], [data-testid="stTextInputRootElement"] input,
                             [data-testid="stTextArea"] textarea) { font-size: 1.3rem; }
   .stMainBlockContainer [data-testid="stMetricValue"] { font-size: 2.6rem; }
+  .stMainBlockContainer :is(p, li) code { font-size: 0.9em; }
+  .stMainBlockContainer button p { font-size: 1.3rem; }
+  /* A chart is laid out to fit a projector's column (COLUMN_PX); with the sidebar opened beside it, the column
+     is narrower, and a chart wider than it scrolls in its own frame, which FOCUSABLE_FRAMES lets a keyboard reach. */
+  [data-testid="stVegaLiteChart"] { max-width: 100%; overflow-x: auto; overflow-y: hidden; }
 </style>
 """
 
