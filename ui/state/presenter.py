@@ -12,8 +12,8 @@ KEY = "present"
 # The page's column on a 1280 x 720 projector with the sidebar folded (as a present=true link opens it), less a
 # margin: what a chart laid out for presenter mode may fill.
 COLUMN_PX = 1080
-# The keys' beginnings of the two copies of a grid of maps (ui.drawing.render.show_grid), which BASE_CSS reads.
-WIDE_GRID, NARROW_GRID = "wide_grid_", "narrow_grid_"
+# The classes that mark the two copies of a grid of maps (ui.drawing.render.show_grid), which BASE_CSS reads.
+WIDE_GRID, NARROW_GRID = "wide-grid", "narrow-grid"
 
 # Every page, presenting or not: captions carry results, and Streamlit draws them at 0.6 opacity, 3.9:1 on
 # white (WCAG AA asks 4.5:1), inline code in them at 3.0:1. A caption here takes the page's own text colour
@@ -39,10 +39,17 @@ BASE_CSS = """
   }
   /* A grid of several maps to a row is sent twice (ui.drawing.render.show_grid): a phone shows the copy with one
      map under another, a wider screen the grid. */
-  [class*="st-key-narrow_grid_"] { display: none; }
+  [data-testid="stElementContainer"]:has(> [data-testid="stHtml"] > :is(.wide-grid, .narrow-grid)),
+  [data-testid="stVerticalBlock"]:has(> [data-testid="stElementContainer"] > [data-testid="stHtml"] > .narrow-grid) {
+    display: none;
+  }
   @media (max-width: 640px) {
-    [class*="st-key-wide_grid_"] { display: none; }
-    [class*="st-key-narrow_grid_"] { display: flex; }
+    [data-testid="stVerticalBlock"]:has(> [data-testid="stElementContainer"] > [data-testid="stHtml"] > .wide-grid) {
+      display: none;
+    }
+    [data-testid="stVerticalBlock"]:has(> [data-testid="stElementContainer"] > [data-testid="stHtml"] > .narrow-grid) {
+      display: flex;
+    }
     /* A chart still wider than the screen says so, at its left edge while it scrolls (FOCUSABLE_FRAMES marks it) */
     [data-testid="stVegaLiteChart"][data-scroll-frame]::before {
       content: "Wider than the screen: swipe sideways for the rest →"; display: block; position: sticky; left: 0;
@@ -100,9 +107,7 @@ CSS = """
   .stMainBlockContainer [data-testid="stTable"] :is(th, td) { font-size: 1.3rem; }
   .stMainBlockContainer [data-testid="stMarkdownContainer"] .katex-display { font-size: 1.3rem; }
   .stMainBlockContainer [data-testid="stCode"] code { font-size: 1.25rem; }
-  .stMainBlockContainer [data-baseweb="select"] :is(div, input),
-  .stMainBlockContainer :is([data-testid="stNumberInputField"], [data-testid="stTextInputRootElement"] input,
-                            [data-testid="stTextArea"] textarea) { font-size: 1.3rem; }
+  .stMainBlockContainer :is(input, textarea) { font-size: 1.3rem; }
   .stMainBlockContainer [data-testid="stMetricValue"] { font-size: 2.6rem; }
   .stMainBlockContainer :is(p, li) code { font-size: 0.9em; }
   .stMainBlockContainer button p { font-size: 1.3rem; }
