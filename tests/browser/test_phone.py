@@ -82,8 +82,8 @@ def test_no_page_is_wider_than_a_phone(server, phone, path):
 
 def test_a_wide_chart_scrolls_in_its_own_frame(server, phone):
     """QKV's rows of "bank" are wider than a phone (a grid of maps is one map wide there): its frame scrolls and
-    shows the rest, and a
-    keyboard reaches it: the frame takes the focus (as Tab gives it), and the arrow keys scroll it."""
+    shows the rest, and a keyboard reaches it: the frame takes the focus (as Tab gives it), and the arrow keys
+    scroll it."""
     phone.goto(f"{server.url}/qkv")
     wait_until_drawn(phone)
     wide = [i for i, c in enumerate(phone.evaluate(CHARTS)) if c["drawing"] > c["frame"] + 1]
