@@ -124,6 +124,7 @@ def controls_and_sections() -> None:
     top_n = controls.number_slider("bg_top", "Characters drawn (most frequent)", 2, 40, 12)
     alpha = controls.number_slider("bg_alpha", "Smoothing alpha", 0.0, 2.0, 1.0, step=0.05,
                                    help="Added to every count before dividing: a pair never seen keeps a small chance.")
+    controls.in_reach("bg_alpha")  # on a phone, smoothing stays beside the map it flattens
     controls.show_url_notes()
 
     model = bv.shipped_model()

@@ -150,6 +150,7 @@ def controls_and_sections() -> None:
     asked = controls.number_slider("block_pos", "Position (the row looked at)", 0, MAX_POSITION - 1,
                                    DEFAULT_POSITION, help="The character whose row goes through layer norm and "
                                    "the feed-forward layer. Past the end of the prompt, the last one is used.")
+    controls.in_reach("block_pos")  # on a phone, the row followed through the block stays beside its charts
     controls.show_url_notes()
 
     model_note(model, error)

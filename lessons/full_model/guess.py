@@ -125,8 +125,7 @@ def result(model: Model, p: dict, r: dict) -> None:
              f"P(truth {mv.shown(itos[r['truth']])})": [r["p_truth"][m] for m in guessing.MODELS],
              "bits on the truth": [r["bits"][m] for m in guessing.MODELS],
              "its top choice": [mv.shown(itos[r["top"][m]]) for m in guessing.MODELS]}
-    st.dataframe(tables.arrow_table(table), hide_index=True, width="stretch", column_config={
-        c: st.column_config.NumberColumn(format="%.4f") for c in list(table)[1:4]})
+    tables.show(table, {c: "%.4f" for c in list(table)[1:4]})
 
 
 def scoreboard(model: Model) -> None:

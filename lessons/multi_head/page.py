@@ -130,6 +130,7 @@ def controls_and_sections() -> None:
     seed = controls.seed()
     causal = controls.toggle("mh_causal", "Causal mask",
                              help="Each token may look only at itself and earlier tokens (as in a language model).")
+    controls.in_reach("heads")  # the lesson is about heads: on a phone, their slider stays beside the maps
     controls.show_url_notes()
 
     tokens = views.tokens_line(sentence, max_tokens)

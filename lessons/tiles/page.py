@@ -115,6 +115,7 @@ def controls_and_sections() -> None:
     asked_block = controls.number_slider("tl_block", "Block size (keys per tile)", 1, MAX_T, 2,
                                          help="How many keys each tile holds. Past the sentence's length, all of them.")
     causal = controls.toggle("tl_causal", "Causal mask", True, help="Query i may only look at keys 0..i.")
+    controls.in_reach("tl_block")  # on a phone, the block size stays beside the tiles it cuts
     controls.show_url_notes()
 
     tokens = views.tokens_line(sentence, max_tokens)

@@ -9,6 +9,7 @@ needs and how it skips without it: tests/browser/harness.py; one server for the 
 
 from __future__ import annotations
 
+import itertools
 import re
 
 import pytest
@@ -80,9 +81,10 @@ def test_no_page_is_wider_than_a_phone(server, phone, path):
 
 
 def test_a_wide_chart_scrolls_in_its_own_frame(server, phone):
-    """The multi-head page's grid of heads is wider than a phone: its frame scrolls and shows the rest, and a
-    keyboard reaches it: the frame takes the focus (as Tab gives it), and the arrow keys scroll it."""
-    phone.goto(f"{server.url}/multi-head")
+    """QKV's rows of "bank" are wider than a phone (a grid of maps is one map wide there): its frame scrolls and
+    shows the rest, and a keyboard reaches it: the frame takes the focus (as Tab gives it), and the arrow keys
+    scroll it."""
+    phone.goto(f"{server.url}/qkv")
     wait_until_drawn(phone)
     wide = [i for i, c in enumerate(phone.evaluate(CHARTS)) if c["drawing"] > c["frame"] + 1]
     if not wide:
@@ -132,5 +134,130 @@ def test_presenter_mode_keeps_the_share_button(server, browser):
         page.locator('[data-testid="stExpandSidebarButton"]').first.click()
         share = sidebar.get_by_role("button", name="Share this view")
         expect(share).to_be_in_viewport(timeout=RERUN_TIMEOUT_MS)
+    finally:
+        context.close()
+
+
+# ---- legends, grids, the main control, and presenter mode's tables ------------------------------------------
+
+# Each visible chart's colour legend against its frame: a legend cut by the frame showed "1 / 0 / 0" for 0, 0.5, 1.
+LEGENDS = """() => [...document.querySelectorAll('[data-testid="stVegaLiteChart"]')].filter(c => c.offsetParent)
+    .flatMap(c => { const f = c.getBoundingClientRect();
+        return [...c.querySelectorAll('g.role-legend')].map(l => { const r = l.getBoundingClientRect();
+            return {left: r.left - f.left, right: f.right - r.right, labels: [...l.querySelectorAll('text')]
+                    .map(t => t.textContent), chart: c.textContent.slice(0, 40)}; }); })"""
+
+@pytest.mark.parametrize("path", ["qkv", "multi-head", "model", "training"])
+def test_no_legend_is_cut_by_its_frame_on_a_phone(server, phone, path):
+    phone.goto(f"{server.url}/{path}")
+    wait_until_drawn(phone)
+    legends = phone.evaluate(LEGENDS)
+    assert legends, f"{path}: no chart with a colour legend is shown"
+    for legend in legends:
+        assert legend["left"] >= -1 and legend["right"] >= -1, f"{path}: a legend is cut by its frame: {legend}"
+    weights = [legend["labels"] for legend in legends if legend["labels"][:1] == ["0"]]
+    assert ["0", "0.5", "1"] in weights, f"{path}: no weights legend reads 0, 0.5, 1: {legends}"
+
+
+def test_a_grid_of_maps_shows_one_map_at_a_time_on_a_phone(server, browser, phone):
+    """Multi-head's maps, one per head, stand side by side on a wide screen and one under another on a phone:
+    each map as wide as the screen allows, none cut at the right edge."""
+    url = f"{server.url}/multi-head?heads=4"
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    try:
+        wide = context.new_page()
+        wide.set_default_timeout(PAGE_TIMEOUT_MS)
+        wide.goto(url)
+        wait_until_drawn(wide)
+        grid = wide.locator(CHART, has_text="head 4").locator("visible=true").first
+        expect(grid).to_be_visible()
+        heads = [grid.locator("text", has_text=re.compile(rf"^head {h}$")).first for h in (1, 2)]
+        tops = [h.bounding_box()["y"] for h in heads]
+        assert abs(tops[0] - tops[1]) < 2, f"on a wide screen the heads stand side by side: {tops}"
+    finally:
+        context.close()
+    phone.goto(url)
+    wait_until_drawn(phone)
+    grid = phone.locator(CHART, has_text="head 4").locator("visible=true").first
+    expect(grid).to_be_visible()
+    heads = [grid.locator("text", has_text=re.compile(rf"^head {h}$")).first for h in (1, 2, 3, 4)]
+    tops = [h.bounding_box()["y"] for h in heads]
+    assert tops == sorted(tops) and min(b - a for a, b in itertools.pairwise(tops)) > 100, \
+        f"on a phone each head's map stands under the one before: {tops}"
+    frame = grid.bounding_box()
+    drawn = grid.locator("svg.marks").bounding_box()
+    assert drawn["x"] + drawn["width"] <= frame["x"] + frame["width"] + 1, \
+        f"the one-column grid is wider than its frame: {drawn} in {frame}"
+
+
+def test_the_main_control_and_its_chart_are_in_view_together_on_a_phone(server, phone):
+    """Multi-head is about heads: on a phone, with the sidebar folded, the heads slider is on screen beside the
+    maps of the heads, and moving it (by keyboard) changes them, its value kept in the link."""
+    phone.goto(f"{server.url}/multi-head")
+    wait_until_drawn(phone)
+    expect(phone.locator('[data-testid="stExpandSidebarButton"]').first).to_be_visible()  # the sidebar is folded
+    slider = phone.get_by_role("slider", name="Heads (divisors of d_model)")
+    control = phone.locator('[data-testid="stSidebar"] .st-key-heads')  # the input itself is drawn 0 px high
+    grid = phone.locator(CHART, has_text="head 2").locator("visible=true").first
+    grid.scroll_into_view_if_needed()
+    expect(grid).to_be_in_viewport()
+    expect(control).to_be_in_viewport()
+    expect(phone.locator(CHART, has_text="head 3")).to_have_count(0)
+    slider.focus()
+    phone.keyboard.press("ArrowRight")  # the divisors of 16: 1, 2, 4, ...
+    phone.wait_for_url(re.compile(r"heads=4"), timeout=RERUN_TIMEOUT_MS)
+    grid = phone.locator(CHART, has_text="head 4").locator("visible=true").first
+    expect(grid).to_be_visible(timeout=RERUN_TIMEOUT_MS)
+    grid.scroll_into_view_if_needed()
+    expect(grid).to_be_in_viewport()
+    expect(control).to_be_in_viewport()
+    # opened, the sidebar shows every control again, the heads slider among them
+    phone.locator('[data-testid="stExpandSidebarButton"]').first.click()
+    sidebar = phone.locator('[data-testid="stSidebar"]')
+    expect(sidebar.locator(".st-key-seed")).to_be_visible(timeout=RERUN_TIMEOUT_MS)
+    expect(sidebar.get_by_role("button", name="Share this view")).to_be_visible()
+
+
+# Every table cell's type size, and the interactive tables' count (drawn on a canvas no page style reaches)
+TABLE_TYPE = """() => {
+    const main = document.querySelector('.stMainBlockContainer');
+    return {cells: [...main.querySelectorAll('[data-testid="stTable"] :is(td, th)')]
+                .filter(c => c.offsetParent && c.textContent.trim()).map(c => parseFloat(getComputedStyle(c).fontSize)),
+            canvases: main.querySelectorAll('[data-testid="stDataFrame"]').length}; }"""
+# The type of the Query row box's value (a box one can type in to search the tokens: its input shows the value)
+QUERY_VALUE = """() => [...document.querySelectorAll('.stMainBlockContainer .st-key-query input')]
+    .map(e => [e.value, parseFloat(getComputedStyle(e).fontSize)])"""
+# The page's column (its right edge, less its padding) and what of each chart is drawn past it
+PAST_THE_COLUMN = """() => { const main = document.querySelector('.stMainBlockContainer');
+    const right = main.getBoundingClientRect().right - parseFloat(getComputedStyle(main).paddingRight);
+    return [...main.querySelectorAll('[data-testid="stVegaLiteChart"], [data-testid="stTable"]')]
+        .filter(c => c.offsetParent)
+        .map(c => ({past: Math.round(c.getBoundingClientRect().right - right), what: c.textContent.slice(0, 40)}))
+        .filter(c => c.past > 1); }"""
+
+
+@pytest.mark.parametrize("path", ["qkv", "circuit", "model"])
+def test_presenter_tables_read_from_the_back_of_a_room(server, browser, path):
+    """At 1280 x 720 in presenter mode every table's cells are 20 px or more (the worked example on QKV, the
+    knockout and share tables on the circuit, the guess table on the full model), the Query row shows its value as
+    large, and nothing is wider than the page's column (the full model's layers x heads grid was 49 px wider)."""
+    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    try:
+        page = context.new_page()
+        page.set_default_timeout(PAGE_TIMEOUT_MS)
+        errors = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(f"{server.url}/{path}?present=true")
+        wait_until_drawn(page)
+        page.wait_for_function("() => document.querySelectorAll('[data-testid=\"stTable\"] td').length > 0",
+                               timeout=RERUN_TIMEOUT_MS)
+        tables = page.evaluate(TABLE_TYPE)
+        assert tables["canvases"] == 0, f"{path}: {tables['canvases']} canvas tables in presenter mode"
+        assert min(tables["cells"]) >= 20, f"{path}: table cells of {min(tables['cells'])} px: {tables['cells']}"
+        if path == "qkv":
+            shown = page.evaluate(QUERY_VALUE)
+            assert shown and all(size >= 20 for _, size in shown), f"the Query row's value: {shown}"
+        assert page.evaluate(PAST_THE_COLUMN) == [], f"{path}: wider than the column: {page.evaluate(PAST_THE_COLUMN)}"
+        assert errors == []
     finally:
         context.close()

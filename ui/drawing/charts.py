@@ -192,8 +192,8 @@ def heatmap_chart(
     select_rows adds a click selection on the query row. font_scale scales every text it prints.
     colour_scale: "sqrt" colours by the square root of the value (counts where a few cells dwarf the rest; the
     page must say so); with it, print no numbers (their ink is chosen for a linear scale).
-    strip: a few rows of many columns (a vector's steps, γ and β): the colour legend lies under it, across,
-    instead of standing beside it taller than the whole strip (its rows' height is the draw's, strip_row).
+    strip: a few rows of many columns (a vector's steps, γ and β): its rows are as tall as their labels need (the
+    draw's row_step, strip_row); its legend lies under it, across, as every heatmap's does.
 
     Every label is drawn on cells at least as large as its type, MIN_LABEL_PX (in presenter mode 18 px);
     a crowded axis turns its labels upright, and on smaller cells leaves out those that would overlap. A
@@ -218,11 +218,12 @@ def heatmap_chart(
     base = alt.Chart(data if data is not None else pd.DataFrame()).encode(x=x, y=y)
     tooltip = [alt.Tooltip("row:N", title=y_title), alt.Tooltip("col:N", title=x_title),
                alt.Tooltip("value:Q", title="value", format=".4f")]
+    # The colour legend lies under the map, not beside it: beside a map as wide as a phone's screen it was cut
+    # off by the chart's frame ("0.5" read "0"). Its labels drop trailing zeros (0, 0.5, 1).
+    legend = alt.Legend(orient="bottom", direction="horizontal", format="~g", gradientLength=px(160, font_scale),
+                        labelFontSize=px(LABEL_PX, font_scale), gradientThickness=px(12, font_scale))
     rect = base.mark_rect(stroke="white", strokeWidth=0.5).encode(
-        color=alt.Color("value:Q", scale=scale, title=None,
-                        legend=alt.Legend(gradientLength=px(160, font_scale), labelFontSize=px(LABEL_PX, font_scale),
-                                          gradientThickness=px(12, font_scale),
-                                          **({"orient": "bottom", "direction": "horizontal"} if strip else {}))),
+        color=alt.Color("value:Q", scale=scale, title=None, legend=legend),
         tooltip=tooltip,
     )
     if select_rows:

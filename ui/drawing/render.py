@@ -109,11 +109,27 @@ def chart_text(builder: Callable, data: ChartData, width: str | None = None, des
 
 def show_grid(data: ChartData, columns: int, cell_px: int, title: str) -> None:
     """A grid of attention maps (charts.grid_chart, a charts.grid_frame) of `columns` panels to a row, on cells
-    of cell_px: one design serves every number of columns and every cell size that draws alike."""
+    of cell_px: one design serves every number of columns and every cell size that draws alike.
+
+    A grid of several maps to a row is cut by a phone's screen. The server does not know the screen's width, so
+    such a grid goes twice: as laid out here, and one map under another, each in a container the page's style
+    (ui.state.presenter.BASE_CSS) shows on a wide or on a narrow screen only. A phone then reads one map at a time
+    as it scrolls down."""
     scale = presenter.chart_scale()
-    text, design = chart_text(charts.grid_chart, data, step=cell_px, columns=columns, title=title,
-                              cell_px=charts.design_cell(cell_px, scale), font_scale=scale)
-    send.chart(text, design.width)
+
+    def draw(per_row: int) -> None:
+        text, design = chart_text(charts.grid_chart, data, step=cell_px, columns=per_row, title=title,
+                                  cell_px=charts.design_cell(cell_px, scale), font_scale=scale)
+        send.chart(text, design.width)
+
+    if columns == 1:
+        draw(1)
+        return
+    # Each copy is marked by an empty element of a class, not by a key: a page may draw the same grid twice.
+    for marker, per_row in ((presenter.WIDE_GRID, columns), (presenter.NARROW_GRID, 1)):
+        with st.container():
+            st.html(f'<span class="{marker}"></span>')
+            draw(per_row)
 
 
 def show(builder: Callable, data: ChartData, key: str | None = None, on_select: str = "ignore",

@@ -6,8 +6,8 @@ import numpy as np
 import streamlit as st
 
 from core.demos.heads import weighted_sum_terms
+from ui.drawing import tables
 from ui.drawing.charts import unique_labels
-from ui.drawing.tables import arrow_table
 from ui.text import escape_md
 
 MAX_TERMS_IN_EQUATION = 8
@@ -30,5 +30,4 @@ def weighted_sum(weights_row: np.ndarray, V: np.ndarray, labels: list[str], quer
     with_total = np.vstack([contributions, contributions.sum(axis=0)])  # the last row adds them up: z
     table = {"value row": [*labels, "= z (sum)"], "weight": np.append(weights_row, weights_row.sum()),
              **{f"dim {j}": with_total[:, j] for j in range(shown_dims)}}
-    st.dataframe(arrow_table(table), hide_index=True,
-                 column_config={c: st.column_config.NumberColumn(format="%.3f") for c in list(table)[1:]})
+    tables.show(table, {c: "%.3f" for c in list(table)[1:]})

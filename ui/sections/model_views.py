@@ -138,7 +138,7 @@ def encode_prompt(model: Model, prompt: str) -> tuple[int, ...]:
 def parameter_table(parts: dict[str, int], total: int) -> None:
     """Parameters by part (core.costs.param_count without its total), with each part's share as a bar."""
     table = {"part": list(parts), "parameters": list(parts.values()), "share": [n / total for n in parts.values()]}
-    st.dataframe(tables.arrow_table(table), hide_index=True, width="stretch", column_config={
+    tables.show(table, {"parameters": "localized", "share": "percent"}, column_config={
         "parameters": st.column_config.NumberColumn(format="localized"),
         "share": st.column_config.ProgressColumn(format="percent", min_value=0, max_value=1)})
 

@@ -173,7 +173,10 @@ def grid_layout(T: int, panels: int, width_px: int, panel_px: int, cell_px: int 
     cell = charts.cell_size(T, int(cell_px * scale), max_width=room)
     if min_cell_px is not None and cell * T > room:
         cell = max(min_cell_px, room // T)
-    columns = max(1, min(panels, int(width_px * scale) // (cell * T + gap_px)))
+    # A projector's column is not wider for the larger type: width_px grows with it only up to that column; the
+    # room between maps (their labels) grows with the type.
+    room_px = min(int(width_px * scale), presenter.COLUMN_PX) if presenter.presenting() else width_px
+    columns = max(1, min(panels, room_px // (cell * T + int(gap_px * scale))))
     return cell, columns
 
 
@@ -280,5 +283,4 @@ def number_table(table: dict | pd.DataFrame, number_format: str = "%.3f", column
     first, unless named) in number_format."""
     names = list(table.keys() if isinstance(table, dict) else table.columns)
     columns = names[1:] if columns is None else columns
-    st.dataframe(tables.arrow_table(table), hide_index=True, width="stretch",
-                 column_config={c: st.column_config.NumberColumn(format=number_format) for c in columns})
+    tables.show(table, {c: number_format for c in columns})

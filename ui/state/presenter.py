@@ -9,6 +9,11 @@ from __future__ import annotations
 import streamlit as st
 
 KEY = "present"
+# The page's column on a 1280 x 720 projector with the sidebar folded (as a present=true link opens it), less a
+# margin: what a chart laid out for presenter mode may fill.
+COLUMN_PX = 1080
+# The classes that mark the two copies of a grid of maps (ui.drawing.render.show_grid), which BASE_CSS reads.
+WIDE_GRID, NARROW_GRID = "wide-grid", "narrow-grid"
 
 # Every page, presenting or not: captions carry results, and Streamlit draws them at 0.6 opacity, 3.9:1 on
 # white (WCAG AA asks 4.5:1), inline code in them at 3.0:1. A caption here takes the page's own text colour
@@ -31,6 +36,25 @@ BASE_CSS = """
      keyboard can focus in it. */
   @media (max-width: 640px) {
     [data-testid="stVegaLiteChart"] { max-width: 100%; overflow-x: auto; overflow-y: hidden; }
+  }
+  /* A grid of several maps to a row is sent twice (ui.drawing.render.show_grid): a phone shows the copy with one
+     map under another, a wider screen the grid. */
+  [data-testid="stElementContainer"]:has(> [data-testid="stHtml"] > :is(.wide-grid, .narrow-grid)),
+  [data-testid="stVerticalBlock"]:has(> [data-testid="stElementContainer"] > [data-testid="stHtml"] > .narrow-grid) {
+    display: none;
+  }
+  @media (max-width: 640px) {
+    [data-testid="stVerticalBlock"]:has(> [data-testid="stElementContainer"] > [data-testid="stHtml"] > .wide-grid) {
+      display: none;
+    }
+    [data-testid="stVerticalBlock"]:has(> [data-testid="stElementContainer"] > [data-testid="stHtml"] > .narrow-grid) {
+      display: flex;
+    }
+    /* A chart still wider than the screen says so, at its left edge while it scrolls (FOCUSABLE_FRAMES marks it) */
+    [data-testid="stVegaLiteChart"][data-scroll-frame]::before {
+      content: "Wider than the screen: swipe sideways for the rest →"; display: block; position: sticky; left: 0;
+      width: max-content; font-size: 0.875rem; padding-bottom: 0.25rem;
+    }
   }
   /* The element that carries FOCUSABLE_FRAMES' script shows nothing; without this it took a gap's height. */
   [data-testid="stElementContainer"]:has(> [data-testid="stHtml"] > script:only-child) { display: none; }
@@ -78,6 +102,18 @@ CSS = """
   .stMainBlockContainer h1 { font-size: 3.2rem; }
   .stMainBlockContainer h2, .stMainBlockContainer h3 { font-size: 2.2rem; }
   .stMainBlockContainer [data-testid="stCaptionContainer"] { font-size: 1.2rem; }
+  /* Tables (ui.drawing.tables draws them as HTML when presenting), formulas and code set on their own, and the
+     value a box shows (the Query row): as large as the prose around them, no smaller than 20 px. */
+  .stMainBlockContainer [data-testid="stTable"] :is(th, td) { font-size: 1.3rem; }
+  .stMainBlockContainer [data-testid="stMarkdownContainer"] .katex-display { font-size: 1.3rem; }
+  .stMainBlockContainer [data-testid="stCode"] code { font-size: 1.25rem; }
+  .stMainBlockContainer :is(input, textarea) { font-size: 1.3rem; }
+  .stMainBlockContainer [data-testid="stMetricValue"] { font-size: 2.6rem; }
+  .stMainBlockContainer :is(p, li) code { font-size: 0.9em; }
+  .stMainBlockContainer button p { font-size: 1.3rem; }
+  /* A chart is laid out to fit a projector's column (COLUMN_PX); with the sidebar opened beside it, the column
+     is narrower, and a chart wider than it scrolls in its own frame, which FOCUSABLE_FRAMES lets a keyboard reach. */
+  [data-testid="stVegaLiteChart"] { max-width: 100%; overflow-x: auto; overflow-y: hidden; }
 </style>
 """
 
