@@ -44,7 +44,7 @@ def test_a_finished_run_opens_on_the_full_model_page_with_a_prompt_it_can_read(a
     run_id = kept_id(at)
     assert f"run {run_id}" in texts(at).replace("`", "") and f"{run_store.EXPIRE_DAYS} days" in texts(at)
     ok(at.switch_page(FULL).run())
-    assert at.sidebar.selectbox(key="fm_model").value == f"run:{run_id}"
+    assert at.sidebar.selectbox(key="fm_model").value.startswith(f"run:{run_id} · copy task · run 1")
     prompt = at.sidebar.text_input(key="fm_prompt").value
     assert prompt.endswith("|") and len(prompt) == 9  # the copy task's 8 letters and its bar
     assert not [w.value for w in at.warning if "vocabulary" in w.value]  # every character is one it knows
@@ -54,7 +54,7 @@ def test_a_finished_run_opens_on_the_full_model_page_with_a_prompt_it_can_read(a
 def test_a_link_to_the_run_opens_it_in_another_browser_session(app_database):
     run_id = kept_id(trained({"tr_data": "reverse"}))
     fresh = ok(run_app(FULL, {"fm_model": f"run:{run_id}", "fm_prompt": "ABCD|"}, opened=[share.OPEN_KEY]))
-    assert fresh.sidebar.selectbox(key="fm_model").value == f"run:{run_id}"
+    assert fresh.sidebar.selectbox(key="fm_model").value.startswith(f"run:{run_id} · reverse task")
     assert "trained on the reverse task" in texts(fresh) and f"as run {run_id}" in texts(fresh).replace("`", "")
     assert any(f"fm_model=run%3A{run_id}" in c.value for c in fresh.code), [c.value for c in fresh.code]  # share link
     ok(fresh.toggle(key="fm_compare").set_value(True).run())  # its random twin has its shape

@@ -150,7 +150,7 @@ def get_model(name: str) -> Model:
     if name in trained_here:
         return trained_here[name]
     if name.startswith(RUN_PREFIX):
-        run_id = name.removeprefix(RUN_PREFIX)
+        run_id = run_id_of(name)
         mine = [m for m in trained_here.values() if m.meta.get("run_id") == run_id]
         return mine[-1] if mine else shared_run(run_id)
     return load_model(name)
@@ -158,14 +158,20 @@ def get_model(name: str) -> Model:
 
 # ---- trained runs kept in the app's database, for a link (ui.compute.run_store) ---------------------------
 
-RUN_PREFIX = "run:"  # fm_model=run:AbC123xy names a stored run
+RUN_PREFIX = "run:"  # fm_model=run:AbC123xy names a stored run (its name may follow: "run:AbC123xy · copy task · …")
 OWNER_KEY = "_run_owner"  # this browser session's random token: its runs beyond the newest few are deleted
 
 
 def link_name(model: Model) -> str:
-    """What a link carries for this model: "run:<id>" once it is stored, else its name."""
+    """What the picker shows and a link carries for this model: "run:<id> · <its name>" once it is stored, else
+    its name. (A picker bound to the link writes its label into the link, so the id and the name go together.)"""
     run_id = model.meta.get("run_id")
-    return f"{RUN_PREFIX}{run_id}" if run_id else model.name
+    return f"{RUN_PREFIX}{run_id} · {model.name}" if run_id else model.name
+
+
+def run_id_of(value: str) -> str:
+    """The id in "run:AbC123xy" or "run:AbC123xy · its name"."""
+    return value.removeprefix(RUN_PREFIX).split(" ", 1)[0]
 
 
 def keep_for_link(model: Model, state=None) -> tuple[Model, str | None]:

@@ -51,16 +51,20 @@ def chosen_model() -> tuple[Model | None, str | None]:
     asked = controls.asked("fm_model")
     if asked and asked.startswith(model_store.RUN_PREFIX) and asked not in names:
         try:
-            models[asked] = model_store.get_model(asked)
-            names.append(asked)
+            run = model_store.get_model(asked)
         except ValueError as err:
             st.warning(f"{escape_md(str(err))} Showing the shipped model instead.", icon=":material/history:")
+        else:
+            label = model_store.link_name(run)
+            models[label] = run
+            names.append(label)
+            if asked != label:  # a link with the id alone: the picker shows the run's full label
+                st.session_state["fm_model"] = label
     if not names:
         return None, None
     name = names[0]
     if len(names) > 1:
-        name = controls.option("fm_model", "Trained model", names, kind="selectbox",
-                               format_func=lambda n: models[n].name if n in models else n)
+        name = controls.option("fm_model", "Trained model", names, kind="selectbox")
     try:
         model = models[name] if name in models else model_store.get_model(name)
     except ValueError as err:
