@@ -49,7 +49,7 @@ def test_a_run_trained_on_one_process_opens_from_its_link_on_the_other(served, b
 
         other.goto(f"{served}/{FULL}?fm_model=run:{run_id}&fm_prompt=ABCDEFGH%7C")
         harness.wait_until_drawn(other)
-        harness.expect(other.get_by_text("trained on the copy task")).to_be_visible()
+        harness.expect(other.get_by_text(re.compile("This model was trained on the copy task"))).to_be_visible()
         harness.expect(other.get_by_text(re.compile(rf"kept on this server as run {run_id}"))).to_be_visible()
         assert {c["name"]: c["value"] for c in classmate.cookies()}[COOKIE] == "s2"  # it stayed on process B
         assert {c["name"]: c["value"] for c in trainer.cookies()}[COOKIE] == "s1"
