@@ -9,6 +9,7 @@ from core.model import divisors
 from core.tasks import TASKS
 from lessons.training import session as ts
 from lessons.training.setup import CORPORA, LIMITS, MAX_LR, UPLOAD_CAP_BYTES, Settings, bundled_length
+from ui.compute import run_store
 from ui.state import controls, kept
 
 LR_OPTIONS = (1e-4, 3e-4, 1e-3, 3e-3, 1e-2)
@@ -92,7 +93,8 @@ def own_text(session: ts.TrainingSession, settings: Settings) -> tuple[bytes | s
     kept.remember("tr_text")
     upload = kept.upload(f"…or upload a plain-text file (.txt, up to {cap})", key="tr_upload", type=["txt"])
     st.caption(f"Your text stays in this browser session's memory while you visit other pages, and is never "
-               f"saved. The limit is {cap}; the last 10% is kept aside to measure the validation loss.")
+               f"saved; the model trained on it is kept on the server for {run_store.EXPIRE_DAYS} days, so that a "
+               f"link can share it. The limit is {cap}; the last 10% is kept aside to measure the validation loss.")
     text, name = (upload[1], upload[0]) if upload is not None else ((pasted or None), "")
     usable = text is None or check_text(session, settings, text, name)
     return text, name, usable
