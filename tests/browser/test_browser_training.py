@@ -11,7 +11,7 @@ import re
 import pytest
 
 from lessons import COURSE
-from tests.browser.harness import PAGE_TIMEOUT_MS, expect, wait_until_drawn
+from tests.browser.harness import PAGE_TIMEOUT_MS, RERUN_TIMEOUT_MS, expect, wait_until_drawn
 
 FAST = "tr_layers=1&tr_steps=50"
 FULL, TRAINING = COURSE.lesson("full_model").url_path, COURSE.lesson("training").url_path
@@ -52,10 +52,10 @@ def test_a_pasted_text_is_there_after_leaving_the_page_and_coming_back(server, t
     box.press("Control+Enter")  # a text area sends its text on Ctrl+Enter (or when it loses focus)
     expect(tab.get_by_text(re.compile(r"Ready: [\d,]+ characters"))).to_be_visible()
     sidebar_link(tab, "Full model").click()
-    expect(tab).to_have_url(re.compile(rf"/{FULL}\b"))
+    expect(tab).to_have_url(re.compile(rf"/{FULL}\b"), timeout=RERUN_TIMEOUT_MS)  # a busy server answers late
     wait_until_drawn(tab)
     sidebar_link(tab, "Training").click()
-    expect(tab).to_have_url(re.compile(rf"/{TRAINING}\b"))
+    expect(tab).to_have_url(re.compile(rf"/{TRAINING}\b"), timeout=RERUN_TIMEOUT_MS)
     wait_until_drawn(tab)
     expect(tab.get_by_label("Paste some text to train on")).to_have_value(TEXT.strip("\n"))
     tab.get_by_role("button", name="Train", exact=True).click()
@@ -66,7 +66,7 @@ def test_a_pasted_text_is_there_after_leaving_the_page_and_coming_back(server, t
 def test_a_trained_run_opens_from_its_link_in_a_browser_that_never_trained_it(server, browser, tab):
     run_id = trained_run(tab, server, "copy")
     tab.get_by_role("link", name="Open the Full model page").click()
-    expect(tab).to_have_url(re.compile(rf"/{FULL}\?.*fm_model=run%3A{run_id}"))
+    expect(tab).to_have_url(re.compile(rf"/{FULL}\?.*fm_model=run%3A{run_id}"), timeout=RERUN_TIMEOUT_MS)
     expect(tab.get_by_text(re.compile("This model was trained on the copy task"))).to_be_visible()
 
     elsewhere = browser.new_context(viewport={"width": 1280, "height": 900})  # no cookies, no session
