@@ -38,6 +38,7 @@ from sqlalchemy import (
 )
 
 from classroom.codes import ANSWER_MAX, CODE_LENGTH, NICKNAME_MAX, TITLE_MAX
+from ui.compute.sql import StoreError  # the app's one database error; the class mode says it as it is
 
 SCHEMA_VERSION = 1
 STATES = ("open", "closed", "revealed")
@@ -107,11 +108,6 @@ Index("answers_by_student", answers.c.student_id)  # a student's own answers; th
 # MIGRATIONS[n] brings a database at version n - 1 to version n (ALTER TABLE, copy, ...). A fresh database
 # gets the current tables from create_all and no step. Version 1 is the first, so there is no step yet.
 MIGRATIONS: dict[int, Callable[[Connection], None]] = {}
-
-
-class StoreError(RuntimeError):
-    """The class database could not be reached, opened or written, or is locked. str() is a sentence for the
-    page: the class mode says it, and the lessons go on without it."""
 
 
 class SchemaTooNew(StoreError):

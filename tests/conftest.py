@@ -10,11 +10,14 @@ loop is `pytest -m "not browser and not system"`.
 from __future__ import annotations
 
 import functools
+import os
+import tempfile
 from pathlib import Path
 
 import pytest
 
 from tests.apptest_helpers import ok, run_page
+from ui.compute import database
 from ui.text import CODE_KEY
 
 HERE = Path(__file__).resolve().parent
@@ -35,6 +38,14 @@ def _scan_installed_components_once() -> None:
 
 
 _scan_installed_components_once()
+
+
+def pytest_configure(config) -> None:
+    """Pages that keep something in the app's database (a trained run a link shares) keep it in a file of this
+    test session's own, never in the one a server on this machine uses; a test that needs another sets its own."""
+    if not os.environ.get(database.ENVIRONMENT):
+        folder = Path(tempfile.mkdtemp(prefix="attention-lab-tests-"))
+        os.environ[database.ENVIRONMENT] = f"sqlite:///{folder / 'app.sqlite3'}"
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

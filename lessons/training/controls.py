@@ -9,7 +9,8 @@ from core.model import divisors
 from core.tasks import TASKS
 from lessons.training import session as ts
 from lessons.training.setup import CORPORA, LIMITS, MAX_LR, UPLOAD_CAP_BYTES, Settings, bundled_length
-from ui.state import controls
+from ui.compute import run_store
+from ui.state import controls, kept
 
 LR_OPTIONS = (1e-4, 3e-4, 1e-3, 3e-3, 1e-2)
 CORPUS_CAPTIONS = {
@@ -81,23 +82,46 @@ def limits_caption() -> None:
                        f"batch {LIMITS['batch_size']}; each update trains for at most {ts.TICK_BUDGET_S} s.")
 
 
-def own_text() -> tuple[bytes | str | None, str]:
-    """The user's text: an uploaded file's bytes (kept in memory only) or else the pasted text."""
+def own_text(session: ts.TrainingSession, settings: Settings) -> tuple[bytes | str | None, str, bool]:
+    """The user's text: an uploaded file's bytes (kept in memory only) or else the pasted text, its name, and
+    whether it can be trained on. Both outlive a visit to another page (ui.state.kept), and are checked as
+    soon as they arrive (what is wrong is said at once, not at the Train press)."""
     cap = f"{UPLOAD_CAP_BYTES // 1000} KB"
+    kept.restore("tr_text")
     pasted = st.text_area("Paste some text to train on", key="tr_text", height=140,
                           max_chars=UPLOAD_CAP_BYTES, placeholder="A few pages of any text you like…")
-    upload = st.file_uploader(f"…or upload a plain-text file (.txt, up to {cap})", type=["txt"], key="tr_upload")
-    st.caption(f"Your text stays in this browser session's memory and is never saved. The limit is {cap}; "
-               "the last 10% is kept aside to measure the validation loss.")
-    if upload is not None:
-        return upload.getvalue(), upload.name
-    return (pasted or None), ""
+    kept.remember("tr_text")
+    upload = kept.upload(f"…or upload a plain-text file (.txt, up to {cap})", key="tr_upload", type=["txt"])
+    st.caption(f"Your text stays in this browser session's memory while you visit other pages, and is never "
+               f"saved; the model trained on it is kept on the server for {run_store.EXPIRE_DAYS} days, so that a "
+               f"link can share it. The limit is {cap}; the last 10% is kept aside to measure the validation loss.")
+    text, name = (upload[1], upload[0]) if upload is not None else ((pasted or None), "")
+    usable = text is None or check_text(session, settings, text, name)
+    return text, name, usable
 
 
-def take_train_press(session: ts.TrainingSession, settings: Settings, text, text_name: str) -> None:
-    """Start the run the Train button asked for (its callback only sets a flag: the text is read here)."""
+def check_text(session: ts.TrainingSession, settings: Settings, text: bytes | str, name: str) -> bool:
+    """Say at once what is wrong with the text (binary, too short for the context, over the cap), or how
+    much of it there is. The corpus made here is the one Train uses (encoded once per text and context)."""
+    try:
+        corpus = session.own_text.corpus(text, settings.context, name)
+    except ValueError as err:
+        st.error(str(err), icon=":material/error:")
+        return False
+    chars = len(corpus.train_ids) + len(corpus.val_ids)
+    st.caption(f"Ready: {chars:,} characters, {corpus.vocab_size - 1} different ones"
+               + (" (cut to the limit)." if corpus.truncated else "."))
+    return True
+
+
+def take_train_press(session: ts.TrainingSession, settings: Settings, text, text_name: str,
+                     usable: bool = True) -> None:
+    """Start the run the Train button asked for (its callback only sets a flag: the text is read here). Text
+    that cannot be trained on starts nothing: what is wrong with it is already on the page, above Train."""
     if session.train_requested:
         session.train_requested = False
+        if not usable:
+            return
         if not session.start(settings, text, text_name) and session.running:
             st.toast("Already training: press Stop first to start a new run.")
 

@@ -27,8 +27,8 @@ def sidebar() -> Settings:
 
 def start_and_stop(session: ts.TrainingSession, settings: Settings) -> None:
     """The own-text box, a Train press taken, a left run paused; the model's size and the buttons."""
-    text, text_name = tc.own_text() if settings.corpus == "text" else (None, "")
-    tc.take_train_press(session, settings, text, text_name)
+    text, text_name, usable = tc.own_text(session, settings) if settings.corpus == "text" else (None, "", True)
+    tc.take_train_press(session, settings, text, text_name, usable)
     session.pause_if_left()
     view.model_summary(settings)
     tc.buttons(session, settings)

@@ -1,7 +1,8 @@
 """The user's own text as a training corpus: what an upload or a paste may be, and what to tell its author.
 
-core.data.text_corpus takes a string and states facts; here live the policy for text from a browser (UTF-8
-only, no binary files, at most max_chars characters) and refusals worded for the person who gave the text.
+core.data.text_corpus takes a string and states facts; here live the policy for text from a browser (UTF-8,
+with or without a byte-order mark, or UTF-16 with one; no binary files; at most max_chars characters) and
+refusals worded for the person who gave the text.
 """
 
 from __future__ import annotations
@@ -10,10 +11,21 @@ from core.data import VAL_FRACTION, TextCorpus, TextTooShort, text_corpus
 
 MAX_USER_CHARS = 200_000  # longer texts are cut: training on them in a browser session would not finish
 SNIFF_BYTES = 8192  # a zero byte among a file's first 8 KB: a binary file, not text
+# A byte-order mark says how a text file is encoded. UTF-16 (Windows Notepad's "Unicode") puts a zero byte
+# beside every ASCII letter, so its mark must be read before the zero-byte test would call it binary.
+UTF16_MARKS = {b"\xff\xfe": "utf-16-le", b"\xfe\xff": "utf-16-be"}
 
 
 def decode(data: bytes | str) -> str:
     """An uploaded file's bytes or a pasted string -> its text with "\\n" line ends. ValueError for the user."""
+    if isinstance(data, bytes) and data[:2] in UTF16_MARKS:
+        try:
+            data = data[2:].decode(UTF16_MARKS[data[:2]])
+        except UnicodeDecodeError as err:
+            raise ValueError(f"This file starts as UTF-16 text but byte {err.start + 2} cannot be decoded; "
+                             "save it as UTF-8 plain text.") from None
+        if any(c < " " and c not in "\t\n\r\f" for c in data[:SNIFF_BYTES]):  # a binary file that began FF FE
+            raise ValueError("This file looks binary (it holds control characters); upload a plain-text file.")
     if isinstance(data, bytes):
         if b"\x00" in data[:SNIFF_BYTES]:
             raise ValueError("This file looks binary (it contains zero bytes); upload a plain-text file.")
@@ -24,7 +36,7 @@ def decode(data: bytes | str) -> str:
                 f"This file is not UTF-8 text (byte {err.start} cannot be decoded); save it as UTF-8 plain text."
             ) from None
     if not isinstance(data, str):
-        raise ValueError("Give the text as a string or as the bytes of a UTF-8 file.")
+        raise ValueError("Give the text as a string or as the bytes of a UTF-8 or UTF-16 file.")
     return data.replace("\r\n", "\n").replace("\r", "\n")
 
 

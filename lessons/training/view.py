@@ -15,12 +15,13 @@ import streamlit as st
 from lessons import COURSE
 from lessons.training import session as ts
 from lessons.training.run import MASS_SEQUENCES, Run, uniform_guess_among, untrained
-from lessons.training.setup import LIMITS, Settings
-from ui.compute import model_store
+from lessons.training.setup import LIMITS, Settings, example_ids
+from ui.compute import model_store, run_store
 from ui.drawing import charts, plots, render
 from ui.frame import page, prose
 from ui.sections import views
-from ui.text import counted, escape_md, shape_str
+from ui.state import controls
+from ui.text import code_span, counted, escape_md, shape_str
 
 TICK_EVERY_S = ts.TICK_EVERY_S  # the live panel reruns this often while training (a fragment timer)
 STATE_WORDS = {"running": "Training", "paused": "Stopped", "finished": "Finished", "diverged": "Diverged"}
@@ -176,11 +177,58 @@ def live_panel(settings: Settings | None = None) -> None:
                    f"{(time.perf_counter() - start) * 1000:.0f} ms in all on the server.")
 
 
+LINK_PROBLEMS = "tr_link_problems"  # run name -> (step, why the database could not keep that snapshot)
+
+
+def for_link(session: ts.TrainingSession, kept: model_store.Model) -> tuple[model_store.Model, str | None]:
+    """The stopped run's model stored in the app's database, once per snapshot, so that a link can carry it
+    (ui.compute.model_store.keep_for_link); the session's copy then carries its id. (model, None), or (model,
+    why a link cannot carry it). Either way the Full model page opens on it next, with a prompt it can read."""
+    if kept.meta.get("run_id"):
+        return kept, None
+    problems = st.session_state.setdefault(LINK_PROBLEMS, {})
+    step = kept.source[2]
+    if kept.name in problems and problems[kept.name][0] == step:
+        return kept, problems[kept.name][1]
+    stored, problem = model_store.keep_for_link(kept)
+    if problem:
+        problems[kept.name] = (step, problem)
+    else:
+        model_store.add_session_model(session.models, stored)  # the same weights, now with their link id
+    controls.hand_over(opening(stored, session))
+    return stored, problem
+
+
+def readable_prompt(session: ts.TrainingSession) -> str:
+    """A prompt the run's model can read: the first half of a task's example up to its bar (copy, reverse), or
+    the example the attention maps show (an induction sequence, a stretch of the text)."""
+    data = session.run.data
+    text = data.tokenizer.decode(example_ids(data))
+    if "|" in text:
+        return text[: text.index("|") + 1]
+    return text
+
+
+def opening(model: model_store.Model, session: ts.TrainingSession) -> dict:
+    """The Full model page's settings that show this run: the model, by the name a link carries, and a prompt."""
+    return {"fm_model": model_store.link_name(model), "fm_prompt": readable_prompt(session)}
+
+
 def saved_model(session: ts.TrainingSession) -> None:
-    """Once a run stops, where its model went, with a link to the page that uses it."""
+    """Once a run stops, where its model went (this session, and the database a link reads), with a link to
+    the page that uses it."""
     kept = session.kept
     if kept is None:
         return
+    kept, problem = for_link(session, kept)
     st.success(f"Saved in this session as “{escape_md(kept.name)}” (step {kept.source[2]}): the Full model page "
                "can read it, generate text with it and draw its attention.", icon=":material/save:")
-    page.link(COURSE.lesson("full_model"), "Open the Full model page")
+    if problem:
+        st.warning(f"A link cannot carry this run, so it stays in this browser tab (anyone else who opens a Full "
+                   f"model link sees the shipped model): {escape_md(problem)}", icon=":material/link_off:")
+    else:
+        until = time.strftime("%d %B %Y, %H:%M UTC", time.gmtime(kept.meta["expires_at"]))
+        st.caption(f"Kept on this server for {run_store.EXPIRE_DAYS} days (until {until}) as run "
+                   f"{code_span(kept.meta['run_id'])}: a Full model link shared from its page opens this model "
+                   "in any browser until then.")
+    page.link(COURSE.lesson("full_model"), "Open the Full model page", query=opening(kept, session))

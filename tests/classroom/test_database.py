@@ -14,6 +14,7 @@ from sqlalchemy import create_engine, inspect, make_url, select, text
 from classroom import database, schema, store
 from classroom.codes import new_token
 from tests.classroom.conftest import _free_port, snapshot
+from ui.compute import sql
 
 NOW = 1_800_000_000.0
 
@@ -139,7 +140,7 @@ def test_a_sqlite_file_that_cannot_be_used(tmp_path, where):
 def test_a_sqlite_file_locked_too_long(tmp_path, monkeypatch):
     """Another process holds the write lock past the busy timeout: the answer fails with a sentence and is not
     written; reading goes on meanwhile (WAL); once the lock is gone, answering works."""
-    monkeypatch.setattr(database, "BUSY_TIMEOUT_S", 0.3)
+    monkeypatch.setattr(sql, "BUSY_TIMEOUT_S", 0.3)
     path = tmp_path / "class.db"
     engine = store.engine_for(f"sqlite:///{path}")
     try:
@@ -164,7 +165,7 @@ def test_a_sqlite_file_locked_too_long(tmp_path, monkeypatch):
 
 @pytest.mark.postgres
 def test_a_postgres_row_locked_too_long(postgres_url, monkeypatch):
-    monkeypatch.setattr(database, "BUSY_TIMEOUT_S", 0.3)
+    monkeypatch.setattr(sql, "BUSY_TIMEOUT_S", 0.3)
     engine = store.engine_for(postgres_url)
     try:
         code, key = store.start_session(engine, NOW)

@@ -22,7 +22,18 @@ from core.demos.heads import single_head
 from core.sampling import probs_from_logits
 from core.tokenize import word_tokens
 from lessons import COURSE
-from tests.apptest_helpers import BANK, chart_by_title, chart_title, charts, for_lesson, matrix, ok, run_app, run_page
+from tests.apptest_helpers import (
+    BANK,
+    chart_by_title,
+    chart_title,
+    charts,
+    for_lesson,
+    matrix,
+    ok,
+    open_panels,
+    run_app,
+    run_page,
+)
 from ui.frame.exercises import PROGRESS, Exercise, check, open_key, parse_number
 from ui.state.controls import DEFAULT_TEXT
 
@@ -404,3 +415,17 @@ def test_a_decimal_comma_answer_is_right():
     assert check(ex, "0,6") == (True, "Right: 0.6.")
     ok_, feedback = check(ex, "0,6.1")
     assert not ok_ and "decimals with a point" in feedback
+
+
+def test_a_checked_answer_is_there_after_a_visit_to_another_page():
+    """Leaving the page drops every widget's value: the answers typed and picked come back from the session."""
+    at = ok(run_app(PAGES["scaling"], opened=[open_key("scaling")]))
+    typed = next(ex for ex in for_lesson("scaling") if ex.answer is not None)
+    picked = next(ex for ex in for_lesson("scaling") if ex.answer is None)
+    submit(at, "scaling", typed, "8.5")
+    submit(at, "scaling", picked, wrong_response("scaling", picked))
+    ok(at.switch_page(PAGES["qkv"]).run())
+    open_panels(at, open_key("scaling"))
+    ok(at.switch_page(PAGES["scaling"]).run())
+    assert at.text_input(key=f"ex_scaling_{typed.id}_answer").value == "8.5"
+    assert at.radio(key=f"ex_scaling_{picked.id}_answer").index == wrong_response("scaling", picked)

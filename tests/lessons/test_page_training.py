@@ -173,6 +173,10 @@ def test_bad_text_gets_a_clear_message(how, value, expected):
     else:
         at.text_area(key="tr_text").set_value(value)
     ok(at.run())
+    if how == "upload" or value:  # said as soon as the text is there, before any press of Train
+        assert [e.value for e in at.error] and expected in at.error[0].value, [e.value for e in at.error]
+    else:
+        assert not at.error
     ok(at.button(key="tr_train").click().run())
     assert session(at).run is None
     errors = [e.value for e in at.error]
@@ -247,3 +251,31 @@ def test_before_a_run_the_page_shows_the_untrained_model_and_the_baselines():
     assert "drawn uniformly and independently" in texts(at)
     bigram = setup.build_data(setup.Settings(corpus="copy", n_layers=1), setup.TextMemo())[1]
     assert [m.value for m in at.metric][:2] == [f"{bigram:.3f}", "2.890"]
+
+
+@pytest.mark.parametrize("away", ["lessons/full_model/page.py", "lessons/qkv/page.py"])
+def test_a_pasted_text_and_the_settings_are_there_after_a_visit_to_another_page(away):
+    at = ok(run_app(PAGE, {**FAST, "tr_data": "text"}))
+    ok(at.text_area(key="tr_text").set_value(TEXT).run())
+    ok(at.sidebar.slider(key="tr_context").set_value(16).run())
+    ok(at.switch_page(away).run())
+    ok(at.switch_page(PAGE).run())
+    assert at.text_area(key="tr_text").value == TEXT
+    assert at.sidebar.slider(key="tr_context").value == 16
+    ok(at.button(key="tr_train").click().run())
+    assert session(at).run is not None and session(at).run.name.startswith("your text")
+    assert not at.error
+
+
+def test_an_uploaded_file_is_still_in_use_after_a_visit_to_another_page_until_forgotten():
+    at = ok(run_app(PAGE, {**FAST, "tr_data": "text"}))
+    at.file_uploader(key="tr_upload").upload("notes.txt", TEXT.encode("utf-16"), "text/plain")  # with its BOM
+    ok(at.run())
+    assert not at.error and any("Ready: " in c.value for c in at.caption)  # a UTF-16 file reads as text
+    ok(at.switch_page("lessons/qkv/page.py").run())
+    ok(at.switch_page(PAGE).run())
+    assert any("uploaded earlier, “notes" in c.value for c in at.caption)
+    ok(at.button(key="tr_train").click().run())
+    assert session(at).run is not None and not at.error
+    ok(at.button(key="tr_upload_forget").click().run())
+    assert not any("uploaded earlier" in c.value for c in at.caption)

@@ -16,6 +16,23 @@ def test_user_text_accepts_utf8_bytes_and_strings():
     assert user_text_corpus(text, context=16).vocab_size == corpus.vocab_size
 
 
+@pytest.mark.parametrize("encoding", ["utf-8", "utf-8-sig", "utf-16", "utf-16-le", "utf-16-be"])
+def test_utf8_and_utf16_files_with_their_mark_read_as_the_same_text(encoding):
+    text = "Ünïcode text, typed in Notepad.\r\n" * 100
+    data = text.encode(encoding)
+    if encoding in ("utf-16-le", "utf-16-be"):  # the codec writes no mark of its own: put the one Notepad writes
+        data = ("\ufeff" + text).encode(encoding)
+    assert b"\x00" in data or encoding.startswith("utf-8")
+    corpus = user_text_corpus(data, context=16)
+    assert "".join(corpus.tokenizer.itos[1:]) == "".join(sorted(set(text.replace("\r\n", "\n"))))
+    assert "\ufeff" not in corpus.tokenizer.itos
+
+
+def test_a_binary_file_that_happens_to_start_like_utf16_is_still_refused():
+    with pytest.raises(ValueError, match="binary"):
+        user_text_corpus(b"\xff\xfe" + bytes(4000), context=16)  # zeros: U+0000, no text has them
+
+
 @pytest.mark.parametrize(("data", "match"), [
     (b"", "empty"),
     ("   \n\t ", "empty"),

@@ -7,17 +7,23 @@ tuple, never its arrays, and get the model back with from_source().
 
 from __future__ import annotations
 
+import dataclasses
+import io
 import json
+import secrets
 import string
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import streamlit as st
 
-from core.model import ModelConfig, init_params, load
+from core.model import ModelConfig, flatten, init_params, load, unflatten
 from core.tokenize import CharTokenizer
+from ui.compute import database, run_store
 from ui.compute.memo import shared
+from ui.compute.sql import StoreError
 
 WEIGHTS_DIR = Path(__file__).resolve().parents[2] / "core" / "weights"
 # The random model's vocabulary: printable ASCII (letters, digits, punctuation, space) and the newline.
@@ -138,11 +144,92 @@ def session_models() -> dict:
 
 
 def get_model(name: str) -> Model:
-    """A model by name: one trained in this session, else a shipped one (ValueError if neither)."""
+    """A model by name: one trained in this session, a run a link names ("run:AbC123xy"), else a shipped one
+    (ValueError if none of these)."""
     trained_here = session_models()
     if name in trained_here:
         return trained_here[name]
+    if name.startswith(RUN_PREFIX):
+        run_id = run_id_of(name)
+        mine = [m for m in trained_here.values() if m.meta.get("run_id") == run_id]
+        return mine[-1] if mine else shared_run(run_id)
     return load_model(name)
+
+
+# ---- trained runs kept in the app's database, for a link (ui.compute.run_store) ---------------------------
+
+RUN_PREFIX = "run:"  # fm_model=run:AbC123xy names a stored run (its name may follow: "run:AbC123xy · copy task · …")
+OWNER_KEY = "_run_owner"  # this browser session's random token: its runs beyond the newest few are deleted
+
+
+def link_name(model: Model) -> str:
+    """What the picker shows and a link carries for this model: "run:<id> · <its name>" once it is stored, else
+    its name. (A picker bound to the link writes its label into the link, so the id and the name go together.)"""
+    run_id = model.meta.get("run_id")
+    return f"{RUN_PREFIX}{run_id} · {model.name}" if run_id else model.name
+
+
+def run_id_of(value: str) -> str:
+    """The id in "run:AbC123xy" or "run:AbC123xy · its name"."""
+    return value.removeprefix(RUN_PREFIX).split(" ", 1)[0]
+
+
+def keep_for_link(model: Model, state=None) -> tuple[Model, str | None]:
+    """Store a model trained in this session in the app's database, so a link can name it: (the model, now
+    carrying its run id and expiry, None), or (the model as it was, the sentence saying why a link cannot
+    carry it) when the database cannot be reached or the run is over the size cap. Each snapshot gets an id
+    of its own (a run resumed and stopped again is stored anew): a link, once shared, always opens the same
+    weights, and a server process may keep them in memory by id."""
+    state = st.session_state if state is None else state
+    owner = state.setdefault(OWNER_KEY, secrets.token_hex(16))
+    run_id = run_store.new_id()
+    buffer = io.BytesIO()
+    np.savez_compressed(buffer, **flatten(model.params))  # the arrays as core.model.save writes them, in memory
+    meta = {k: v for k, v in model.meta.items() if k not in ("run_id", "expires_at")}
+    try:
+        expires = run_store.store(database.engine(), run_id, owner, model.name, buffer.getvalue(),
+                                  model.cfg.to_dict(), meta, time.time())
+    except (StoreError, ValueError) as error:
+        return model, str(error)
+    return dataclasses.replace(model, meta={**meta, "run_id": run_id, "expires_at": expires}), None
+
+
+def shared_run(run_id: str) -> Model:
+    """The stored run `run_id`, read from the database once per process. ValueError with a sentence for the
+    reader when there is no such run, it has expired, or the database cannot be read."""
+    if not run_store.valid_id(run_id):
+        raise ValueError(f"“{run_id[:20]}” is not the id of a trained run (those are {run_store.ID_LENGTH} letters "
+                         "and digits).")
+    model = _stored_run(run_id)
+    if model.meta["expires_at"] < time.time():
+        raise ValueError(expired_message(run_id))
+    return model
+
+
+def expired_message(run_id: str) -> str:
+    return (f"The trained run {run_id} has expired: runs shared by a link are kept {run_store.EXPIRE_DAYS} days. "
+            "Train it again on the Training page to share it anew.")
+
+
+@shared(16, spinner="Loading the trained run…")
+def _stored_run(run_id: str) -> Model:
+    try:
+        stored = run_store.load(database.engine(), run_id, time.time())
+    except run_store.RunExpired:
+        raise ValueError(expired_message(run_id)) from None
+    except KeyError:
+        raise ValueError(f"There is no trained run {run_id} on this server: it was never shared, or its session "
+                         "trained newer ones and it was replaced.") from None
+    except StoreError as error:
+        raise ValueError(str(error)) from None
+    with np.load(io.BytesIO(stored.weights), allow_pickle=False) as data:
+        flat = {name: data[name] for name in data.files}
+    params = unflatten(flat)
+    _freeze(params)
+    meta = {**stored.meta, "run_id": stored.id, "expires_at": stored.expires_at,
+            "trained_in": "the Training page, opened from a link"}
+    tokenizer = CharTokenizer.from_dict(meta["tokenizer"])
+    return Model(stored.name, params, ModelConfig(**stored.config), tokenizer, meta, True, ("run", stored.id))
 
 
 def random_model(seed: int = 0, like: str | None = None) -> Model:
@@ -177,6 +264,8 @@ def from_source(source: tuple) -> Model:
         return random_model(*rest)
     if kind == "file":
         return load_model(rest[0])
+    if kind == "run":
+        return shared_run(rest[0])
     if kind == "session":
         model = session_models().get(rest[0])
         if model is None:

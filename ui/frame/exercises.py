@@ -14,6 +14,7 @@ from fractions import Fraction
 
 import streamlit as st
 
+from ui.state import kept
 from ui.text import escape_md
 
 PROGRESS = "exercise_progress"  # {lesson url_path: {exercise id: solved}} for this session
@@ -121,6 +122,7 @@ def _render_one(lesson: str, ex: Exercise, number: int) -> None:
         st.code(ex.code, language="python", line_numbers=True)
     if ex.figure:
         ex.figure()
+    kept.restore(f"{key}_answer")  # the answer last checked, there again after a visit to another page
     with st.form(key=f"{key}_form", border=False):
         if ex.answer is not None:
             response = st.text_input("Your answer", key=f"{key}_answer", max_chars=40,
@@ -129,6 +131,7 @@ def _render_one(lesson: str, ex: Exercise, number: int) -> None:
             response = st.radio("Your answer", range(len(ex.options)), format_func=lambda i: ex.options[i],
                                 index=None, key=f"{key}_answer")
         submitted = st.form_submit_button("Check")
+    kept.remember(f"{key}_answer")
     if submitted:
         ok, feedback = check(ex, response)
         if ok or _is_attempt(ex, response):

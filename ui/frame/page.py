@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Sequence
+from urllib.parse import urlencode
 
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
@@ -119,12 +120,14 @@ def _where(body: Callable) -> str:
         (str(code.co_firstlineno) if code else "")
 
 
-def link(lesson: nav.Lesson, label: str, container=st) -> None:
-    """A link to another lesson; a plain link when the page runs outside the app's navigation (tests)."""
+def link(lesson: nav.Lesson, label: str, container=st, query: dict | None = None) -> None:
+    """A link to another lesson (with these settings in its address); a plain link when the page runs outside
+    the app's navigation (tests)."""
     try:
-        container.page_link(lesson.path, label=label, icon=lesson.icon)
+        container.page_link(lesson.path, label=label, icon=lesson.icon, query_params=query)
     except StreamlitAPIException:
-        container.markdown(f"[{label}](/{lesson.url_path})")
+        address = f"/{lesson.url_path}" + (f"?{urlencode(query)}" if query else "")
+        container.markdown(f"[{label}]({address})")
 
 
 def remember_settings() -> None:

@@ -94,6 +94,7 @@ def share_panel() -> None:
     later, by fill_share_panel() from the page's footer, once every setting of this run is known (built
     here, the link carried only the settings drawn before it: none of the page's own).
     """
+    _slot.notes = []
     # Filled only while open (the uploader and the link cost every slider move otherwise); opening reruns.
     box = st.sidebar.popover("Share this view", icon=":material/share:", width="stretch", key=OPEN_KEY,
                              on_change="rerun")
@@ -110,6 +111,14 @@ def share_panel() -> None:
             st.warning(message)
 
 
+def cannot_carry(message: str) -> None:
+    """Say in the share panel, under the link, what of this view the link cannot carry (a model trained in this
+    browser tab that the server could not keep): its promise is then not kept, and the panel says so."""
+    notes = getattr(_slot, "notes", None)
+    if notes is not None and message not in notes:
+        notes.append(message)
+
+
 def fill_share_panel() -> None:
     """Put the link and the settings file into the panel, now that the page has drawn all its controls."""
     slot, _slot.value = getattr(_slot, "value", None), None
@@ -117,5 +126,7 @@ def fill_share_panel() -> None:
         return
     with slot.container():
         st.code(share_link() or "?", language=None, wrap_lines=True)
+        for message in getattr(_slot, "notes", None) or ():
+            st.warning(message, icon=":material/link_off:")
         st.download_button("Download settings (JSON)", settings_file(), file_name="attention-lab-view.json",
                            mime="application/json", key="share_download", on_click="ignore")

@@ -7,6 +7,8 @@ Cached functions take a model's small `source` tuple, never its arrays (see ui.c
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import streamlit as st
 
@@ -17,7 +19,7 @@ from ui.compute.memo import shared
 from ui.compute.model_store import Model
 from ui.drawing import charts, plots, render, tables
 from ui.drawing.chart_data import ChartData
-from ui.frame import prose
+from ui.frame import prose, share
 from ui.sections import views
 from ui.state import controls
 from ui.text import code_span, escape_md
@@ -39,20 +41,38 @@ def shown(c: str) -> str:
 def chosen_model() -> tuple[Model | None, str | None]:
     """The trained model the page reads, and why a chosen one could not be loaded (None when it could).
 
-    Shipped character models come first, then any model trained on the Training page in this session
-    (a picker when there is more than one); a link naming an unknown model falls back to the first.
-    (None, None) when there is none on this server: the page then reads seeded random weights.
+    Shipped character models come first, then any model trained on the Training page in this session, then
+    a trained run the link names (fm_model=run:AbC123xy, kept in the app's database: any browser opens it);
+    a picker when there is more than one. A link naming an unknown or expired run says so and falls back to
+    the first. (None, None) when there is none on this server: the page then reads seeded random weights.
     """
-    names = model_store.char_models() + list(model_store.session_models())
+    models = {model_store.link_name(m): m for m in model_store.session_models().values()}
+    names = model_store.char_models() + list(models)
+    asked = controls.asked("fm_model")
+    if asked and asked.startswith(model_store.RUN_PREFIX) and asked not in names:
+        try:
+            run = model_store.get_model(asked)
+        except ValueError as err:
+            st.warning(f"{escape_md(str(err))} Showing the shipped model instead.", icon=":material/history:")
+        else:
+            label = model_store.link_name(run)
+            models[label] = run
+            names.append(label)
+            if asked != label:  # a link with the id alone: the picker shows the run's full label
+                st.session_state["fm_model"] = label
     if not names:
         return None, None
     name = names[0]
     if len(names) > 1:
         name = controls.option("fm_model", "Trained model", names, kind="selectbox")
     try:
-        return model_store.get_model(name), None
+        model = models[name] if name in models else model_store.get_model(name)
     except ValueError as err:
         return None, str(err)
+    if model.source[0] == "session" and not model.meta.get("run_id"):
+        share.cannot_carry("This model was trained in this browser tab and the server could not keep it, so "
+                           "the link cannot carry it: anyone else who opens the link sees the shipped model.")
+    return model, None
 
 
 def sides(model: Model | None, seed: int) -> dict[str, Model]:
@@ -62,7 +82,7 @@ def sides(model: Model | None, seed: int) -> dict[str, Model]:
         return {"trained": model_store.random_model(seed)}
     compare = controls.toggle("fm_compare", "Compare with random weights",
                               help="The same model shape with untrained weights, side by side.")
-    twin = {"random": model_store.random_model(seed, like=model.name)} if compare else {}
+    twin = {"random": model_store.random_model(seed, like=model_store.link_name(model))} if compare else {}
     return {"trained": model, **twin}
 
 
@@ -84,6 +104,11 @@ def model_note(model: Model, error: str | None) -> None:
         st.error(f"{error} Showing random weights instead.")
     if model.trained:
         st.success(f"Trained weights: {code_span(model.name)}. {training_summary(model.meta, cfg.vocab_size)}")
+        if isinstance(model.meta.get("expires_at"), (int, float)):
+            until = time.strftime("%d %B %Y, %H:%M UTC", time.gmtime(model.meta["expires_at"]))
+            st.caption(f"Trained on the Training page and kept on this server as run "
+                       f"{code_span(str(model.meta.get('run_id')))} until {until}: this page's link opens it in "
+                       "any browser until then.")
     else:
         st.info(prose.text("full_model", "random_weights", V=cfg.vocab_size, p=1 / cfg.vocab_size))
     st.caption(f"Model: V = {cfg.vocab_size} characters, D = {cfg.d_model}, H = {cfg.n_heads} heads "

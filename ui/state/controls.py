@@ -98,6 +98,12 @@ def apply_settings(settings: dict) -> None:
     st.session_state[_PENDING] = {str(k): str(v) for k, v in settings.items()}
 
 
+def hand_over(settings: dict) -> None:
+    """Settings another page's controls take the next time they are drawn (and only then), over the value they
+    had: the Training page opens the Full model page on the run it trained, with a prompt that run can read."""
+    st.session_state.setdefault(_PENDING, {}).update({str(k): str(v) for k, v in settings.items()})
+
+
 def _note(message: str, icon: str = ":material/link:") -> None:
     st.session_state.setdefault(_NOTES, []).append((message, icon))
 
@@ -106,6 +112,19 @@ def show_url_notes() -> None:
     """Tell the user which link values (or pasted texts) were unusable and what was used instead (once)."""
     for message, icon in st.session_state.pop(_NOTES, []):
         st.info(message, icon=icon)
+
+
+def asked(key: str) -> str | None:
+    """The value a control is about to be given, before it is drawn: a loaded file's, the one it has (perhaps
+    from another page), or the link's; None when none says anything (a page that must fetch something the
+    value names, such as a stored run, does it before the control checks the value against its options)."""
+    pending = st.session_state.get(_PENDING, {})
+    if key in pending:
+        return str(pending[key])
+    if key in st.session_state:
+        return str(st.session_state[key])
+    raw = st.query_params.get(key)
+    return None if raw is None else str(raw)
 
 
 def _seed(key: str, parse: Callable[[str], object], fit: Callable = lambda v: v) -> None:

@@ -1,0 +1,174 @@
+"""Trained runs a link can share: a model trained on the Training page, kept in the app's database (the class
+mode's, ui.compute.database) under a short random id, so any browser and any server process can open it.
+
+Plain SQL (no UI library), one transaction per call, every database failure a StoreError with a sentence.
+
+    trained_runs   one row per run: its id (what the link carries), the browser session that trained it (a
+                   random token, never shown), the run's name, its weights as .npz bytes (core.model.save),
+                   its config and meta as JSON, when it was stored and when it expires
+
+Limits, so that a class training live cannot fill the database: a run is kept EXPIRE_DAYS days; a browser
+session keeps its PER_SESSION newest runs (an older one is deleted when a newer is stored); a run's weights
+may be at most MAX_RUN_BYTES (the largest model the Training page allows is far below it). Expired rows are
+deleted whenever a run is stored.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import string
+import threading
+import weakref
+from dataclasses import dataclass
+
+from sqlalchemy import (
+    Column,
+    Double,
+    Engine,
+    Index,
+    Integer,
+    LargeBinary,
+    MetaData,
+    String,
+    Table,
+    Text,
+    exc,
+    func,
+    select,
+)
+
+from ui.compute import sql
+from ui.compute.sql import StoreError
+
+EXPIRE_DAYS = 7
+PER_SESSION = 5  # runs kept per browser session, the newest
+MAX_RUN_BYTES = 8_000_000  # a run's .npz: d_model 64, 2 layers and a large vocabulary stay under 2 MB
+ID_LENGTH = 8
+ID_CHARS = string.ascii_letters + string.digits  # 62^8: about 2e14 ids, none guessable
+RUNS_LOCK = 4_141_742  # PostgreSQL advisory lock: one process at a time creates the table
+
+UNREACHABLE = ("The database that keeps trained runs could not be reached, so a link cannot carry this run: "
+               "it stays in this browser tab only. Training works as usual.")
+
+metadata = MetaData()
+
+trained_runs = Table(
+    "trained_runs", metadata,
+    Column("id", String(ID_LENGTH), primary_key=True),
+    Column("owner", String(64), nullable=False),  # the browser session's random token
+    Column("name", String(200), nullable=False),
+    Column("weights", LargeBinary, nullable=False),  # the .npz bytes
+    Column("config", Text, nullable=False),  # JSON: ModelConfig's fields
+    Column("meta", Text, nullable=False),  # JSON: tokenizer, figures, settings, losses
+    Column("size", Integer, nullable=False),
+    Column("stored_at", Double, nullable=False),  # seconds since the epoch
+    Column("expires_at", Double, nullable=False),
+)
+Index("trained_runs_by_owner", trained_runs.c.owner, trained_runs.c.stored_at)
+
+_ready: weakref.WeakSet[Engine] = weakref.WeakSet()
+_ready_lock = threading.Lock()
+
+
+@dataclass(frozen=True)
+class StoredRun:
+    id: str
+    name: str
+    weights: bytes
+    config: dict
+    meta: dict
+    stored_at: float
+    expires_at: float
+
+
+class RunExpired(LookupError):
+    """The run was stored once but its time is up (or its session stored newer runs)."""
+
+
+def new_id() -> str:
+    return "".join(secrets.choice(ID_CHARS) for _ in range(ID_LENGTH))
+
+
+def valid_id(run_id: str) -> bool:
+    return len(run_id) == ID_LENGTH and all(c in ID_CHARS for c in run_id)
+
+
+def _prepare(engine: Engine) -> None:
+    """The table made once per engine (it is the same in every version so far: no upgrade step yet)."""
+    if engine in _ready:
+        return
+    with _ready_lock:
+        if engine in _ready:
+            return
+        sql.tune(engine)
+        with sql.writing(engine) as conn:
+            if engine.dialect.name == "postgresql":
+                conn.execute(select(func.pg_advisory_xact_lock(RUNS_LOCK)))
+            metadata.create_all(conn, checkfirst=True)
+        _ready.add(engine)
+
+
+def _guard(call):
+    """Run call() on a ready table; any failure of the database becomes a StoreError with UNREACHABLE."""
+    try:
+        return call()
+    except StoreError:
+        raise
+    except (exc.SQLAlchemyError, OSError) as error:
+        raise StoreError(UNREACHABLE) from error
+
+
+def store(engine: Engine, run_id: str, owner: str, name: str, weights: bytes, config: dict, meta: dict,
+          now: float) -> float:
+    """Keep (or replace) the run `run_id`; returns when it expires. ValueError when it is over MAX_RUN_BYTES.
+    The owner's runs beyond the PER_SESSION newest, and every expired run, are deleted in the same
+    transaction."""
+    if len(weights) > MAX_RUN_BYTES:
+        raise ValueError(f"This run's weights take {len(weights) / 1e6:.1f} MB; a shared run may take at most "
+                         f"{MAX_RUN_BYTES / 1e6:.0f} MB, so it stays in this browser tab only.")
+    expires = now + EXPIRE_DAYS * 86_400
+
+    def write() -> float:
+        _prepare(engine)
+        with sql.writing(engine) as conn:
+            conn.execute(trained_runs.delete().where(trained_runs.c.expires_at < now))
+            conn.execute(trained_runs.delete().where(trained_runs.c.id == run_id))
+            conn.execute(trained_runs.insert().values(
+                id=run_id, owner=owner, name=name[:200], weights=weights, config=json.dumps(config),
+                meta=json.dumps(meta), size=len(weights), stored_at=now, expires_at=expires))
+            older = conn.scalars(select(trained_runs.c.id).where(trained_runs.c.owner == owner)
+                                 .order_by(trained_runs.c.stored_at.desc()).offset(PER_SESSION)).all()
+            if older:
+                conn.execute(trained_runs.delete().where(trained_runs.c.id.in_(older)))
+        return expires
+
+    return _guard(write)
+
+
+def load(engine: Engine, run_id: str, now: float) -> StoredRun:
+    """The run `run_id`. KeyError when no such run was ever kept (or it was deleted), RunExpired when its time
+    is up; StoreError when the database cannot be read."""
+    def read() -> StoredRun:
+        _prepare(engine)
+        with sql.reading(engine) as conn:
+            row = conn.execute(select(trained_runs).where(trained_runs.c.id == run_id)).first()
+        if row is None:
+            raise KeyError(run_id)
+        if row.expires_at < now:
+            raise RunExpired(run_id)
+        return StoredRun(row.id, row.name, bytes(row.weights), json.loads(row.config), json.loads(row.meta),
+                         row.stored_at, row.expires_at)
+
+    return _guard(read)
+
+
+def owned(engine: Engine, owner: str) -> list[str]:
+    """The ids of the runs a browser session has kept, newest first (for tests and the cap)."""
+    def read() -> list[str]:
+        _prepare(engine)
+        with sql.reading(engine) as conn:
+            return list(conn.scalars(select(trained_runs.c.id).where(trained_runs.c.owner == owner)
+                                     .order_by(trained_runs.c.stored_at.desc())))
+
+    return _guard(read)
