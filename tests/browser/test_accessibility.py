@@ -29,20 +29,25 @@ pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
 # "" is the home page; "class" the class page's start (its views in a class: test_browser_class_mode.py)
 PAGES = ["", *(lesson.url_path for lesson in COURSE), glossary.URL_PATH, "class"]
 THEMES = ("light", "dark")
+DESK, PHONE = {"width": 1400, "height": 1000}, {"width": 390, "height": 844}
 # Every page in both themes, and every lesson in presenter mode (larger type, charts with cells half as large
 # again: a chart wider than its column scrolls in its own frame, which must then be reachable by keyboard).
-CHECKS = [(path, theme) for path in PAGES for theme in THEMES] + [
-    (f"{path}?present=true", "light") for path in PAGES if path]
+CHECKS = [(path, theme, DESK) for path in PAGES for theme in THEMES] + [
+    (f"{path}?present=true", "light", DESK) for path in PAGES if path]
+# On a phone, in the dark: the lessons whose main control sits on the strip along the bottom edge, and those whose
+# grids of maps are laid out again one under another (a page of its own at that width)
+PHONE_PAGES = ["multi-head", "bigram", "block", "circuit", "tiles", "model", "training"]
+CHECKS += [(path, "dark", PHONE) for path in PHONE_PAGES]
 
 
-def page_id(path: str) -> str:
-    return (path or "home").replace("?present=true", "-presenter")
+def check_id(path: str, theme: str, viewport: dict) -> str:
+    return (path or "home").replace("?present=true", "-presenter") + f"-{theme}" + ("-phone" if viewport is PHONE
+                                                                                   else "")
 
 
-@pytest.mark.parametrize(("path", "theme"), CHECKS, ids=[f"{page_id(p)}-{t}" for p, t in CHECKS])
-def test_no_serious_accessibility_violation(server, browser, path, theme):
-    context = browser.new_context(viewport={"width": 1400, "height": 1000}, color_scheme=theme,
-                                  reduced_motion="reduce")
+@pytest.mark.parametrize(("path", "theme", "viewport"), CHECKS, ids=[check_id(*c) for c in CHECKS])
+def test_no_serious_accessibility_violation(server, browser, path, theme, viewport):
+    context = browser.new_context(viewport=viewport, color_scheme=theme, reduced_motion="reduce")
     try:
         context.add_init_script(STILL)
         page = context.new_page()
@@ -50,6 +55,6 @@ def test_no_serious_accessibility_violation(server, browser, path, theme):
         page.goto(f"{server.url}/{path}")
         wait_until_drawn(page)
         serious = serious_violations(page)
-        assert not serious, f"{page_id(path)} ({theme}):\n{report(serious)}"
+        assert not serious, f"{check_id(path, theme, viewport)}:\n{report(serious)}"
     finally:
         context.close()
