@@ -92,9 +92,11 @@ def own_text(session: ts.TrainingSession, settings: Settings) -> tuple[bytes | s
                           max_chars=UPLOAD_CAP_BYTES, placeholder="A few pages of any text you like…")
     kept.remember("tr_text")
     upload = kept.upload(f"…or upload a plain-text file (.txt, up to {cap})", key="tr_upload", type=["txt"])
-    st.caption(f"Your text stays in this browser session's memory while you visit other pages, and is never "
-               f"saved; the model trained on it is kept on the server for {run_store.EXPIRE_DAYS} days, so that a "
-               f"link can share it. The limit is {cap}; the last 10% is kept aside to measure the validation loss.")
+    st.caption(f"Your text is held in the server's memory for this browser session only (it survives visits to "
+               f"other pages) and is never written to disk or to the database. When a run stops, the model trained "
+               f"on it is stored on the server for {run_store.EXPIRE_DAYS} days so that a link can open it, and a "
+               f"model can repeat phrases of what it learned: do not train on text you would not share. The limit "
+               f"is {cap}; the last 10% is kept aside to measure the validation loss.")
     text, name = (upload[1], upload[0]) if upload is not None else ((pasted or None), "")
     usable = text is None or check_text(session, settings, text, name)
     return text, name, usable

@@ -177,7 +177,8 @@ def live_panel(settings: Settings | None = None) -> None:
                    f"{(time.perf_counter() - start) * 1000:.0f} ms in all on the server.")
 
 
-LINK_PROBLEMS = "tr_link_problems"  # run name -> (step, why the database could not keep that snapshot)
+OWN_TEXT_PROMPT = "The "  # the prompt of a run on a student's own text, when its characters are all known
+LINK_PROBLEMS = model_store.LINK_PROBLEMS  # run name -> (step, why the database could not keep that snapshot)
 
 
 def for_link(session: ts.TrainingSession, kept: model_store.Model) -> tuple[model_store.Model, str | None]:
@@ -204,6 +205,9 @@ def readable_prompt(session: ts.TrainingSession) -> str:
     the example the attention maps show (an induction sequence, a stretch of the text)."""
     data = session.run.data
     text = data.tokenizer.decode(example_ids(data))
+    if session.run.settings.corpus == "text":  # a link carries its prompt: none of a student's own text goes in it
+        known = set(data.tokenizer.itos)
+        return OWN_TEXT_PROMPT if set(OWN_TEXT_PROMPT) <= known else " " if " " in known else data.tokenizer.itos[-1]
     if "|" in text:
         return text[: text.index("|") + 1]
     return text
@@ -224,11 +228,11 @@ def saved_model(session: ts.TrainingSession) -> None:
     st.success(f"Saved in this session as “{escape_md(kept.name)}” (step {kept.source[2]}): the Full model page "
                "can read it, generate text with it and draw its attention.", icon=":material/save:")
     if problem:
-        st.warning(f"A link cannot carry this run, so it stays in this browser tab (anyone else who opens a Full "
-                   f"model link sees the shipped model): {escape_md(problem)}", icon=":material/link_off:")
+        st.warning(f"A link cannot carry this run: {escape_md(problem)} It stays in this browser tab; anyone else "
+                   "who opens a Full model link sees the shipped model.", icon=":material/link_off:")
     else:
         until = time.strftime("%d %B %Y, %H:%M UTC", time.gmtime(kept.meta["expires_at"]))
         st.caption(f"Kept on this server for {run_store.EXPIRE_DAYS} days (until {until}) as run "
-                   f"{code_span(kept.meta['run_id'])}: a Full model link shared from its page opens this model "
-                   "in any browser until then.")
+                   f"{code_span(kept.meta['run_id'])}, so a Full model link shared from its page opens this model in "
+                   f"any browser until then. {run_store.KEPT_RULE}")
     page.link(COURSE.lesson("full_model"), "Open the Full model page", query=opening(kept, session))

@@ -429,3 +429,12 @@ def test_a_checked_answer_is_there_after_a_visit_to_another_page():
     ok(at.switch_page(PAGES["scaling"]).run())
     assert at.text_input(key=f"ex_scaling_{typed.id}_answer").value == "8.5"
     assert at.radio(key=f"ex_scaling_{picked.id}_answer").index == wrong_response("scaling", picked)
+
+
+def test_a_decimal_comma_read_as_thousands_is_said_when_it_was_the_answer():
+    """"-1,342" is -1342 (a group of three after the comma), but a student who meant -1.342 is told so."""
+    ex = Exercise("ln", "?", "", answer=-1.342, tolerance=0.001)
+    ok_, feedback = check(ex, "-1,342")
+    assert not ok_ and feedback == ("Not quite: you said -1342, the comma read as a thousands separator. With a "
+                                    "decimal point, -1.342, it would be right.")
+    assert check(Exercise("k", "?", "", answer=16640.0), "16,000") == (False, "Not quite: you said 16000.")

@@ -71,7 +71,7 @@ def test_an_expired_or_unknown_run_says_so_and_shows_the_shipped_model(app_datab
     asked = {"expired": run_id, "unknown": "Zz9Zz9Zz", "not an id": "../../etc"}[case]
     at = ok(run_app(FULL, {"fm_model": f"run:{asked}"}))
     said = " ".join(w.value for w in at.warning)
-    expected = {"expired": "has expired", "unknown": "There is no trained run", "not an id": "is not the id"}[case]
+    expected = {"expired": "has expired", "unknown": "No trained run", "not an id": "is not the id"}[case]
     assert expected in said and "Showing the shipped model instead" in said, said
     assert f"Trained weights: `{model_store.default_model()}`" in texts(at)
 
@@ -89,3 +89,22 @@ def test_without_the_database_training_works_and_the_link_says_it_cannot_carry_t
     assert at.sidebar.selectbox(key="fm_model").value == kept.name  # this tab still reads its own run
     ok(open_panels(at, share.OPEN_KEY).run())
     assert any("the link cannot carry it" in w.value for w in at.warning), [w.value for w in at.warning]
+
+
+def test_a_run_on_own_text_shares_none_of_the_text_and_is_not_called_the_readers(app_database):
+    """The link's prompt is no stretch of the student's text, and whoever opens the link is not told that the run
+    was trained on *their* text."""
+    own = "the river bank was wet and the money bank was closed; " * 20
+    at = ok(run_app(TRAINING, {"tr_layers": "1", "tr_steps": "50", "tr_data": "text"}))
+    ok(at.text_area(key="tr_text").input(own).run())
+    ok(at.button(key="tr_train").click().run())
+    for _ in range(60):
+        if not at.session_state[ts.SESSION_KEY].running:
+            break
+        ok(at.run())
+    run_id = kept_id(ok(at.run()))
+    ok(at.switch_page(FULL).run())
+    assert at.sidebar.text_input(key="fm_prompt").value == " "  # "The " needs a capital T this text lacks
+    fresh = ok(run_app(FULL, {"fm_model": f"run:{run_id}"}))
+    said = texts(fresh)
+    assert "a shared text" in said and "your text" not in said

@@ -21,6 +21,9 @@ def _page(loss: float, base: float) -> None:
     (2.4998, 2.5, "no change", MetricProto.MetricColor.GRAY, MetricProto.MetricDirection.NONE),  # not "-0.000"
     (2.75, 2.5, "+0.250", MetricProto.MetricColor.RED, MetricProto.MetricDirection.UP),
     (2.25, 2.5, "-0.250", MetricProto.MetricColor.GREEN, MetricProto.MetricDirection.DOWN),
+    # the change between the numbers as printed: 1.234 -> 1.235 is +0.001, and 1.235 beside 1.235 no change
+    (1.2346, 1.2344, "+0.001", MetricProto.MetricColor.RED, MetricProto.MetricDirection.UP),
+    (1.2354, 1.2346, "no change", MetricProto.MetricColor.GRAY, MetricProto.MetricDirection.NONE),
 ])
 def test_a_change_is_shown_as_what_it_means(loss, base, delta, colour, arrow):
     at = AppTest.from_function(_page, args=(loss, base)).run()

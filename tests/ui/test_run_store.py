@@ -68,7 +68,7 @@ def test_a_session_keeps_its_newest_runs_only(engine):
 def test_a_run_over_the_size_cap_is_refused_with_a_sentence(engine, monkeypatch):
     weights, cfg, _ = npz()
     monkeypatch.setattr(run_store, "MAX_RUN_BYTES", len(weights) - 1)
-    with pytest.raises(ValueError, match="at most"):
+    with pytest.raises(ValueError, match="over the"):
         run_store.store(engine, "TooBig12", "owner", "run", weights, cfg.to_dict(), {}, NOW)
     assert run_store.owned(engine, "owner") == []
 

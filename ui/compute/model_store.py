@@ -206,9 +206,13 @@ def shared_run(run_id: str) -> Model:
     return model
 
 
+OWN_TEXT = "your text"  # the data of a run on the trainer's own text (lessons.training names it so)
+LINK_PROBLEMS = "tr_link_problems"  # session state: run name -> (step, why the store could not keep that snapshot)
+
+
 def expired_message(run_id: str) -> str:
-    return (f"The trained run {run_id} has expired: runs shared by a link are kept {run_store.EXPIRE_DAYS} days. "
-            "Train it again on the Training page to share it anew.")
+    return (f"The trained run {run_id} has expired: trained runs are kept {run_store.EXPIRE_DAYS} days. "
+            "Whoever shared the link can train it again on the Training page and share the new link.")
 
 
 @shared(16, spinner="Loading the trained run…")
@@ -217,19 +221,25 @@ def _stored_run(run_id: str) -> Model:
         stored = run_store.load(database.engine(), run_id, time.time())
     except run_store.RunExpired:
         raise ValueError(expired_message(run_id)) from None
-    except KeyError:
-        raise ValueError(f"There is no trained run {run_id} on this server: it was never shared, or its session "
-                         "trained newer ones and it was replaced.") from None
-    except StoreError as error:
-        raise ValueError(str(error)) from None
+    except KeyError:  # expired runs are deleted when any run is stored: an old link usually ends here
+        raise ValueError(f"No trained run {run_id} is kept on this server. Runs are deleted "
+                         f"{run_store.EXPIRE_DAYS} days after training, or sooner when the session that trained "
+                         f"them stores {run_store.PER_SESSION} newer ones; or the link was mistyped.") from None
+    except StoreError:  # not cached (an error is not a value): the next visit asks the database again
+        raise ValueError(f"The trained run {run_id} cannot be opened just now: the server's store of "
+                         "trained runs is not answering. Try the link again later.") from None
     with np.load(io.BytesIO(stored.weights), allow_pickle=False) as data:
         flat = {name: data[name] for name in data.files}
     params = unflatten(flat)
     _freeze(params)
     meta = {**stored.meta, "run_id": stored.id, "expires_at": stored.expires_at,
             "trained_in": "the Training page, opened from a link"}
+    name = stored.name
+    if meta.get("data") == OWN_TEXT:  # "your text" was the trainer's: to whoever opens the link it is not theirs
+        meta["data"] = "a text of the trainer's own (not stored)"
+        name = name.replace(OWN_TEXT, "a shared text", 1)
     tokenizer = CharTokenizer.from_dict(meta["tokenizer"])
-    return Model(stored.name, params, ModelConfig(**stored.config), tokenizer, meta, True, ("run", stored.id))
+    return Model(name, params, ModelConfig(**stored.config), tokenizer, meta, True, ("run", stored.id))
 
 
 def random_model(seed: int = 0, like: str | None = None) -> Model:

@@ -48,8 +48,10 @@ ID_LENGTH = 8
 ID_CHARS = string.ascii_letters + string.digits  # 62^8: about 2e14 ids, none guessable
 RUNS_LOCK = 4_141_742  # PostgreSQL advisory lock: one process at a time creates the table
 
-UNREACHABLE = ("The database that keeps trained runs could not be reached, so a link cannot carry this run: "
-               "it stays in this browser tab only. Training works as usual.")
+UNREACHABLE = "The database that keeps trained runs could not be reached."  # the reason; the page says the rest
+# What the page says of a stored run, wherever it promises a link: the run's limits, as the code keeps them
+KEPT_RULE = (f"A browser session keeps its {PER_SESSION} newest stopped runs (each Stop stores one): a newer one "
+             "replaces the oldest, and the oldest's link stops working.")
 
 metadata = MetaData()
 
@@ -125,8 +127,8 @@ def store(engine: Engine, run_id: str, owner: str, name: str, weights: bytes, co
     The owner's runs beyond the PER_SESSION newest, and every expired run, are deleted in the same
     transaction."""
     if len(weights) > MAX_RUN_BYTES:
-        raise ValueError(f"This run's weights take {len(weights) / 1e6:.1f} MB; a shared run may take at most "
-                         f"{MAX_RUN_BYTES / 1e6:.0f} MB, so it stays in this browser tab only.")
+        raise ValueError(f"This run's weights take {len(weights) / 1e6:.1f} MB, over the "
+                         f"{MAX_RUN_BYTES / 1e6:.0f} MB a stored run may take.")
     expires = now + EXPIRE_DAYS * 86_400
 
     def write() -> float:

@@ -68,8 +68,8 @@ def _dotted(text: str) -> str:
         return text.replace(",", "")
     if _DECIMAL_COMMA.match(text):
         return text.replace(",", ".")
-    raise ValueError(f"Read “{text[:20]}” how? Write decimals with a point (0.6) and thousands with commas in "
-                     "groups of three (16,640).")
+    raise ValueError(f"This box cannot read the commas in “{text[:20]}”. Write decimals with a point (0.6) and "
+                     "thousands with commas in groups of three (16,640).")
 
 
 def is_close(guess: float, answer: float, tolerance: float) -> bool:
@@ -85,6 +85,12 @@ def check(ex: Exercise, response) -> tuple[bool, str]:
             return False, str(err)
         if is_close(guess, ex.answer, ex.tolerance):
             return True, f"Right: {ex.answer:.6g}."
+        typed = str(response).strip().replace(" ", "")
+        if re.fullmatch(r"[+-]?\d{1,3},\d{3}", typed):  # a comma read as thousands: was a decimal comma meant?
+            meant = float(typed.replace(",", "."))
+            if is_close(meant, ex.answer, ex.tolerance):
+                return False, (f"Not quite: you said {guess:.6g}, the comma read as a thousands separator. With a "
+                               f"decimal point, {meant:g}, it would be right.")
         return False, f"Not quite: you said {guess:.6g}."
     if response is None:
         return False, "Pick one of the options first."

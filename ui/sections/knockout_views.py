@@ -72,8 +72,8 @@ def change_metric(place, label: str, loss: float, base: float) -> None:
     """A loss beside its change from base. A rise is drawn red and a fall green (a higher loss is worse); a change
     that rounds to 0 at the three decimals shown has no arrow and no colour: "+0.000" under a red arrow would
     say the loss rose when it did not."""
-    change = round(loss - base, 3)
-    if change == 0:
+    change = round(loss, 3) - round(base, 3)  # the change between the numbers as printed: no "1.234 → 1.235, 0"
+    if round(change, 3) == 0:
         place.metric(label, f"{loss:.3f}", delta="no change", delta_color="off", delta_arrow="off")
     else:
         place.metric(label, f"{loss:.3f}", delta=f"{change:+.3f}", delta_color="inverse")
@@ -108,7 +108,7 @@ def knockout_section(model: Model, ids: tuple[int, ...], prefix: str, unit: str 
         with column:
             mv.bars(probs, model.tokenizer, f"{title} · P(next {unit})")
     table = cost_table(model.source, ids, knockout.mode, counted)
-    views.number_table(table_frame(table), "%+.3f")
+    views.number_table(table_frame(np.where(np.abs(table) < 5e-4, 0.0, table)), "%+.3f")  # no "-0.000"
     record_table(table, knockout.mode)
     layer, head = np.unravel_index(np.argmax(table), table.shape)
     st.caption(f"What each knockout costs ({knockout.mode} mode): the loss with that one head off minus the "

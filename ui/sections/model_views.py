@@ -14,9 +14,9 @@ import streamlit as st
 
 from core.model import forward
 from core.sampling import generate
-from ui.compute import model_store
+from ui.compute import model_store, run_store
 from ui.compute.memo import shared
-from ui.compute.model_store import Model
+from ui.compute.model_store import LINK_PROBLEMS, Model
 from ui.drawing import charts, plots, render, tables
 from ui.drawing.chart_data import ChartData
 from ui.frame import prose, share
@@ -70,9 +70,19 @@ def chosen_model() -> tuple[Model | None, str | None]:
     except ValueError as err:
         return None, str(err)
     if model.source[0] == "session" and not model.meta.get("run_id"):
-        share.cannot_carry("This model was trained in this browser tab and the server could not keep it, so "
-                           "the link cannot carry it: anyone else who opens the link sees the shipped model.")
+        share.cannot_carry(cannot_carry_why(model))
     return model, None
+
+
+def cannot_carry_why(model: Model) -> str:
+    """Why a link cannot carry a model trained in this tab: the store refused it (lessons.training.view keeps
+    its reason by run name), or it was never stored (it is still training, or was left mid-run)."""
+    problem = st.session_state.get(LINK_PROBLEMS, {}).get(model.name)
+    if problem is not None:
+        return (f"This model was trained in this browser tab and the server could not keep it ({problem[1]}), so the "
+                "link cannot carry it: anyone else who opens the link sees the shipped model.")
+    return ("This run is still training, or was left mid-run: stop it on the Training page and its model is stored "
+            "so that a link can carry it. Until then anyone else who opens this link sees the shipped model.")
 
 
 def sides(model: Model | None, seed: int) -> dict[str, Model]:
@@ -108,7 +118,7 @@ def model_note(model: Model, error: str | None) -> None:
             until = time.strftime("%d %B %Y, %H:%M UTC", time.gmtime(model.meta["expires_at"]))
             st.caption(f"Trained on the Training page and kept on this server as run "
                        f"{code_span(str(model.meta.get('run_id')))} until {until}: this page's link opens it in "
-                       "any browser until then.")
+                       f"any browser until then. {run_store.KEPT_RULE}")
     else:
         st.info(prose.text("full_model", "random_weights", V=cfg.vocab_size, p=1 / cfg.vocab_size))
     st.caption(f"Model: V = {cfg.vocab_size} characters, D = {cfg.d_model}, H = {cfg.n_heads} heads "

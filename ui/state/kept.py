@@ -57,7 +57,7 @@ def upload(label: str, key: str, **uploader_args) -> tuple[str, bytes] | None:
         return None
     name, data = files[key]
     cols = st.columns([4, 1], vertical_alignment="center")
-    cols[0].caption(f"In use: the file you uploaded earlier, “{escape_md(name)}” ({len(data):,} bytes), kept in this "
-                    "browser session's memory.")
+    cols[0].caption(f"In use: the file you uploaded earlier, “{escape_md(name)}” ({len(data):,} bytes), held in the "
+                    "server's memory for this browser session.")
     cols[1].button("Forget it", key=f"{key}_forget", on_click=lambda: files.pop(key, None))
     return files[key]
