@@ -111,25 +111,13 @@ def show_grid(data: ChartData, columns: int, cell_px: int, title: str) -> None:
     """A grid of attention maps (charts.grid_chart, a charts.grid_frame) of `columns` panels to a row, on cells
     of cell_px: one design serves every number of columns and every cell size that draws alike.
 
-    A grid of several maps to a row is cut by a phone's screen. The server does not know the screen's width, so
-    such a grid goes twice: as laid out here, and one map under another, each in a container the page's style
-    (ui.state.presenter.BASE_CSS) shows on a wide or on a narrow screen only. A phone then reads one map at a time
-    as it scrolls down."""
+    On a phone a grid of several maps to a row is wider than the screen: its frame scrolls sideways and says so
+    (ui.state.presenter.BASE_CSS). It is sent once: a second copy laid out one map under another, shown by screen
+    width, doubled what a move sends and lost slider moves in the part that held both (bench/budget.py)."""
     scale = presenter.chart_scale()
-
-    def draw(per_row: int) -> None:
-        text, design = chart_text(charts.grid_chart, data, step=cell_px, columns=per_row, title=title,
-                                  cell_px=charts.design_cell(cell_px, scale), font_scale=scale)
-        send.chart(text, design.width)
-
-    if columns == 1:
-        draw(1)
-        return
-    # Each copy is marked by an empty element of a class, not by a key: a page may draw the same grid twice.
-    for marker, per_row in ((presenter.WIDE_GRID, columns), (presenter.NARROW_GRID, 1)):
-        with st.container():
-            st.html(f'<span class="{marker}"></span>')
-            draw(per_row)
+    text, design = chart_text(charts.grid_chart, data, step=cell_px, columns=columns, title=title,
+                              cell_px=charts.design_cell(cell_px, scale), font_scale=scale)
+    send.chart(text, design.width)
 
 
 def show(builder: Callable, data: ChartData, key: str | None = None, on_select: str = "ignore",

@@ -12,8 +12,6 @@ KEY = "present"
 # The page's column on a 1280 x 720 projector with the sidebar folded (as a present=true link opens it), less a
 # margin: what a chart laid out for presenter mode may fill.
 COLUMN_PX = 1080
-# The classes that mark the two copies of a grid of maps (ui.drawing.render.show_grid), which BASE_CSS reads.
-WIDE_GRID, NARROW_GRID = "wide-grid", "narrow-grid"
 
 # Every page, presenting or not: captions carry results, and Streamlit draws them at 0.6 opacity, 3.9:1 on
 # white (WCAG AA asks 4.5:1), inline code in them at 3.0:1. A caption here takes the page's own text colour
@@ -37,19 +35,7 @@ BASE_CSS = """
   @media (max-width: 640px) {
     [data-testid="stVegaLiteChart"] { max-width: 100%; overflow-x: auto; overflow-y: hidden; }
   }
-  /* A grid of several maps to a row is sent twice (ui.drawing.render.show_grid): a phone shows the copy with one
-     map under another, a wider screen the grid. */
-  [data-testid="stElementContainer"]:has(> [data-testid="stHtml"] > :is(.wide-grid, .narrow-grid)),
-  [data-testid="stVerticalBlock"]:has(> [data-testid="stElementContainer"] > [data-testid="stHtml"] > .narrow-grid) {
-    display: none;
-  }
   @media (max-width: 640px) {
-    [data-testid="stVerticalBlock"]:has(> [data-testid="stElementContainer"] > [data-testid="stHtml"] > .wide-grid) {
-      display: none;
-    }
-    [data-testid="stVerticalBlock"]:has(> [data-testid="stElementContainer"] > [data-testid="stHtml"] > .narrow-grid) {
-      display: flex;
-    }
     /* A chart still wider than the screen says so, at its left edge while it scrolls (FOCUSABLE_FRAMES marks it) */
     [data-testid="stVegaLiteChart"][data-scroll-frame]::before {
       content: "Wider than the screen: swipe sideways for the rest →"; display: block; position: sticky; left: 0;
