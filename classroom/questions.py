@@ -262,16 +262,10 @@ def _lesson(url_path: str):
     raise ValueError(f"There is no lesson at /{url_path}; the lessons are at {[x.url_path for x in COURSE]}.")
 
 
-def _default_sentence() -> str:
-    return f"*The lesson's default sentence is {code_span(DEFAULT_TEXT)}.*"
-
-
-# A line a question needs once it has left its lesson's page: what "the default sentence" is, say.
-SETTINGS_SAID = {"qkv/score_count": _default_sentence}
-
-# What a question needs that its lesson says only at the Technical level: on a phone in class, at either level,
-# the fact goes with the prompt (a function of the exercise, whose answer some facts are computed from)
-FACTS_SAID = {
+# A line a question needs once it has left its lesson's page: what "the default sentence" is, or what its lesson
+# says only at the Technical level (on a phone in class, at either level); some are computed from the exercise.
+SAID_WITH = {
+    "qkv/score_count": lambda e: f"*The lesson's default sentence is {code_span(DEFAULT_TEXT)}.*",
     "qkv/first_weight": lambda e: "*The softmax gives each score s the weight e^s divided by the sum of e^s over "
                                   "the row.*",
     "block/ln_first": lambda e: f"*Layer norm subtracts the row's mean, then divides by the square root of its "
@@ -304,10 +298,8 @@ def from_exercise(lesson_url_path: str, exercise: Exercise) -> ClassQuestion:
     source = f"{lesson_url_path}/{exercise.id}"
     title = lesson.title[0].lower() + lesson.title[1:] if lesson.title.startswith("The ") else f"the {lesson.title}"
     prompt = f"*{lesson.title} lesson.* " + THIS_PAGE.sub(f"{title} lesson's", exercise.prompt)
-    if source in SETTINGS_SAID:
-        prompt += "\n\n" + SETTINGS_SAID[source]()
-    if source in FACTS_SAID:
-        prompt += "\n\n" + FACTS_SAID[source](exercise)
+    if source in SAID_WITH:
+        prompt += "\n\n" + SAID_WITH[source](exercise)
     if exercise.code:
         prompt += "\n\n" + numbered_code(exercise.code)
     view = {}

@@ -14,7 +14,7 @@ from ui.frame import page, prose
 from ui.sections import views
 from ui.sections.model_views import shown
 from ui.sections.views import Heatmap, beside
-from ui.state import controls
+from ui.state import controls, phone
 from ui.text import code_span, counted
 
 
@@ -124,7 +124,7 @@ def controls_and_sections() -> None:
     top_n = controls.number_slider("bg_top", "Characters drawn (most frequent)", 2, 40, 12)
     alpha = controls.number_slider("bg_alpha", "Smoothing alpha", 0.0, 2.0, 1.0, step=0.05,
                                    help="Added to every count before dividing: a pair never seen keeps a small chance.")
-    controls.in_reach("bg_alpha")  # on a phone, smoothing stays beside the map it flattens
+    phone.in_reach("bg_alpha")  # on a phone, smoothing stays beside the map it flattens
     controls.show_url_notes()
 
     model = bv.shipped_model()

@@ -23,7 +23,7 @@ from ui.drawing import plots, render
 from ui.frame import page, prose
 from ui.sections import model_views as mv
 from ui.sections.views import heatmaps, token_rows
-from ui.state import controls
+from ui.state import controls, phone
 from ui.text import code_span, shape_text
 
 ROW_PX = 900  # the room a (k, D) map of one row's steps may take
@@ -150,7 +150,7 @@ def controls_and_sections() -> None:
     asked = controls.number_slider("block_pos", "Position (the row looked at)", 0, MAX_POSITION - 1,
                                    DEFAULT_POSITION, help="The character whose row goes through layer norm and "
                                    "the feed-forward layer. Past the end of the prompt, the last one is used.")
-    controls.in_reach("block_pos")  # on a phone, the row followed through the block stays beside its charts
+    phone.in_reach("block_pos")  # on a phone, the row followed through the block stays beside its charts
     controls.show_url_notes()
 
     model_note(model, error)

@@ -18,7 +18,7 @@ from ui.drawing.chart_data import ChartData, numbers
 from ui.frame import page, prose
 from ui.sections import views
 from ui.sections.knockout_views import knockout_section
-from ui.state import controls
+from ui.state import controls, phone
 from ui.text import code_span
 
 MODEL = "circuit"
@@ -124,7 +124,7 @@ def controls_and_sections() -> None:
     text = controls.text("ci_text", "Your letters (typed)", DEFAULT_TEXT, max_chars=MAX_CHARS,
                          help=f"Letters {alphabet[0]} to {alphabet[-1]}, up to {model.cfg.max_len} read; lowercase "
                               "counts as uppercase, spaces are dropped.")
-    controls.in_reach("ci_length")  # on a phone, the stretch length stays beside the maps it changes
+    phone.in_reach("ci_length")  # on a phone, the stretch length stays beside the maps it changes
     controls.show_url_notes()
 
     if source == "generated":

@@ -15,7 +15,7 @@ from ui.drawing import render
 from ui.frame import page, prose
 from ui.sections import trained_views, views
 from ui.sections.views import PROBABILITY, Heatmap, dim_labels, heatmaps
-from ui.state import controls
+from ui.state import controls, phone, seq_len
 from ui.text import counted, every, shape_caption, shape_str
 
 GRID_PANELS = 32  # the grid at the top draws at most this many heads; any head can be looked at closely below
@@ -124,13 +124,13 @@ def controls_and_sections() -> None:
         trained.view()
         return
     sentence = controls.input_text()
-    max_tokens = controls.seq_len(len(word_tokens(sentence)))
+    max_tokens = seq_len.seq_len(len(word_tokens(sentence)))
     D = controls.d_model()
     H = controls.heads(D)
     seed = controls.seed()
     causal = controls.toggle("mh_causal", "Causal mask",
                              help="Each token may look only at itself and earlier tokens (as in a language model).")
-    controls.in_reach("heads")  # the lesson is about heads: on a phone, their slider stays beside the maps
+    phone.in_reach("heads")  # the lesson is about heads: on a phone, their slider stays beside the maps
     controls.show_url_notes()
 
     tokens = views.tokens_line(sentence, max_tokens)

@@ -14,7 +14,7 @@ from ui.drawing.charts import cell_size, unique_labels
 from ui.frame import page, prose
 from ui.sections import views
 from ui.sections.views import PAIR_PX, Heatmap, heatmaps, square, token_rows
-from ui.state import controls
+from ui.state import controls, phone
 from ui.text import counted
 
 MAX_T = 32  # seq_len's upper end: the block and step sliders keep one fixed range so they survive text edits
@@ -115,7 +115,7 @@ def controls_and_sections() -> None:
     asked_block = controls.number_slider("tl_block", "Block size (keys per tile)", 1, MAX_T, 2,
                                          help="How many keys each tile holds. Past the sentence's length, all of them.")
     causal = controls.toggle("tl_causal", "Causal mask", True, help="Query i may only look at keys 0..i.")
-    controls.in_reach("tl_block")  # on a phone, the block size stays beside the tiles it cuts
+    phone.in_reach("tl_block")  # on a phone, the block size stays beside the tiles it cuts
     controls.show_url_notes()
 
     tokens = views.tokens_line(sentence, max_tokens)

@@ -198,7 +198,7 @@ async def a_class(url: str) -> dict:
 
     phones = await asyncio.gather(*(join(url, code, i) for i in range(STUDENTS)))
     projector, shown = await open_tab(url, f"code={code}&view=projector", "s2")
-    assert f"{STUDENTS} joined so far" in shown.text, shown.text  # joined through A, read through B
+    assert f"{STUDENTS} students joined so far" in shown.text, shown.text  # joined through A, read through B
 
     index, question = first_choice_question()
     box = teacher.fields["ask_question"]

@@ -357,7 +357,7 @@ async def browser_arrives(browser, url: str, link: tuple[str, str], home: str):
     page.set_default_timeout(60_000)
     await page.goto(f"{url}/{link[0]}?{link[1]}")
     await page.wait_for_function(DRAWN, polling=100)
-    await move_and_wait(page, runs, "ArrowRight")
+    await move_and_wait(page, runs, "ArrowLeft")  # seq_len, first, starts at the whole text: down one
     await settle(page, runs)
     # Watched from here, long before the kill: every connection state the page goes through until then
     await page.evaluate(WATCH)
@@ -393,7 +393,7 @@ async def browser_comes_back(context, page, runs: Runs, killed_at: asyncio.Futur
     out["after"] = await sidebar_view(page)
     cookies = {c["name"]: c["value"] for c in await context.cookies()}
     out["cookie"] = cookies.get(COOKIE)
-    await move_and_wait(page, runs, "ArrowLeft")  # back to the value the link had before the first move
+    await move_and_wait(page, runs, "ArrowRight")  # back to the value the link had before the first move
     out["moved"] = await sidebar_view(page)
     opened = len(runs.sockets)
     await page.reload()

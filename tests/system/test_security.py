@@ -235,7 +235,7 @@ def test_raw_html_is_only_ever_a_constant():
             # the one script the app runs: ui/state/presenter.py marks scrolling chart frames focusable
             assert not runs_script or (isinstance(arg, ast.Name) and arg.id in SCRIPTS_ALLOWED), \
                 f"{path.relative_to(ROOT)}:{call.lineno} runs a script that is not one of {SCRIPTS_ALLOWED}"
-    assert seen <= 4, "more raw HTML than expected: check each new use is static"
+    assert seen <= 5, "more raw HTML than expected: check each new use is static"  # 5th: ui/state/phone.py
 
 
 SCRIPTS_ALLOWED = ("FOCUSABLE_FRAMES",)
@@ -331,8 +331,14 @@ def test_upload_size_is_capped_in_the_config():
     assert isinstance(cap_mb, int) and 1 <= cap_mb <= 10, cap_mb
 
 
+# The writes the app makes on purpose, each where it is: the app's database (a SQLite file, by default in the
+# temporary folder: its folder is made once), and a trained run's arrays packed in memory for that database.
+WRITES_ALLOWED = {("ui/compute/sql.py", "mkdir"), ("ui/compute/model_store.py", "savez_compressed")}
+
+
 def test_the_app_never_writes_files():
-    """No open(..., 'w'), no write_bytes / np.save / to_csv(path) ... anywhere in the app's code."""
+    """No open(..., 'w'), no write_bytes / np.save / to_csv(path) ... anywhere in the app's code, but the database's
+    own (WRITES_ALLOWED)."""
     problems = []
     for path in APP_SOURCES:
         rel = path.relative_to(ROOT).as_posix()
@@ -352,7 +358,8 @@ def test_the_app_never_writes_files():
                 if name in ("replace", "copy") and not (isinstance(node.func, ast.Attribute) and
                                                          getattr(node.func.value, "id", "") in ("os", "shutil")):
                     continue  # str.replace, DataFrame.replace, dict.copy ...
-                problems.append(f"{rel}:{node.lineno} calls {name}()")
+                if (rel, name) not in WRITES_ALLOWED:
+                    problems.append(f"{rel}:{node.lineno} calls {name}()")
     assert not problems, problems
 
 

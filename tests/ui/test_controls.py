@@ -15,10 +15,10 @@ SCRIPT = textwrap.dedent(f"""
     import sys
     sys.path.insert(0, {str(ROOT)!r})
     import streamlit as st
-    from ui.state import controls
+    from ui.state import controls, seq_len
 
     text = controls.input_text()
-    n = controls.seq_len(40)  # a text of 40 tokens: the slider runs from 1 to 32
+    n = seq_len.seq_len(40)  # a text of 40 tokens: the slider runs from 1 to 32
     D = controls.d_model()
     h = controls.heads(D)
     dk = controls.d_k()

@@ -18,7 +18,7 @@ from core.tokenize import word_tokens
 from ui.drawing import charts, export, render, tables
 from ui.drawing.chart_data import ChartData
 from ui.sections import explain
-from ui.state import controls, presenter
+from ui.state import controls, presenter, seq_len
 from ui.text import code_span, shape_text
 
 NO_TOKENS = "There are no tokens to show: type a sentence in the sidebar (letters, digits or punctuation)."
@@ -28,7 +28,7 @@ def sentence_settings(d_k_hi: int = 64, d_k_default: int = 8, seq_len_hi: int = 
     """The sidebar settings of the one-head lessons, drawn in this order and returned so: the input text,
     seq_len, d_model, d_k and the seed."""
     sentence = controls.input_text()
-    max_tokens = controls.seq_len(len(word_tokens(sentence)), hi=seq_len_hi)
+    max_tokens = seq_len.seq_len(len(word_tokens(sentence)), hi=seq_len_hi)
     D, d_k = controls.d_model(), controls.d_k(hi=d_k_hi, default=d_k_default)
     if d_k > D:
         st.sidebar.caption(D_K_ABOVE.format(d_k=d_k, D=D))

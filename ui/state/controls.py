@@ -31,8 +31,8 @@ FALSE_WORDS = ("false", "0", "off", "no")
 _NOTES = "_url_notes"
 _VIEW = "_view"  # the settings the current page used this run: what a shared link must carry
 _VIEW_PARTS = "_view_parts"  # each of those settings -> the live parts it was drawn in (ui.state.parts)
-_PENDING = "_pending_settings"  # settings loaded from a file, read like a URL on the next run
-_FROM_LINK = "_from_link"  # keys this run seeded from the link: the address bar must then show what is used
+PENDING = "_pending_settings"  # settings loaded from a file, read like a URL on the next run
+FROM_LINK = "_from_link"  # keys this run seeded from the link: the address bar must then show what is used
 
 
 def start_run() -> None:
@@ -61,8 +61,8 @@ def _record(key: str, value, default):
     used in the address bar (the binding drops a value it cannot use and leaves the bare path)."""
     st.session_state.setdefault(_VIEW, {})[key] = value
     st.session_state.setdefault(_VIEW_PARTS, {})[key] = parts.current()
-    if key in st.session_state.get(_FROM_LINK, ()):
-        st.session_state[_FROM_LINK].discard(key)
+    if key in st.session_state.get(FROM_LINK, ()):
+        st.session_state[FROM_LINK].discard(key)
         _show_in_link(key, None if value == default else url_text(value))
     return value
 
@@ -95,13 +95,13 @@ def apply_settings(settings: dict) -> None:
     Runs in a widget callback; each control picks its value up when it is drawn next, and that value
     wins over the browser's copy and over the link the page was opened with.
     """
-    st.session_state[_PENDING] = {str(k): str(v) for k, v in settings.items()}
+    st.session_state[PENDING] = {str(k): str(v) for k, v in settings.items()}
 
 
 def hand_over(settings: dict) -> None:
     """Settings another page's controls take the next time they are drawn (and only then), over the value they
     had: the Training page opens the Full model page on the run it trained, with a prompt that run can read."""
-    st.session_state.setdefault(_PENDING, {}).update({str(k): str(v) for k, v in settings.items()})
+    st.session_state.setdefault(PENDING, {}).update({str(k): str(v) for k, v in settings.items()})
 
 
 def _note(message: str, icon: str = ":material/link:") -> None:
@@ -118,7 +118,7 @@ def asked(key: str) -> str | None:
     """The value a control is about to be given, before it is drawn: a loaded file's, the one it has (perhaps
     from another page), or the link's; None when none says anything (a page that must fetch something the
     value names, such as a stored run, does it before the control checks the value against its options)."""
-    pending = st.session_state.get(_PENDING, {})
+    pending = st.session_state.get(PENDING, {})
     if key in pending:
         return str(pending[key])
     if key in st.session_state:
@@ -130,7 +130,7 @@ def asked(key: str) -> str | None:
 def _seed(key: str, parse: Callable[[str], object], fit: Callable = lambda v: v) -> None:
     """Before the widget: a loaded file's value or (on first sight) the link's, parsed; else make the
     value the control already has (perhaps from another page) fit here; else the widget's default."""
-    pending = st.session_state.get(_PENDING, {})
+    pending = st.session_state.get(PENDING, {})
     if key in pending:
         st.session_state[key] = parse(pending.pop(key))
     elif key in st.session_state:  # the widget has its value; the link only seeds it
@@ -138,7 +138,7 @@ def _seed(key: str, parse: Callable[[str], object], fit: Callable = lambda v: v)
             st.session_state[key] = fit(st.session_state[key])
     elif (raw := st.query_params.get(key)) is not None:
         st.session_state[key] = parse(str(raw))
-        st.session_state.setdefault(_FROM_LINK, set()).add(key)
+        st.session_state.setdefault(FROM_LINK, set()).add(key)
 
 
 def _number(key: str, raw: str, default, fit: Callable, says: str, finite: bool = False):
@@ -295,46 +295,6 @@ def input_text(default: str = DEFAULT_TEXT, label: str = "Input text") -> str:
                  help="Any text. It is split into words and punctuation; each becomes a token.")
 
 
-SEQ_LEN = "seq_len"
-_SEQ_TOP = "_seq_len_top"  # the slider's top when it was last drawn
-
-
-def seq_len(n_tokens: int, hi: int = 32, default: int = 16) -> int:
-    """How many of the input text's n_tokens the page reads, from the first.
-
-    The slider runs from 1 to the text's length (at most hi), so every move of it changes what is drawn: with a
-    range fixed at 1 to 32, the 7-token default sentence left 25 of its 32 places doing nothing. A text of one
-    token has nothing to choose (a slider from 1 to 1 cannot be drawn): 1."""
-    top = min(hi, n_tokens)
-    if top < 2:
-        return 1
-    default = min(default, top)
-    _seq_len_follows_the_text(top, hi, default)
-    value = number_slider(SEQ_LEN, "Tokens used (seq_len)", 1, top, default,
-                          help=f"How many tokens of the input text the page reads, from the first: the slider runs "
-                               f"to the text's length (at most {hi}).")
-    st.session_state[_SEQ_TOP] = top
-    return value
-
-
-def _seq_len_follows_the_text(top: int, hi: int, default: int) -> None:
-    """A slider left at the end of a text stays at the end of the next one (a student who types a longer
-    sentence sees it, up to the default); a link's seq_len above its text's length meant all of the text, and
-    still does, with no note (the link then reads as what is drawn)."""
-    state = st.session_state
-    if SEQ_LEN in state:
-        if state[SEQ_LEN] == state.get(_SEQ_TOP) != top:  # it stood at the end of another text
-            state[SEQ_LEN] = default
-    elif SEQ_LEN not in state.get(_PENDING, {}) and (raw := st.query_params.get(SEQ_LEN)) is not None:
-        try:
-            asked = float(raw)
-        except ValueError:
-            return  # the slider's own check says why
-        if top < asked <= hi:
-            state[SEQ_LEN] = top
-            state.setdefault(_FROM_LINK, set()).add(SEQ_LEN)
-
-
 def d_model(options: Sequence[int] = (4, 8, 12, 16, 24, 32, 48, 64, 96, 128), default: int = 16) -> int:
     return choice("d_model", "d_model (embedding width)", options, default,
                   help="The width of every token's vector. Heads split it into equal slices.")
@@ -368,42 +328,3 @@ def sampling_temperature(default: float = 1.0, hi: float = 3.0, container=None) 
 def seed(default: int = 0, container=None) -> int:
     return number_slider("seed", "Random seed", 0, 999, default, container=container,
                          help="Fixes the random weights, so the same seed always shows the same numbers.")
-
-
-# ---- the lesson's main control, within reach on a phone ----------------------------------------------------
-
-# On a phone the sidebar, once opened, covers most of the screen, so a student never saw a sidebar slider and the
-# chart it moves at once. Folded on a narrow screen, the sidebar becomes a strip along the screen's bottom edge
-# holding only the lesson's main control(s): the same widget (its key, its place in the link), moved by the page's
-# style, not drawn twice. Opened, the sidebar is as it always was. {keys} is a list of `.st-key-...` selectors.
-_IN_REACH_CSS = """
-<style>
-  @media (max-width: 640px) {
-    .stApp:has([data-testid="stExpandSidebarButton"]) section[data-testid="stSidebar"] {
-      /* !important: the sidebar's own size and place are set in its style attribute */
-      position: fixed !important; top: auto !important; bottom: 0; left: 0; right: 0; width: 100% !important;
-      min-width: 100% !important; max-width: 100% !important; height: auto !important; min-height: 0 !important;
-      max-height: 45vh; transform: none; z-index: 999990;
-      box-shadow: 0 -2px 8px rgba(0, 0, 0, 0.25);
-    }
-    .stApp:has([data-testid="stExpandSidebarButton"]) section[data-testid="stSidebar"]
-      :is([data-testid="stSidebarHeader"], [data-testid="stSidebarNav"], [data-testid="stSidebarNavSeparator"],
-          [data-testid="stSidebarUserContent"] [data-testid="stVerticalBlock"] > :not({keys})) { display: none; }
-    .stApp:has([data-testid="stExpandSidebarButton"]) [data-testid="stSidebarUserContent"] {
-      padding: 0.5rem 1.25rem 0.25rem;
-    }
-    .stApp:has([data-testid="stExpandSidebarButton"]) [data-testid="stSidebarContent"] { height: auto; }
-    /* room under the page's last element, which the strip would cover */
-    .stApp:has([data-testid="stExpandSidebarButton"]) .stMainBlockContainer { padding-bottom: 12rem; }
-  }
-</style>
-"""
-
-
-def in_reach(*keys: str) -> None:
-    """Keep the sidebar controls `keys` (the ones the lesson is about) in reach on a phone: while the sidebar is
-    folded on a narrow screen they sit on a strip along the screen's bottom edge, beside whatever chart is in view.
-    Call it once a run, after drawing them."""
-    if not all(key.isidentifier() for key in keys):  # each becomes a CSS class name
-        raise ValueError(f"control keys must be identifiers: {keys}")
-    st.html(_IN_REACH_CSS.replace("{keys}", ", ".join(f".st-key-{key}" for key in keys)))
