@@ -52,11 +52,8 @@ import signal
 import sys
 import tempfile
 import time
-import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
-
-from sqlalchemy import make_url, text
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
@@ -64,6 +61,7 @@ if str(ROOT) not in sys.path:
 
 from bench.load_test import SERVE_COOKIE, percentile, serve  # noqa: E402
 from bench.machine import Watch  # noqa: E402
+from bench.postgres import own_schema  # noqa: E402
 from bench.streamlit_client import RadioInfo, Render, Server, Session, cpu_seconds  # noqa: E402
 from classroom import asked, connection, store  # noqa: E402
 from classroom.questions import bank  # noqa: E402
@@ -327,17 +325,8 @@ def database(postgres: str | None):
         with tempfile.TemporaryDirectory(prefix="class-bench-") as folder:
             yield f"sqlite:///{Path(folder) / 'class.sqlite3'}"
         return
-    schema = f"bench_{uuid.uuid4().hex[:10]}"
-    admin = store.engine_for(postgres)
-    try:
-        with admin.begin() as conn:
-            conn.execute(text(f"CREATE SCHEMA {schema}"))
-        url = make_url(postgres).set(drivername="postgresql+psycopg")
-        yield url.update_query_dict({"options": f"-csearch_path={schema}"}).render_as_string(hide_password=False)
-        with admin.begin() as conn:
-            conn.execute(text(f"DROP SCHEMA {schema} CASCADE"))
-    finally:
-        admin.dispose()
+    with own_schema(postgres, "bench") as url:
+        yield url
 
 
 def run(n: int, processes: int, kill: bool, args: argparse.Namespace) -> dict:

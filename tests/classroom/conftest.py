@@ -16,14 +16,14 @@ import shutil
 import socket
 import subprocess
 import tempfile
-import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from sqlalchemy import Engine, make_url, select, text
+from sqlalchemy import Engine, select
 
+from bench.postgres import own_schema
 from classroom import store
 from classroom.schema import metadata
 
@@ -86,17 +86,8 @@ def _free_port() -> int:
 @pytest.fixture
 def postgres_url(postgres_server: str) -> Iterator[str]:
     """The server's URL with a schema of this test's own first on the search path."""
-    schema = f"t_{uuid.uuid4().hex[:12]}"
-    admin = store.engine_for(postgres_server)
-    try:
-        with admin.begin() as conn:
-            conn.execute(text(f"CREATE SCHEMA {schema}"))
-        url = make_url(postgres_server).set(drivername="postgresql+psycopg")
-        yield url.update_query_dict({"options": f"-csearch_path={schema}"}).render_as_string(hide_password=False)
-        with admin.begin() as conn:
-            conn.execute(text(f"DROP SCHEMA {schema} CASCADE"))
-    finally:
-        admin.dispose()
+    with own_schema(postgres_server, "t") as url:
+        yield url
 
 
 @pytest.fixture(params=BACKENDS)

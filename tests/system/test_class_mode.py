@@ -24,14 +24,13 @@ from __future__ import annotations
 import asyncio
 import os
 import time
-import uuid
 from collections import Counter
 from dataclasses import dataclass, field
 
 import pytest
-from sqlalchemy import make_url, text
 
 from bench.load_test import serve
+from bench.postgres import own_schema
 from bench.streamlit_client import RadioInfo, Render, Session
 from classroom import connection, store
 from classroom.questions import bank
@@ -66,17 +65,8 @@ def database(request, tmp_path):
         if os.environ.get("REQUIRE_POSTGRES") == "1":
             pytest.fail(f"REQUIRE_POSTGRES=1 but {POSTGRES_URL} is not set", pytrace=False)
         pytest.skip(f"set {POSTGRES_URL} to run the class on PostgreSQL")
-    schema = f"t_{uuid.uuid4().hex[:12]}"
-    admin = store.engine_for(server)
-    try:
-        with admin.begin() as conn:
-            conn.execute(text(f"CREATE SCHEMA {schema}"))
-        url = make_url(server).set(drivername="postgresql+psycopg")
-        yield url.update_query_dict({"options": f"-csearch_path={schema}"}).render_as_string(hide_password=False)
-        with admin.begin() as conn:
-            conn.execute(text(f"DROP SCHEMA {schema} CASCADE"))
-    finally:
-        admin.dispose()
+    with own_schema(server, "t") as url:
+        yield url
 
 
 @pytest.fixture
