@@ -15,7 +15,7 @@ import streamlit as st
 
 from classroom.questions import ClassQuestion, answer_text, summary
 from classroom.typed import number_text
-from ui.drawing import plots, render
+from ui.drawing import heatmap, plots, render
 from ui.drawing.chart_data import ChartData, numbers
 from ui.text import counted, escape_md
 
@@ -52,7 +52,7 @@ def room(q: ClassQuestion, values: list[str]) -> dict:
     heading = f"The room: {answered} answer{'s' * (answered != 1)}, {s['right']} right"
     if q.kind == "key" and "tokens" in q.view:  # a heat row, above the real row and keyed the same way
         shares = np.array(s["counts"], dtype=float) / max(answered, 1)
-        render.show_heatmap(shares[None, :], ["the room"], q.view["tokens"], title=heading, x_title="key",
+        heatmap.show(shares[None, :], ["the room"], q.view["tokens"], title=heading, x_title="key",
                             y_title="", domain=(0.0, 1.0), annotate=True, max_width=700)
         st.caption("Each cell: the share of the answers that picked that key.")
     elif q.kind in ("choice", "key"):
@@ -96,7 +96,7 @@ def computed(q: ClassQuestion) -> None:
     view = q.view
     if q.kind == "key" and "weights" in view:
         tokens = view["tokens"]
-        render.show_heatmap(np.array([view["weights"]]), [short(tokens[view["query"]])], tokens,
+        heatmap.show(np.array([view["weights"]]), [short(tokens[view["query"]])], tokens,
                             title="The computed attention row (random weights)", x_title="key", y_title="query",
                             domain=(0.0, 1.0),
                             annotate=True, max_width=700)
@@ -106,7 +106,7 @@ def computed(q: ClassQuestion) -> None:
               "What the model gives each next character", "probability", ".3f")
     elif "rows" in view and "d_k" in view:  # rise or fall: the query's row at both sizes
         for d_k, row, largest in zip(view["d_k"], view["rows"], view["largest"]):
-            render.show_heatmap(np.array([row]), [short(view["tokens"][view["query"]])], view["tokens"],
+            heatmap.show(np.array([row]), [short(view["tokens"][view["query"]])], view["tokens"],
                                 title=f"d_k = {d_k}: largest weight {largest:.3f}", x_title="key", y_title="query",
                                 domain=(0.0, 1.0), annotate=True, max_width=700)
     else:
@@ -120,7 +120,7 @@ def pictures(q: ClassQuestion) -> None:
     columns = st.columns(len(q.view["heatmaps"]))
     for place, picture in zip(columns, q.view["heatmaps"]):
         with place:
-            render.show_heatmap(np.array(picture["values"]), picture["rows"], picture["columns"],
+            heatmap.show(np.array(picture["values"]), picture["rows"], picture["columns"],
                                 title=escape_md(picture["title"]), domain=(0.0, 1.0), annotate=True)
 
 

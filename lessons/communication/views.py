@@ -51,7 +51,7 @@ def self_and_cross(own: dict, cross: dict) -> None:
              Heatmap(cross["weights"], cross["tokens_q"], cross["tokens_kv"],
                      "cross-attention: sentence 1 reads sentence 2", "comm_cross", "weights",
                      "(T₁, T₂), rows sum to 1",
-                     dict(ROW, cell_px=charts.cell_size(len(cross["tokens_kv"]), max_width=views.PAIR_PX))))
+                     dict(ROW, cell_px=charts.CELL_PX)))
     st.caption(f"Q · shape {shape_str(cross['Q'].shape)} from sentence 1; K and V · shape "
                f"{shape_str(cross['K'].shape)} from sentence 2; output · shape {shape_str(cross['out'].shape)}: "
                "one output per query, as many as sentence 1 has tokens.")

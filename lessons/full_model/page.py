@@ -17,7 +17,7 @@ from lessons.full_model.guess import game_model, guess_section
 from lessons.full_model.head_view import head_view_section
 from lessons.full_model.questions import questions
 from ui.compute.model_store import Model
-from ui.drawing import render
+from ui.drawing import heatmap
 from ui.frame import page, prose
 from ui.sections import model_views as mv
 from ui.sections import views
@@ -115,7 +115,7 @@ def positions_section(model: Model) -> None:
     cfg, sinusoidal = model.cfg, model.cfg.pos_encoding == "sinusoidal"
     st.header("Positions")
     pe = positional_encoding(cfg.max_len, cfg.d_model, cfg.pos_encoding, model.params.get("wpe"))  # (max_len, D)
-    render.show_heatmap(pe, [str(p) for p in range(cfg.max_len)], dim_labels(cfg.d_model),
+    heatmap.show(pe, [str(p) for p in range(cfg.max_len)], dim_labels(cfg.d_model),
                         title="Sinusoidal positional encoding" if sinusoidal else "Learned positions wpe",
                         diverging=True, annotate=False, cell_px=12, x_title="dimension", y_title="position")
     st.caption(f"PE · shape ({cfg.max_len}, {cfg.d_model}) = (max_len, D), added to the character embeddings. "

@@ -10,7 +10,6 @@ from lessons import COURSE
 from lessons.masking.questions import questions
 from ui.compute import cached
 from ui.drawing import charts, plots, render
-from ui.drawing.charts import cell_size
 from ui.frame import page, prose
 from ui.sections import views, walkthrough_views
 from ui.sections.views import Heatmap, beside, heatmaps, numbers_text, square, token_rows, weights_map
@@ -64,7 +63,7 @@ def query_sections(a: dict, tokens: list[str]) -> None:
 def averaging_section(a: dict, tokens: list[str], i: int) -> None:
     prose.section("The averaging trick", "masking", "averaging")
     uniform = weights_map(a["uniform"], tokens, "uniform causal weights", "masking_uniform", "W",
-                          "(T, T), row i is 1/(i+1) on keys 0..i", cell_px=cell_size(len(tokens), max_width=260))
+                          "(T, T), row i is 1/(i+1) on keys 0..i", max_width=260)
     with beside(uniform, (2, 3)):
         d_k = a["V"].shape[1]
         shown = min(d_k, MAX_DIMS_IN_TABLE)
@@ -165,7 +164,7 @@ def peek_changes(p: dict, tokens: list[str]) -> None:
     with beside(Heatmap(p["diffs"], [f"{i} {t}" for i, t in enumerate(tokens)], versions,
                         "max |change| of each output", "masking_peek", "changes",
                         "(T, 2): one number per output row and version",
-                        dict(x_title="", y_title="position", cell_px=cell_size(len(tokens), max_width=420))), (2, 3)):
+                        dict(x_title="", y_title="position", across=len(tokens), max_width=420)), (2, 3)):
         table = {"position": range(len(tokens)), "before": tokens, "after": p["changed_tokens"],
                  versions[0]: p["diff_masked"], versions[1]: p["diff_unmasked"]}
         views.number_table(table, "%.3g", versions)

@@ -9,7 +9,7 @@ import streamlit as st
 
 from core.attention import causal_mask, scaled_dot_product_attention, softmax
 from core.demos.masking import mask_by_multiplying
-from ui.drawing import render
+from ui.drawing import heatmap
 from ui.frame.exercises import Exercise
 
 
@@ -27,7 +27,7 @@ def _causal_pictures() -> None:
     labels = seen["labels"]
     for column, (title, weights) in zip(st.columns(2), seen["pictures"].items()):
         with column:
-            render.show_heatmap(weights, labels, labels, title=title, key=f"ex_pic_{title[-1].lower()}",
+            heatmap.show(weights, labels, labels, title=title, key=f"ex_pic_{title[-1].lower()}",
                                 domain=(0.0, 1.0))
 
 

@@ -11,7 +11,7 @@ from lessons import COURSE
 from lessons.multi_head import not_explanation, trained
 from lessons.multi_head.questions import questions
 from lessons.multi_head.views import Setup, compute, draw_heads, forms_table
-from ui.drawing import render
+from ui.drawing import heatmap
 from ui.frame import page, prose
 from ui.sections import trained_views, views
 from ui.sections.views import PROBABILITY, Heatmap, dim_labels, heatmaps
@@ -95,7 +95,7 @@ def compare_section(a: dict, s: Setup) -> None:
     prose.show("multi_head", "compare", D=s.D, heads=counted(s.H, "head"), d_k=s.D // s.H)
     left, right = st.columns([2, 3])
     with left:
-        render.show_heatmap(one["weights"][0], list(s.tokens), list(s.tokens), title=f"1 head, d_k = {s.D}",
+        heatmap.show(one["weights"][0], list(s.tokens), list(s.tokens), title=f"1 head, d_k = {s.D}",
                             domain=PROBABILITY, annotate=False)
         shape_caption("weights", one["weights"], "(1, T, T)")
     with right:

@@ -10,10 +10,10 @@ from core.demos.heads import single_head
 from lessons import COURSE
 from lessons.tiles.questions import questions
 from ui.compute import cached
-from ui.drawing.charts import cell_size, unique_labels
+from ui.drawing.charts import unique_labels
 from ui.frame import page, prose
 from ui.sections import views
-from ui.sections.views import PAIR_PX, Heatmap, heatmaps, square, token_rows
+from ui.sections.views import Heatmap, heatmaps, square, token_rows
 from ui.state import controls, phone
 from ui.text import counted
 
@@ -48,7 +48,7 @@ def tile_section(a: dict, tokens: list[str], step: int) -> None:
     heatmaps(square(a["held_maps"][step - 1], tokens, "scores held at this step", "tiles_held", "held",
                     "(T, T): grey = not held now, or masked", diverging=True, annotate=False),
              Heatmap(s["scores"], labels, labels[start:stop], "the tile Q K_blockᵀ / √d_k", "tiles_tile", "tile",
-                     "(T, b), −∞ where masked", dict(diverging=True, cell_px=cell_size(T, max_width=PAIR_PX))))
+                     "(T, b), −∞ where masked", dict(diverging=True, across=T, max_width=360)))
     st.caption(prose.text("tiles", "held", held=s["held"], queries=counted(T, "query", "queries"),
                           keys=counted(stop - start, "key"), T=T, b=stop - start, block=a["tiled"]["block_size"],
                           tile=T * a["tiled"]["block_size"], full=T * T))
@@ -57,7 +57,7 @@ def tile_section(a: dict, tokens: list[str], step: int) -> None:
 def running_section(a: dict, tokens: list[str], step: int) -> None:
     prose.section("The running maximum m and sum l", "tiles", "running")
     blocks = [f"block {i + 1}" for i in range(step)]
-    cell = dict(x_title="after", y_title="query", cell_px=cell_size(len(tokens), max_width=240))
+    cell = dict(x_title="after", y_title="query", across=len(tokens), max_width=240)
     heatmaps(Heatmap(a["m"][:, :step], tokens, blocks, "running max m", "tiles_m", "m", "(T, blocks so far)",
                      dict(diverging=True, **cell)),
              Heatmap(a["rescale"][:, :step], tokens, blocks, "rescale exp(m_old − m_new)", "tiles_rescale",

@@ -17,7 +17,7 @@ from lessons.training import session as ts
 from lessons.training.run import MASS_SEQUENCES, Run, uniform_guess_among, untrained
 from lessons.training.setup import LIMITS, Settings, example_ids
 from ui.compute import model_store, run_store
-from ui.drawing import charts, plots, render
+from ui.drawing import charts, heatmap, plots, render
 from ui.frame import page, prose
 from ui.sections import views
 from ui.state import controls
@@ -70,7 +70,7 @@ def attention_maps(run: Run, before: bool = False) -> None:
 def answer_key_weights(mass) -> None:
     """(L, H) weight each head puts on the key that holds the answer, as a small annotated heatmap."""
     L, H = mass.shape
-    render.show_heatmap(mass, [f"layer {i + 1}" for i in range(L)], [f"head {h + 1}" for h in range(H)],
+    heatmap.show(mass, [f"layer {i + 1}" for i in range(L)], [f"head {h + 1}" for h in range(H)],
                         title="Weight on the key that holds the answer", x_title="head", y_title="layer",
                         domain=views.PROBABILITY, annotate=True, cell_px=ANSWER_CELL_PX,
                         max_width=ANSWER_CELL_PX * LIMITS["n_heads"])

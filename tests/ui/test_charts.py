@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 from ui.drawing import charts, colours, plots
+from ui.drawing import heatmap as heatmap_path  # the app's path; `heatmap` below builds the design alone
 from ui.drawing.chart_data import ChartData, numbers
 
 # Colour-blind-safe schemes that Vega ships: the perceptually uniform sequential maps and ColorBrewer's
@@ -24,7 +25,7 @@ def heatmap(matrix, row_labels, col_labels, **settings):
     """A heatmap design with its data, in one call."""
     m = np.asarray(matrix)
     data = charts.heatmap_frame(m, row_labels, col_labels).frame()
-    return charts.heatmap_chart(m.shape[0], m.shape[1], data=data, **settings)
+    return charts.heatmap_chart(data=data, **settings)
 
 
 def labels(n: int, prefix: str = "t") -> list[str]:
@@ -151,20 +152,21 @@ def test_non_2d_matrix_raises(matrix):
     (1, 1, True), (7, 7, True), (16, 16, True), (16, 8, True), (17, 16, False), (16, 17, False), (32, 32, False),
 ])
 def test_annotated_only_up_to_16(n_rows, n_cols, text_layer):
-    spec = heatmap(np.zeros((n_rows, n_cols)), labels(n_rows), labels(n_cols, "k")).to_dict()
-    marks = layer_marks(spec)
+    """The app's one path (ui.drawing.heatmap) prints numbers up to 16 x 16 unless told."""
+    sent = json.loads(heatmap_path.made(np.zeros((n_rows, n_cols)), labels(n_rows), labels(n_cols, "k")).text)
+    marks = layer_marks(sent["layer"][0])  # the design's layers sit in the view that holds the numbers
     assert marks[0] == "rect"
     assert ("text" in marks) is text_layer
 
 
 def test_annotate_can_be_forced():
-    assert "text" not in layer_marks(charts.heatmap_chart(4, 4, annotate=False).to_dict())
-    assert "text" in layer_marks(charts.heatmap_chart(20, 20, annotate=True).to_dict())
+    assert "text" not in layer_marks(charts.heatmap_chart(annotate=False).to_dict())
+    assert "text" in layer_marks(charts.heatmap_chart(annotate=True).to_dict())
 
 
 @pytest.mark.parametrize("domain", [None, (-2.0, 2.0)])
 def test_diverging_scale_is_centred_on_zero(domain):
-    spec = charts.heatmap_chart(5, 5, diverging=True, domain=domain).to_dict()
+    spec = charts.heatmap_chart(diverging=True, domain=domain).to_dict()
     scales = colour_scales(spec)
     assert scales, "no colour scale in the spec"
     for scale in scales:
@@ -175,7 +177,7 @@ def test_diverging_scale_is_centred_on_zero(domain):
 
 
 def test_sequential_scale():
-    scales = colour_scales(charts.heatmap_chart(5, 5, domain=(0.0, 1.0)).to_dict())
+    scales = colour_scales(charts.heatmap_chart(domain=(0.0, 1.0)).to_dict())
     assert scales
     for scale in scales:
         assert scale["scheme"] in CB_SAFE_SEQUENTIAL
@@ -189,7 +191,7 @@ def test_colour_schemes_are_colour_blind_safe():
 
 
 def test_select_rows_adds_pick_param():
-    spec = charts.heatmap_chart(4, 4, select_rows=True).to_dict()
+    spec = charts.heatmap_chart(select_rows=True).to_dict()
     params = [p for d in walk(spec) for p in d.get("params", []) if isinstance(p, dict)]
     pick = [p for p in params if p.get("name") == "pick"]
     assert len(pick) == 1
@@ -199,40 +201,36 @@ def test_select_rows_adds_pick_param():
     named = [layer for layer in spec["layer"] if "name" in layer]
     assert len(named) == 1 and named[0]["mark"]["type"] == "rect"
     assert pick[0]["views"] == [named[0]["name"]]
-    plain = charts.heatmap_chart(4, 4).to_dict()
+    plain = charts.heatmap_chart().to_dict()
     assert not any(p.get("name") == "pick" for d in walk(plain) for p in d.get("params", []))
 
 
-def cell_edges(spec: dict, n_rows: int, n_cols: int) -> tuple[float, float]:
-    """A heatmap cell's width and height in pixels, whether the spec sizes the chart by a step per cell
-    ({"step": px}) or by its total width and height."""
-    def edge(size, n):
-        return size["step"] if isinstance(size, dict) else size / n
-    return edge(spec["width"], n_cols), edge(spec["height"], n_rows)
+@pytest.mark.parametrize(("n_cols", "cell_px"), [(3, 34), (5, 22), (40, 34), (128, 34)])
+def test_a_wide_map_shrinks_its_cells_to_its_room(n_cols, cell_px):
+    """heatmap.size decides a map's cells once: as asked, shrunk so the columns fit the room, never below 8 px."""
+    size = heatmap_path.size(n_cols, cell_px, room_px=520, scale=1.0, printed=0)
+    assert size.cell == size.row == charts.cell_size(n_cols, cell_px, 520)
+    assert 8 <= size.cell <= cell_px
+    assert size.fits == (size.cell * n_cols <= 520)
 
 
-def expected_cell(n_cols: int, cell_px: int) -> int:
-    """The builder's own rule for a cell edge: cell_px, shrunk so wide matrices fit, at least 8 px."""
-    if hasattr(charts, "cell_size"):
-        return charts.cell_size(n_cols, cell_px)
-    return max(8, min(cell_px, 520 // n_cols))
+def test_a_map_whose_numbers_do_not_fit_takes_its_column_with_rows_tall_enough_for_them():
+    narrow = heatmap_path.size(30, 34, room_px=300, scale=1.0, printed=5)  # "-0.12" in 10 px cells
+    assert not narrow.fits and narrow.cell >= round(charts.CELL_TEXT_PX * 1.6)
+    roomy = heatmap_path.size(4, 34, room_px=300, scale=1.0, printed=4)  # "0.12"
+    assert roomy.fits and roomy.cell == 34
 
 
-@pytest.mark.parametrize(("n_rows", "n_cols", "cell_px"), [(3, 3, 34), (7, 5, 22), (12, 40, 34), (128, 128, 34)])
-def test_cells_are_square(n_rows, n_cols, cell_px):
-    spec = charts.heatmap_chart(n_rows, n_cols, cell_px=cell_px).to_dict()
-    width, height = cell_edges(spec, n_rows, n_cols)
-    assert width == height  # square cells, whatever the shape
-    cell = expected_cell(n_cols, cell_px)
-    assert width == cell
-    # wide matrices shrink their cells to fit the page, never below 8 px and never above what was asked
-    assert 8 <= cell <= cell_px
-    assert cell * n_cols <= max(520, 8 * n_cols)
+def test_across_sizes_the_cells_for_another_count_than_the_columns():
+    """A (T, 2) map whose T rows must not grow tall is sized as if it were T wide."""
+    assert heatmap_path.size(2, 34, 420, 1.0, 0, across=32).cell == charts.cell_size(32, 34, 420)
+    assert heatmap_path.size(2, 34, 420, 1.0, 0).cell == 34
 
 
-def test_cell_px_is_used_when_it_fits():
-    spec = charts.heatmap_chart(4, 6, cell_px=22).to_dict()
-    assert cell_edges(spec, 4, 6) == (22, 22)
+def test_a_drawn_map_has_the_cells_its_size_decided():
+    m = np.zeros((4, 6))
+    spec = json.loads(heatmap_path.made(m, labels(4), labels(6, "k"), cell_px=22).text)
+    assert spec["width"] == spec["height"] == {"step": heatmap_path.size(6, 22, heatmap_path.ROOM_PX, 1.0, 4).cell}
 
 
 @pytest.mark.parametrize("settings", [
@@ -253,7 +251,7 @@ def test_spec_does_not_depend_on_the_data(shape, settings):
     # the numbers live only at the top level, where ui.drawing.render strips them; no layer carries its own data
     assert not any("data" in layer for layer in spec_a.get("layer", []))
     # and the data-free design is exactly what the builder makes with no data at all
-    empty = charts.heatmap_chart(shape[0], shape[1], **settings).to_dict()
+    empty = charts.heatmap_chart(**settings).to_dict()
     assert without_data(empty) == without_data(spec_a)
 
 
@@ -265,15 +263,15 @@ def test_tooltips_have_row_col_and_value():
 
 
 def test_axes_keep_matrix_order():
-    spec = charts.heatmap_chart(3, 3).to_dict()
+    spec = charts.heatmap_chart().to_dict()
     for layer in spec["layer"]:
         assert layer["encoding"]["x"]["sort"]["field"] == "col_i"
         assert layer["encoding"]["y"]["sort"]["field"] == "row_i"
 
 
 def test_title_is_set():
-    assert charts.heatmap_chart(2, 2, title="scores").to_dict()["title"] == "scores"
-    assert "title" not in charts.heatmap_chart(2, 2).to_dict()
+    assert charts.heatmap_chart(title="scores").to_dict()["title"] == "scores"
+    assert "title" not in charts.heatmap_chart().to_dict()
 
 
 # ---- the other builders -----------------------------------------------------------------------------
@@ -285,11 +283,11 @@ def test_grid_chart_builds_and_validates():
     df = charts.grid_frame(weights, [f"head {h}" for h in range(4)], labels(5), labels(5)).frame()
     assert len(df) == 4 * 5 * 5
     np.testing.assert_allclose(df.groupby("panel_i")["value"].sum(), 5.0, atol=25 * 5e-5)  # 4 decimals each
-    spec = charts.grid_chart(5, 5, columns=2, title="heads", data=df).to_dict()  # validates
+    spec = charts.grid_chart(columns=2, title="heads", data=df).to_dict()  # validates
     assert spec["facet"]["field"] == "panel"
     assert spec["columns"] == 2
     assert spec["title"] == "heads"
-    assert without_data(charts.grid_chart(5, 5, columns=2, title="heads").to_dict()) == without_data(spec)
+    assert without_data(charts.grid_chart(columns=2, title="heads").to_dict()) == without_data(spec)
     for scale in colour_scales(spec):
         assert scale["domain"] == [0.0, 1.0]
         assert scale["scheme"] in CB_SAFE_SEQUENTIAL
@@ -445,7 +443,7 @@ def test_line_chart_builds_and_validates():
 
 def test_builders_accept_empty_frames():
     """ui.drawing.render builds every spec with no data; each builder must validate like that."""
-    for chart in (charts.heatmap_chart(3, 4), charts.grid_chart(3, 3, columns=2), plots.bar_chart(),
+    for chart in (charts.heatmap_chart(), charts.grid_chart(columns=2), plots.bar_chart(),
                   plots.line_chart("x", "y")):
         assert isinstance(chart, alt.TopLevelMixin)
         assert "$schema" in chart.to_dict()
@@ -523,13 +521,11 @@ def test_inline_grid_numbers_its_cells_in_the_browser():
 def test_a_strip_has_rows_tall_enough_for_its_labels_and_its_legend_underneath():
     """The block lesson's (3, D) layer-norm strips: 12 px rows under 12 px labels drew "x̂" over "x", and a
     legend beside them stood five times taller than the strip."""
-    from ui.drawing import render
-
     m = np.random.default_rng(0).standard_normal((3, 64))
     rows, cols = ["x (the row)", "x̂ (normalised)", "γ·x̂ + β (output)"], [f"d{j}" for j in range(64)]
     for strip in (True, False):
-        spec = json.loads(render.heatmap_drawing(m, rows, cols, cell_px=13, max_width=900, diverging=True,
-                                                 strip=strip).text)
+        spec = json.loads(heatmap_path.made(m, rows, cols, cell_px=13, max_width=900, diverging=True,
+                                            strip=strip).text)
         width, height = spec["width"]["step"], spec["height"]["step"]
         label_px = charts.label_look(width)[0]
         legends = [layer["encoding"]["color"]["legend"] for layer in spec["layer"][0]["layer"]

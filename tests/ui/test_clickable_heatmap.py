@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 import vl_convert as vlc
 
-from ui.drawing import charts, colours, render
+from ui.drawing import charts, colours, heatmap, render
 from ui.drawing.chart_data import OUTER
 
 TOKENS = ["The", "cat", "sat", "on", "the", "warm", "mat"]
@@ -26,7 +26,7 @@ def clickable_spec(picked: int, font_scale: float = 1.0, subtitle: str = "· sha
         select_rows=True, cell_px=34, annotate=True, domain=(0.0, 1.0), font_scale=font_scale).items())))
     spec = charts.heatmap_frame(weights, TOKENS, TOKENS).inline(
         {**design, "title": {"text": "weights", "subtitle": subtitle, "subtitleColor": colours.subtitle_colour()}})
-    return render.with_param(spec, charts.SHOWN_ROW, picked)
+    return heatmap.with_param(spec, charts.SHOWN_ROW, picked)
 
 
 def outlined_rows(svg: str) -> set[str]:

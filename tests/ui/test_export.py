@@ -36,7 +36,7 @@ LABEL = "Export the matrices on this page (CSV, PNG, SVG)"
 
 
 def heatmaps(at: AppTest) -> list:
-    """The heatmaps on screen: the charts drawn by render.show_heatmap, whose specs all carry a description."""
+    """The heatmaps on screen: the charts drawn by ui.drawing.heatmap, whose specs all carry a description."""
     return [c for c in charts(at) if chart_spec(c).get("description", "").startswith("Heatmap ")]
 
 

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from ui.drawing import chart_files, charts, export, render
+from ui.drawing import chart_files, charts, export, heatmap, render
 
 TOKENS = "The cat sat on the warm mat".split()
 TITLE = "softmax(Q Kᵀ / √d_k): click a row"
@@ -154,7 +154,7 @@ def red_pixels(png: bytes) -> int:
 def test_a_file_is_the_matrix_not_the_page_interaction(monkeypatch):
     """A clickable heatmap with its third row picked: on the page its title says "click a row" and the row is
     outlined in red; its files have neither (the title keeps the matrix's name) and no click selection."""
-    picked = render.with_param(heatmap_spec(weights(), TITLE, domain=(0.0, 1.0), select_rows=True),
+    picked = heatmap.with_param(heatmap_spec(weights(), TITLE, domain=(0.0, 1.0), select_rows=True),
                                charts.SHOWN_ROW, 2)
     with monkeypatch.context() as kept:  # drawn with the page's interaction, the outline is there to see
         kept.setattr(chart_files, "_without_interaction", lambda spec: None)

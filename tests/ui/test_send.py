@@ -1,6 +1,6 @@
 """ui.drawing.send sends the chart element st.vega_lite_chart would send, for every kind of chart the app draws.
 
-Each chart is drawn twice in one script run, once through the app's path (render.show / render.draw_heatmap,
+Each chart is drawn twice in one script run, once through the app's path (render.show / heatmap.draw,
 which write a design's JSON once and fill in the parts) and once through st.vega_lite_chart with the same spec
 as a dict; the two messages must carry the same spec (as parsed JSON), theme, alt text and width and height
 settings. A newer Streamlit that prepares specs differently fails here, not in a browser.
@@ -28,7 +28,7 @@ def _script(case: str) -> None:
     from lessons.full_model.head_view import frame as head_frame
     from lessons.full_model.head_view import head_view_chart
     from lessons.qkv.views import arrows_chart, arrows_frame
-    from ui.drawing import charts, plots, render
+    from ui.drawing import charts, heatmap, plots, render
 
     sent = []
     original = dg_module._enqueue_message
@@ -50,8 +50,8 @@ def _script(case: str) -> None:
                 matrix[0, 3:] = -np.inf
                 matrix[1, 1] = np.nan
             title = "" if case == "heatmap_untitled" else "weights: a title"
-            d = render.heatmap_drawing(matrix, tokens, cols, title=title, subtitle="weights · (6, 6)", **settings)
-            render.draw_heatmap(d)
+            d = heatmap.made(matrix, tokens, cols, title=title, subtitle="weights · (6, 6)", **settings)
+            heatmap.draw(d)
             st.vega_lite_chart(json.loads(d.text), width="content" if d.fits else "stretch")
         elif case == "grid":
             maps = rng.random((4, 5, 5))

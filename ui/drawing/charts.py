@@ -154,7 +154,7 @@ def label_look(cell_px: int, font_scale: float = 1.0) -> tuple[int, bool, bool]:
 
 
 def strip_row(cell_px: int, font_scale: float = 1.0) -> int:
-    """The height of a strip's rows (heatmap_chart's strip) on cells of cell_px: a line of its label type and
+    """The height of a strip's rows (ui.drawing.heatmap's strip) on cells of cell_px: a line of its label type and
     room above and below it, never less than the cells."""
     return max(cell_px, round(label_look(cell_px, font_scale)[0] * STRIP_LINE))
 
@@ -168,56 +168,62 @@ def design_cell(cell_px: int, font_scale: float = 1.0) -> int:
 
 
 def heatmap_chart(
-    n_rows: int | None = None,
-    n_cols: int | None = None,
     title: str = "",
     x_title: str = "key",
     y_title: str = "query",
     diverging: bool = False,
     domain: tuple[float, float] | None = None,
-    annotate: bool | None = None,
+    annotate: bool = True,
     cell_px: int = CELL_PX,
     select_rows: bool = False,
     font_scale: float = 1.0,
     colour_scale: str = "linear",
-    strip: bool = False,
     data: pd.DataFrame | None = None,
 ) -> alt.Chart:
-    """An annotated heatmap: square cells, token labels on both axes, exact values on hover.
+    """An annotated heatmap's design: square cells of cell_px, token labels on both axes, exact values on hover.
 
-    The size comes from the data: each cell is a `cell_px` step, so one design fits every shape.
-    n_rows and n_cols, when given, only choose the defaults (annotate up to 16 x 16, shrink wide
-    matrices); ui.drawing.render passes neither, so its cached spec does not depend on the shape.
-    Pass `data` (a heatmap_frame) to embed the numbers, or leave it out and let ui.drawing.render attach them.
-    select_rows adds a click selection on the query row. font_scale scales every text it prints.
-    colour_scale: "sqrt" colours by the square root of the value (counts where a few cells dwarf the rest; the
-    page must say so); with it, print no numbers (their ink is chosen for a linear scale).
-    strip: a few rows of many columns (a vector's steps, γ and β): its rows are as tall as their labels need (the
-    draw's row_step, strip_row); its legend lies under it, across, as every heatmap's does.
+    It does not depend on the matrix's shape, so one design serves every shape (ui.drawing.heatmap decides the
+    size and gives each draw its own cells). Pass `data` (a heatmap_frame) to embed the numbers, or leave it out
+    and let ui.drawing.render attach them. annotate: print each cell's number. select_rows adds a click selection
+    on the query row. font_scale scales every text it prints. colour_scale: "sqrt" colours by the square root of
+    the value (counts where a few cells dwarf the rest; the page must say so); with it, print no numbers (their
+    ink is chosen for a linear scale).
 
     Every label is drawn on cells at least as large as its type, MIN_LABEL_PX (in presenter mode 18 px);
     a crowded axis turns its labels upright, and on smaller cells leaves out those that would overlap. A
     number is printed only where its cell is wide enough for it, in black or white, whichever reads on
     that cell's colour.
     """
-    if annotate is None:
-        annotate = n_rows is None or max(n_rows, n_cols or 0) <= ANNOTATE_MAX_CELLS
-    if n_cols is not None:
-        cell_px = cell_size(n_cols, cell_px)
     scheme = DIVERGING if diverging else SEQUENTIAL
-    scale = alt.Scale(scheme=scheme, **({"domainMid": 0} if diverging else {}),
-                      **({"domain": list(domain)} if domain is not None else {}),
-                      **({"type": colour_scale, "zero": True} if colour_scale != "linear" else {}))
+    x, y = _axes(x_title, y_title, cell_px, font_scale)
+    base = alt.Chart(data if data is not None else pd.DataFrame()).encode(x=x, y=y)
+    tooltip = [alt.Tooltip("row:N", title=y_title), alt.Tooltip("col:N", title=x_title),
+               alt.Tooltip("value:Q", title="value", format=".4f")]
+    cells = _cells(base, tooltip, scheme, domain, colour_scale, select_rows, font_scale)
+    layers = [_missing_cells(base, tooltip), cells]
+    if annotate:
+        layers.append(_numbers(base, tooltip, scheme, domain, font_scale))
+    chart = themed(alt.layer(*layers).properties(width=alt.Step(cell_px), height=alt.Step(cell_px)))
+    return chart.properties(title=title) if title else chart
+
+
+def _axes(x_title: str, y_title: str, cell_px: int, font_scale: float) -> tuple[alt.X, alt.Y]:
+    """Columns along the top, rows down the side, each in its matrix's order."""
     # No gap is asked between labels: the app's theme asks 2 px, which on 6 px cells left only every fourth label.
     label_px, overlap, upright = label_look(cell_px, font_scale)
     fonts = dict(labelFontSize=label_px, titleFontSize=px(TITLE_PX, font_scale),
                  labelOverlap="parity" if overlap else False, labelSeparation=0, labelLimit=px(90, font_scale))
     x = alt.X("col:N", sort=alt.EncodingSortField("col_i"), title=x_title,
               axis=alt.Axis(labelAngle=-90 if upright else -45, orient="top", **fonts))
-    y = alt.Y("row:N", sort=alt.EncodingSortField("row_i"), title=y_title, axis=alt.Axis(**fonts))
-    base = alt.Chart(data if data is not None else pd.DataFrame()).encode(x=x, y=y)
-    tooltip = [alt.Tooltip("row:N", title=y_title), alt.Tooltip("col:N", title=x_title),
-               alt.Tooltip("value:Q", title="value", format=".4f")]
+    return x, alt.Y("row:N", sort=alt.EncodingSortField("row_i"), title=y_title, axis=alt.Axis(**fonts))
+
+
+def _cells(base, tooltip, scheme: str, domain, colour_scale: str, select_rows: bool, font_scale: float):
+    """The coloured cells, with the colour legend under the map, and on a clickable map the picked row outlined."""
+    diverging = scheme == DIVERGING
+    scale = alt.Scale(scheme=scheme, **({"domainMid": 0} if diverging else {}),
+                      **({"domain": list(domain)} if domain is not None else {}),
+                      **({"type": colour_scale, "zero": True} if colour_scale != "linear" else {}))
     # The colour legend lies under the map, not beside it: beside a map as wide as a phone's screen it was cut
     # off by the chart's frame ("0.5" read "0"). Its labels drop trailing zeros (0, 0.5, 1).
     legend = alt.Legend(orient="bottom", direction="horizontal", format="~g", gradientLength=px(160, font_scale),
@@ -226,43 +232,47 @@ def heatmap_chart(
         color=alt.Color("value:Q", scale=scale, title=None, legend=legend),
         tooltip=tooltip,
     )
-    if select_rows:
-        # A click selects a row (`pick`, which the app reads back); the row the page works out is the
-        # parameter `shown`, set by ui.drawing.render on every rerun, so the outline follows the page's "Query row"
-        # control whichever way it was set. The row is outlined, not the others faded: a faded cell would
-        # change the colour its number was chosen to contrast with.
-        pick = alt.selection_point(name="pick", fields=["row_i"], on="click", clear=False)
-        shown = alt.param(name=SHOWN_ROW, value=-1)
-        outlined = alt.datum.row_i == shown
-        rect = rect.add_params(pick, shown).encode(
-            stroke=alt.condition(outlined, alt.value("#ff4b4b"), alt.value("white")),
-            strokeWidth=alt.condition(outlined, alt.value(3.0), alt.value(0.5)),
-        )
-    # Cells with no finite value (NaN, or -inf where a mask struck a score) are drawn light grey,
-    # not left as holes, so "-inf" and "NaN" read as values in both themes.
+    if not select_rows:
+        return rect
+    # A click selects a row (`pick`, which the app reads back); the row the page works out is the
+    # parameter `shown`, set by ui.drawing.heatmap on every draw, so the outline follows the page's "Query row"
+    # control whichever way it was set. The row is outlined, not the others faded: a faded cell would
+    # change the colour its number was chosen to contrast with.
+    pick = alt.selection_point(name="pick", fields=["row_i"], on="click", clear=False)
+    shown = alt.param(name=SHOWN_ROW, value=-1)
+    outlined = alt.datum.row_i == shown
+    return rect.add_params(pick, shown).encode(
+        stroke=alt.condition(outlined, alt.value("#ff4b4b"), alt.value("white")),
+        strokeWidth=alt.condition(outlined, alt.value(3.0), alt.value(0.5)),
+    )
+
+
+def _missing_cells(base, tooltip):
+    """Cells with no finite value (NaN, or -inf where a mask struck a score), drawn light grey, not left as holes,
+    so "-inf" and "NaN" read as values in both themes."""
     # Hidden from screen readers (aria=False): with no such cell, Vega exposes the empty layer as an image
     # with no name. The chart's description counts these cells; their printed "-inf" stays readable.
-    missing = base.transform_filter("!isValid(datum.value) || !isFinite(datum.value)").mark_rect(
+    return base.transform_filter("!isValid(datum.value) || !isFinite(datum.value)").mark_rect(
         fill=colours.MISSING_FILL, stroke="white", strokeWidth=0.5, aria=False).encode(tooltip=tooltip)
-    layers = [missing, rect]
-    if annotate:
-        text_px = px(CELL_TEXT_PX, font_scale)
-        char_px = CHAR_EM * text_px
-        # all of a matrix's numbers or none: the widest decides, so no cell is left blank among numbers
-        fits = f"bandwidth('x') >= datum._widest * {char_px:g} + 4 && bandwidth('y') >= {text_px + 2}"
-        text = base.mark_text(fontSize=text_px, font=FONT).transform_calculate(
-            _chars="length(datum.text)").transform_joinaggregate(_widest="max(_chars)")
-        if domain is None:
-            text = text.transform_joinaggregate(_lo="min(value)", _hi="max(value)")
-        for step in colours.scale_position(diverging, domain):
-            text = text.transform_calculate(**{step["as"]: step["calculate"]})
-        layers.append(text.encode(
-            text=alt.condition(fits, alt.Text("text:N"), alt.value("")),
-            color=colours.text_colour(scheme),
-            tooltip=tooltip,
-        ))
-    chart = themed(alt.layer(*layers).properties(width=alt.Step(cell_px), height=alt.Step(cell_px)))
-    return chart.properties(title=title) if title else chart
+
+
+def _numbers(base, tooltip, scheme: str, domain, font_scale: float):
+    """Each cell's number, where every number fits its cell, in the ink that reads on the cell's colour."""
+    text_px = px(CELL_TEXT_PX, font_scale)
+    char_px = CHAR_EM * text_px
+    # all of a matrix's numbers or none: the widest decides, so no cell is left blank among numbers
+    fits = f"bandwidth('x') >= datum._widest * {char_px:g} + 4 && bandwidth('y') >= {text_px + 2}"
+    text = base.mark_text(fontSize=text_px, font=FONT).transform_calculate(
+        _chars="length(datum.text)").transform_joinaggregate(_widest="max(_chars)")
+    if domain is None:
+        text = text.transform_joinaggregate(_lo="min(value)", _hi="max(value)")
+    for step in colours.scale_position(scheme == DIVERGING, domain):
+        text = text.transform_calculate(**{step["as"]: step["calculate"]})
+    return text.encode(
+        text=alt.condition(fits, alt.Text("text:N"), alt.value("")),
+        color=colours.text_colour(scheme),
+        tooltip=tooltip,
+    )
 
 
 def grid_frame(matrices, panel_labels: Sequence[str], row_labels, col_labels) -> ChartData:
@@ -278,15 +288,10 @@ def grid_frame(matrices, panel_labels: Sequence[str], row_labels, col_labels) ->
                      grid=(("panel_i", P), ("row_i", R), ("col_i", C)))
 
 
-def grid_chart(n_rows: int | None = None, n_cols: int | None = None, columns: int = 4, title: str = "",
-               cell_px: int = 18, x_title: str = "key", y_title: str = "query", font_scale: float = 1.0,
-               data: pd.DataFrame | None = None) -> alt.Chart:
-    """Small multiples of attention maps (one per head, or per layer x head), shared 0..1 colour scale.
-
-    Sized by steps like heatmap_chart: n_cols, when given, only shrinks the cells of wide maps.
-    """
-    if n_cols is not None:
-        cell_px = cell_size(n_cols, cell_px, max_width=260)
+def grid_chart(columns: int = 4, title: str = "", cell_px: int = 18, x_title: str = "key", y_title: str = "query",
+               font_scale: float = 1.0, data: pd.DataFrame | None = None) -> alt.Chart:
+    """Small multiples of attention maps (one per head, or per layer x head), shared 0..1 colour scale, `columns`
+    panels to a row. Sized by steps like heatmap_chart (ui.sections.views.grid_layout decides the cells)."""
     inner = heatmap_chart(x_title=x_title, y_title=y_title, domain=(0.0, 1.0), annotate=False, cell_px=cell_px,
                           font_scale=font_scale)
     header = alt.Header(labelFontSize=px(TITLE_PX, font_scale), title=None)

@@ -1,4 +1,4 @@
-"""Drawing charts fast: each design built once per process, each finished heatmap made once per process.
+"""Drawing charts fast: each design built once per process, and a draw puts only its numbers into it.
 
 Building an Altair chart and validating it costs ~30 ms per heatmap; a page with eight of them would
 spend a quarter of a second on that alone. The spec depends only on a chart's shape and settings, so
@@ -6,15 +6,12 @@ it is built once per process (keyed by the builder function and its settings), w
 (ui.drawing.send), and every rerun puts just its numbers into it, as plain lists (ui.drawing.chart_data: no
 DataFrame, no Arrow).
 
-A heatmap is a pure function of its matrix, labels and settings, and a class moves the same sliders through
-the same values: a finished heatmap (its JSON, its description) is kept for the whole process, keyed by those,
-so the second student who draws it finds it made (ui.cache).
+A heatmap goes this way too, through ui.drawing.heatmap, which also keeps each finished heatmap for the process.
 """
 
 from __future__ import annotations
 
 import functools
-import hashlib
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -29,8 +26,6 @@ from ui.state import presenter
 
 _SPECS = SharedCache(entries=512)  # (builder, settings) -> spec without data
 _DESIGNS = SharedCache(entries=1024)  # (builder, settings, titled, width, described) -> send.Design
-# (matrix, labels, settings) -> HeatmapDrawing. A heatmap's JSON is 3-90 KB: 64 MB holds thousands.
-_HEATMAPS = SharedCache(entries=8192, budget=64 << 20, size=lambda d: len(d.text) + d.matrix.nbytes)
 
 
 def _spec(builder: Callable, settings: tuple) -> dict:
@@ -135,7 +130,7 @@ def show(builder: Callable, data: ChartData, key: str | None = None, on_select: 
         text = description or alt_text.for_chart(builder, data, settings)
         if text:
             spec["description"] = text  # the drawn svg's aria-label
-        return _draw(spec, key=key, on_select=on_select, width=width, alt=text)
+        return draw_spec(spec, key=key, on_select=on_select, width=width, alt=text)
     title = settings.get("title", "")
     text, design = chart_text(builder, data, width, description, **settings)
     send.chart(text, design.width)
@@ -153,12 +148,7 @@ class Recorded:
     cols: list
 
 
-def describe(matrix, row_labels, col_labels, title: str) -> str:
-    """A text alternative for a heatmap: its size, range and largest cell, for screen readers."""
-    return alt_text.heatmap(matrix, row_labels, col_labels, title)[:alt_text.MAX_CHARS]
-
-
-def _draw(spec: dict, key: str | None, on_select: str | Callable, width: str | None, alt: str | None = None):
+def draw_spec(spec: dict, key: str | None, on_select: str | Callable, width: str | None, alt: str | None = None):
     """Send a whole spec, its data inside it (Streamlit then has no data of its own to convert)."""
     kwargs = {"key": key} if key else {}
     # A spec's own description already names its svg; Streamlit 1.67 logs a warning with a whole stack
@@ -170,122 +160,3 @@ def _draw(spec: dict, key: str | None, on_select: str | Callable, width: str | N
     if on_select != "ignore":
         kwargs.update(on_select=on_select, selection_mode="pick")
     return st.vega_lite_chart(spec, **kwargs)
-
-
-@dataclass(frozen=True)
-class HeatmapDrawing:
-    """A heatmap ready to send: its finished JSON (ui.drawing.send), and what the export panel keeps of it.
-    fits: it is drawn at its own size (its cells and numbers fit); otherwise it takes its column's width.
-    picked: on a clickable heatmap, the row outlined (the query the page works out); None when not clickable.
-    Shared by every session that draws the same heatmap: nothing in it is changed after it is made."""
-
-    text: str
-    fits: bool
-    picked: int | None
-    title: str
-    matrix: np.ndarray
-    row_labels: tuple
-    col_labels: tuple
-    description: str
-
-    @property
-    def spec(self) -> dict:
-        """The chart as a dict (a fresh one: the exports and Streamlit's path for clickable charts)."""
-        return json.loads(self.text)
-
-
-def heatmap_drawing(matrix, row_labels, col_labels, title: str = "", picked: int | None = None,
-                    max_width: int = 300, subtitle: str = "", **settings) -> HeatmapDrawing:
-    """Heatmap of a matrix with token labels, ready for draw_heatmap. subtitle is a grey line under the
-    title (ui.sections.views puts the matrix's shape there). picked, when given, makes the rows clickable and
-    outlines that row.
-
-    Cells are square while the plot fits in max_width pixels (about a half-width column; pass more for a
-    chart that has the page to itself) and its numbers fit in them. A matrix too wide for that, or whose
-    numbers would not fit its cells, takes its column's whole width instead: its cells grow wider, never
-    narrower than the numbers at the type size in use (presenter mode scales both).
-
-    Made once per process for each matrix, labels and settings (every session that draws the same one shares it).
-    """
-    m = np.asarray(matrix)
-    digest = hashlib.blake2b(np.ascontiguousarray(m).tobytes(), digest_size=16).digest()
-    key = (digest, m.shape, str(m.dtype), tuple(map(str, row_labels)), tuple(map(str, col_labels)), title,
-           subtitle, picked, max_width, presenter.chart_scale(), tuple(sorted(settings.items())))
-    return _HEATMAPS.get(key, lambda: _make_heatmap(m, list(row_labels), list(col_labels), title, picked,
-                                                    max_width, subtitle, dict(settings)))
-
-
-def _make_heatmap(matrix: np.ndarray, row_labels: list, col_labels: list, title: str, picked: int | None,
-                  max_width: int, subtitle: str, settings: dict) -> HeatmapDrawing:
-    n_rows, n_cols = np.shape(matrix)
-    settings.setdefault("annotate", max(n_rows, n_cols) <= charts.ANNOTATE_MAX_CELLS)
-    df = charts.heatmap_frame(matrix, row_labels, col_labels, with_text=settings["annotate"])
-    scale = presenter.chart_scale()
-    room = int(max_width * scale)
-    cell = charts.cell_size(n_cols, int(settings.pop("cell_px", charts.CELL_PX) * scale), room)
-    longest = max(map(len, df.columns["text"]), default=0) if settings["annotate"] else 0
-    numbers_fit = cell >= charts.number_width(longest, scale)  # the widest number printed, e.g. "-0.12"
-    fits = cell * n_cols <= room and (numbers_fit or not settings["annotate"])
-    if settings["annotate"] and not fits:  # rows tall enough for a line of numbers
-        cell = max(cell, round(charts.px(charts.CELL_TEXT_PX, scale) * 1.6))
-    # A strip (a few rows of many narrow columns): its rows are as tall as their labels need, which narrow cells
-    # are not (a 12 px row under 12 px labels with accents drew them over each other).
-    row = charts.strip_row(cell, scale) if settings.get("strip") else cell
-    # The spec must not depend on the shape (or every slider move would rebuild it): pass the
-    # snapped cell size and the annotate flag instead of n_rows / n_cols.
-    description = describe(matrix, row_labels, col_labels, title)  # per matrix: its extremes move
-    # The design is built for the smallest cell size that draws alike (so a new size rarely means a new design),
-    # and this heatmap's own size goes in as its step.
-    settings = dict(cell_px=charts.design_cell(cell, scale), title=title, subtitle=subtitle,
-                    select_rows=picked is not None, font_scale=scale, **settings)
-    text, _ = chart_text(charts.heatmap_chart, df, "content" if fits else "stretch", description, step=cell,
-                         row_step=row, **settings)
-    if picked is not None:  # the outlined row is a parameter of the design: set its value
-        spec = with_param(json.loads(text), charts.SHOWN_ROW, int(picked))
-        text = json.dumps(spec, ensure_ascii=False)
-    matrix = np.array(matrix)  # a copy of its own, read-only: it is shared by every session that draws it
-    matrix.flags.writeable = False
-    return HeatmapDrawing(text, fits, picked, title, matrix, tuple(row_labels), tuple(col_labels), description)
-
-
-def with_param(spec: dict, name: str, value) -> dict:
-    """A shallow copy of spec whose top-level parameter `name` has this value (the cached design is shared)."""
-    params = [{**p, "value": value} if p.get("name") == name else p for p in spec.get("params", [])]
-    return {**spec, "params": params}
-
-
-def draw_heatmap(drawing: HeatmapDrawing, key: str | None = None, on_pick: Callable[[int], None] | None = None):
-    """Send a heatmap_drawing where the page is. On a clickable one, a click on row i calls on_pick(i)
-    before the rerun it starts (a widget callback), so the page draws with that row already picked."""
-    d = drawing
-    width = "content" if d.fits else "stretch"
-    if d.picked is not None and key is not None:
-        # A key of its own for each picked row: the chart comes back with no selection of its own, so a
-        # click on the row picked before the "Query row" control moved away still counts as a new click.
-        key = f"{key}_{d.picked}"
-        _draw(d.spec, key=key, on_select=functools.partial(_clicked, key, on_pick), width=width)
-    else:
-        send.chart(d.text, width)
-    export.record(d.title, d.matrix, d.row_labels, d.col_labels, functools.partial(json.loads, d.text))
-
-
-def _clicked(key: str, on_pick: Callable[[int], None] | None) -> None:
-    row = picked_row(st.session_state.get(key))
-    if row is not None and on_pick is not None:
-        on_pick(row)
-
-
-def show_heatmap(matrix, row_labels, col_labels, title: str = "", key: str | None = None, **settings) -> None:
-    """heatmap_drawing(...) drawn at once (see there for the settings)."""
-    draw_heatmap(heatmap_drawing(matrix, row_labels, col_labels, title, **settings), key)
-
-
-def picked_row(state) -> int | None:
-    """The row index a click selected on a heatmap drawn with select_rows, or None."""
-    try:
-        points = state["selection"]["pick"]
-    except (KeyError, TypeError):
-        return None
-    if isinstance(points, list) and points and "row_i" in points[0]:
-        return int(points[0]["row_i"])
-    return None

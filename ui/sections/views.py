@@ -7,6 +7,7 @@ A lesson section calls these with arrays from core; the layout maths (cell sizes
 
 from __future__ import annotations
 
+import contextlib
 import functools
 from dataclasses import dataclass, field
 
@@ -15,7 +16,7 @@ import pandas as pd
 import streamlit as st
 
 from core.tokenize import word_tokens
-from ui.drawing import charts, export, render, tables
+from ui.drawing import charts, export, heatmap, render, tables
 from ui.drawing.chart_data import ChartData
 from ui.sections import explain
 from ui.state import controls, presenter, seq_len
@@ -57,7 +58,7 @@ def tokens_line(sentence: str, max_tokens: int) -> list[str]:
 class Heatmap:
     """One matrix to draw: its labels, title and widget key, and the caption of its shape beneath it.
 
-    name and shape make the subtitle "name · shape (7, 8) = shape"; settings go to render.heatmap_drawing.
+    name and shape make the subtitle "name · shape (7, 8) = shape"; settings go to ui.drawing.heatmap.made.
     """
 
     matrix: np.ndarray
@@ -72,37 +73,29 @@ class Heatmap:
 
 
 def heatmaps(*maps: Heatmap, widths: list[float] | None = None) -> None:
-    """Heatmaps side by side, each with its shape line.
+    """Heatmaps side by side, each with its shape line (ui.drawing.heatmap makes and draws each one).
 
     Maps drawn at their own size go in one horizontal container, which wraps them onto another line
     where the screen is too narrow: one block to send instead of a column per map and the row that holds
     them. Maps that take their column's width, or carry a note beneath them, or given widths, get columns.
+    A single map takes the page's own width: no block to send at all.
     """
-    if len(maps) == 1 and widths is None:  # the page's own width: no columns block to send
-        draw(maps[0], drawing(maps[0]))
-        return
-    drawings = [drawing(m) for m in maps]
-    if widths is None and all(d.fits for d in drawings) and not any(m.note for m in maps):
+    # The shape line is the chart's subtitle, not a caption under it: one element fewer to send per map.
+    drawings = [heatmap.made(m.matrix, m.rows, m.cols, m.title, shape_text(m.name or m.title, m.matrix, m.shape),
+                             **m.settings) for m in maps]
+    if len(maps) == 1 and widths is None:
+        places = [contextlib.nullcontext()]
+    elif widths is None and all(d.fits for d in drawings) and not any(m.note for m in maps):
         places = [st.container(horizontal=True, gap="medium")] * len(maps)
     else:
         places = st.columns(widths or len(maps))
     for place, m, d in zip(places, maps, drawings):
         with place:
-            draw(m, d)
-
-
-def drawing(m: Heatmap) -> render.HeatmapDrawing:
-    # The shape line is the chart's subtitle, not a caption under it: one element fewer to send per map.
-    return render.heatmap_drawing(m.matrix, m.rows, m.cols, title=m.title,
-                                  subtitle=shape_text(m.name or m.title, m.matrix, m.shape), **m.settings)
-
-
-def draw(m: Heatmap, d: render.HeatmapDrawing) -> None:
-    # A click on a row of a clickable map sets the Query row box to that row's token.
-    on_pick = functools.partial(_pick, charts.unique_labels(m.rows)) if d.picked is not None else None
-    render.draw_heatmap(d, m.key, on_pick=on_pick)
-    if m.note:
-        st.caption(m.note)
+            # A click on a row of a clickable map sets the Query row box to that row's token.
+            on_pick = functools.partial(_pick, charts.unique_labels(m.rows)) if d.picked is not None else None
+            heatmap.draw(d, m.key, on_pick=on_pick)
+            if m.note:
+                st.caption(m.note)
 
 
 # ---- the query a lesson works out ----------------------------------------------------------------------
@@ -226,13 +219,12 @@ def layers_heads_grid(frame: ChartData, n_layers: int, n_heads: int, T: int, wid
 # ---- small pieces of the single-head lessons (QKV, scaling, masking) ----------------------------------
 
 PROBABILITY = (0.0, 1.0)  # the colour domain of attention weights
-PAIR_PX = 360  # the room one of two side-by-side heatmaps has
 
 
 def square(matrix: np.ndarray, tokens: list[str], title: str, key: str, name: str = "", shape: str = "(T, T)",
            note: str = "", **settings) -> Heatmap:
-    """A (T, T) map with the tokens on both axes (scores, weights, a mask), sized to sit beside another."""
-    settings.setdefault("cell_px", charts.cell_size(len(tokens), max_width=PAIR_PX))
+    """A (T, T) map with the tokens on both axes (scores, weights, a mask), in the room of half a column (sized by
+    ui.drawing.heatmap), so it sits beside another."""
     return Heatmap(matrix, tokens, tokens, title, key, name, shape, settings, note)
 
 

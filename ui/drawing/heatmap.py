@@ -1,0 +1,164 @@
+"""A heatmap, from a matrix to the chart on screen: the one way the app draws one.
+
+    heatmap.show(weights, tokens, tokens, "weights")        # a matrix, its labels, a title: drawn where the page is
+
+The whole path, in the order it runs:
+
+1. `made` looks the heatmap up: every session that draws the same matrix, labels and look shares one, made once
+   per process (a class moves the same sliders through the same values).
+2. `_make` turns the matrix into its numbers (charts.heatmap_frame), decides its size once (`size`: the cells,
+   the rows, whether it fits its room), and puts the numbers into the chart's design (render.chart_text: the
+   design, charts.heatmap_chart, is built once per look and reused at every size that draws alike).
+3. `draw` sends the finished JSON (ui.drawing.send) and records the matrix for the export panel; a clickable map
+   goes through Streamlit's own chart widget instead, so a click on a row reaches the page.
+
+`show` is 1 then 3. A layout that must know whether a map fits before placing it (ui.sections.views.heatmaps)
+calls `made` and `draw` itself.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import streamlit as st
+
+from ui.cache import SharedCache
+from ui.drawing import alt_text, charts, export, render, send
+from ui.state import presenter
+
+ROOM_PX = 300  # the width a map may take unless told: about half a column. A map with the page to itself passes more.
+# (matrix, labels, look) -> Drawing. A heatmap's JSON is 3-90 KB: 64 MB holds thousands.
+_MADE = SharedCache(entries=8192, budget=64 << 20, size=lambda d: len(d.text) + d.matrix.nbytes)
+
+
+@dataclass(frozen=True)
+class Size:
+    """A heatmap's size in pixels, decided once from its shape, its room and the type in use."""
+
+    cell: int  # a cell's width (and its height, but for a strip's rows)
+    row: int  # a row's height: a strip's rows are as tall as their labels need
+    fits: bool  # drawn at its own size; otherwise it takes its column's whole width
+
+
+def size(n_cols: int, cell_px: int, room_px: int, scale: float, printed: int, strip: bool = False,
+         across: int | None = None) -> Size:
+    """The size of a heatmap of n_cols columns asked for cells of cell_px in room_px of width, at presenter mode's
+    type scale, whose widest printed number has `printed` characters (0: it prints none).
+
+    Cells are square and as asked, shrunk so `across` cells (by default its columns) fit the room, snapped to a few
+    sizes (charts.cell_size): a map whose rows line up with a (T, T) map beside it, or whose T rows must not grow
+    tall, passes across=T. A map
+    that does not fit, or whose numbers would not fit its cells, takes its column's width instead: its rows grow
+    tall enough for a line of numbers. A strip (a few rows of many narrow columns) has rows as tall as its labels.
+    """
+    room = int(room_px * scale)
+    cell = charts.cell_size(across or n_cols, int(cell_px * scale), room)
+    fits = cell * n_cols <= room and (not printed or cell >= charts.number_width(printed, scale))
+    if printed and not fits:
+        cell = max(cell, round(charts.px(charts.CELL_TEXT_PX, scale) * 1.6))
+    return Size(cell, charts.strip_row(cell, scale) if strip else cell, fits)
+
+
+@dataclass(frozen=True)
+class Drawing:
+    """A heatmap ready to send: its finished JSON, and what the export panel keeps of it. picked: on a clickable
+    map, the row outlined (the query the page works out); None when not clickable. Shared by every session that
+    draws the same heatmap: nothing in it is changed after it is made."""
+
+    text: str
+    fits: bool
+    picked: int | None
+    title: str
+    matrix: np.ndarray
+    row_labels: tuple
+    col_labels: tuple
+
+
+def show(matrix, row_labels, col_labels, title: str = "", key: str | None = None, **look) -> None:
+    """Draw the heatmap of a matrix where the page is (`made` lists the settings of its look)."""
+    draw(made(matrix, row_labels, col_labels, title, **look), key)
+
+
+def made(matrix, row_labels, col_labels, title: str = "", subtitle: str = "", picked: int | None = None,
+         max_width: int = ROOM_PX, cell_px: int = charts.CELL_PX, strip: bool = False, across: int | None = None,
+         **look) -> Drawing:
+    """The heatmap of matrix (R, C), a label per row and per column, made once per process.
+
+    subtitle: a grey line under the title (the matrix's shape). picked: the rows are clickable, and this one is
+    outlined. max_width: the pixels it may take; cell_px: the cells asked for; strip, across: see `size`, which
+    decides. look: the rest of
+    charts.heatmap_chart's settings (colours, domain, axis titles, annotate: print the numbers, by default up to
+    16 x 16)."""
+    m = np.asarray(matrix)
+    digest = hashlib.blake2b(np.ascontiguousarray(m).tobytes(), digest_size=16).digest()
+    key = (digest, m.shape, str(m.dtype), tuple(map(str, row_labels)), tuple(map(str, col_labels)), title,
+           subtitle, picked, max_width, cell_px, strip, across, presenter.chart_scale(), tuple(sorted(look.items())))
+    return _MADE.get(key, lambda: _make(m, list(row_labels), list(col_labels), title, subtitle, picked,
+                                        (max_width, cell_px, strip, across), look))
+
+
+def _make(matrix: np.ndarray, row_labels: list, col_labels: list, title: str, subtitle: str, picked: int | None,
+          asked: tuple, look: dict) -> Drawing:
+    n_rows, n_cols = matrix.shape
+    annotate = look.pop("annotate", max(n_rows, n_cols) <= charts.ANNOTATE_MAX_CELLS)
+    numbers = charts.heatmap_frame(matrix, row_labels, col_labels, with_text=annotate)
+    scale = presenter.chart_scale()
+    printed = max(map(len, numbers.columns["text"]), default=0) if annotate else 0  # e.g. "-0.12"
+    max_width, cell_px, strip, across = asked
+    sized = size(n_cols, cell_px, max_width, scale, printed, strip, across)
+    # The design does not depend on the shape (or every slider move would build a new one): it is built for the
+    # smallest cell that draws alike (charts.design_cell), and this map's own cells go in as its steps.
+    text, _ = render.chart_text(
+        charts.heatmap_chart, numbers, "content" if sized.fits else "stretch",
+        alt_text.heatmap(matrix, row_labels, col_labels, title)[:alt_text.MAX_CHARS],  # its extremes move: per matrix
+        step=sized.cell, row_step=sized.row, title=title, subtitle=subtitle, annotate=annotate,
+        cell_px=charts.design_cell(sized.cell, scale), select_rows=picked is not None, font_scale=scale, **look)
+    if picked is not None:  # the outlined row is a parameter of the design: set its value
+        text = json.dumps(with_param(json.loads(text), charts.SHOWN_ROW, int(picked)), ensure_ascii=False)
+    matrix = np.array(matrix)  # a copy of its own, read-only: it is shared by every session that draws it
+    matrix.flags.writeable = False
+    return Drawing(text, sized.fits, picked, title, matrix, tuple(row_labels), tuple(col_labels))
+
+
+def with_param(spec: dict, name: str, value) -> dict:
+    """A shallow copy of spec whose top-level parameter `name` has this value (the cached design is shared)."""
+    params = [{**p, "value": value} if p.get("name") == name else p for p in spec.get("params", [])]
+    return {**spec, "params": params}
+
+
+def draw(drawing: Drawing, key: str | None = None, on_pick: Callable[[int], None] | None = None) -> None:
+    """Send a made heatmap where the page is, and record it for the export panel. On a clickable one, a click on
+    row i calls on_pick(i) before the rerun it starts (a widget callback), so the page draws with that row picked."""
+    d = drawing
+    width = "content" if d.fits else "stretch"
+    if d.picked is not None and key is not None:
+        # A key of its own for each picked row: the chart comes back with no selection of its own, so a
+        # click on the row picked before the "Query row" control moved away still counts as a new click.
+        key = f"{key}_{d.picked}"
+        render.draw_spec(json.loads(d.text), key=key, on_select=functools.partial(_clicked, key, on_pick),
+                         width=width)
+    else:
+        send.chart(d.text, width)
+    export.record(d.title, d.matrix, d.row_labels, d.col_labels, functools.partial(json.loads, d.text))
+
+
+def _clicked(key: str, on_pick: Callable[[int], None] | None) -> None:
+    row = picked_row(st.session_state.get(key))
+    if row is not None and on_pick is not None:
+        on_pick(row)
+
+
+def picked_row(state) -> int | None:
+    """The row index a click selected on a heatmap drawn with picked rows, or None."""
+    try:
+        points = state["selection"]["pick"]
+    except (KeyError, TypeError):
+        return None
+    if isinstance(points, list) and points and "row_i" in points[0]:
+        return int(points[0]["row_i"])
+    return None
