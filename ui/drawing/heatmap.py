@@ -51,8 +51,8 @@ def size(n_cols: int, cell_px: int, room_px: int, scale: float, printed: int, st
     type scale, whose widest printed number has `printed` characters (0: it prints none).
 
     Cells are square and as asked, shrunk so `across` cells (by default its columns) fit the room, snapped to a few
-    sizes (charts.cell_size): a map whose rows line up with a (T, T) map beside it, or whose T rows must not grow
-    tall, passes across=T. A map that does not fit, or whose numbers would not fit its cells, takes its column's
+    sizes (charts.cell_size): a (T, b) map drawn beside a (T, T) one, or a (T, 2) map whose T rows must not grow
+    tall, passes across=T, and gets the cells a T-wide map would. A map that does not fit, or whose numbers would not fit its cells, takes its column's
     width instead: its rows grow tall enough for a line of numbers. A strip (a few rows of many narrow columns)
     has rows as tall as its labels.
     """
