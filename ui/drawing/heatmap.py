@@ -52,9 +52,9 @@ def size(n_cols: int, cell_px: int, room_px: int, scale: float, printed: int, st
 
     Cells are square and as asked, shrunk so `across` cells (by default its columns) fit the room, snapped to a few
     sizes (charts.cell_size): a (T, b) map drawn beside a (T, T) one, or a (T, 2) map whose T rows must not grow
-    tall, passes across=T, and gets the cells a T-wide map would. A map that does not fit, or whose numbers would not fit its cells, takes its column's
-    width instead: its rows grow tall enough for a line of numbers. A strip (a few rows of many narrow columns)
-    has rows as tall as its labels.
+    tall, passes across=T, and gets the cells a T-wide map would. A map that does not fit, or whose numbers would
+    not fit its cells, takes its column's width instead: its rows grow tall enough for a line of numbers. A strip
+    (a few rows of many narrow columns) has rows as tall as its labels.
     """
     room = int(room_px * scale)
     cell = charts.cell_size(across or n_cols, int(cell_px * scale), room)
