@@ -10,9 +10,9 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
+from core.bigram import bigram_counts, bigram_probs
 from core.data import CorpusUnavailable, pydoc_corpus
 from core.demos import guessing
-from core.demos.bigram import bigram_counts, bigram_probs
 from core.tokenize import CharTokenizer
 from ui.compute import model_store
 from ui.compute.memo import shared

@@ -66,13 +66,13 @@ def arrows_chart(font_scale: float = 1.0, data: pd.DataFrame | None = None) -> a
 
 
 def arrows_description(g: dict) -> str:
-    """The text alternative of the arrows chart, from core.demos.geometry.two_arrows's result."""
+    """The text alternative of the arrows chart, from lessons.qkv.maths.two_arrows's result."""
     return (f"Two arrows from the origin: a of length {g['length_a']:g} ending at ({g['a'][0]:.2f}, {g['a'][1]:.2f}), "
             f"b of length {g['length_b']:g} ending at ({g['b'][0]:.2f}, {g['b'][1]:.2f}). The angle between them "
             f"is {g['theta']:g} degrees and their dot product a · b is {g['dot']:.3f}, {g['sign']}.")
 
 
 def draw_arrows(g: dict, title: str) -> None:
-    """The arrows of core.demos.geometry.two_arrows's result g, with its description for screen readers."""
+    """The arrows of lessons.qkv.maths.two_arrows's result g, with its description for screen readers."""
     render.show(arrows_chart, arrows_frame(g["a"], g["b"]), width="content", title=title,
                 description=arrows_description(g))

@@ -7,9 +7,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from core.bigram import bigram_counts, bigram_probs
 from core.data import pydoc_corpus
 from core.demos import guessing
-from core.demos.bigram import bigram_counts, bigram_probs
 from lessons.full_model.guess import GAP, MAX_PUZZLE
 from tests.apptest_helpers import ok, run_page
 from ui.compute import model_store
