@@ -12,7 +12,6 @@ from lessons import COURSE
 from lessons.qkv import maths, trained, why
 from lessons.qkv import views as qv
 from lessons.qkv.questions import questions
-from ui.compute import cached
 from ui.drawing.charts import unique_labels
 from ui.frame import page, prose
 from ui.sections import trained_views, views, walkthrough_views
@@ -22,7 +21,7 @@ from ui.text import code_span, counted
 
 ROLES = {"Q": "what each token asks", "K": "what each token offers", "V": "what each token hands over"}
 
-compute = cached.single_head
+compute = qv.single_head
 
 
 def embeddings_section(a: dict, tokens: list[str]) -> None:
