@@ -75,7 +75,8 @@ CODE_KEY = "code_open"
 
 
 def show_code(*functions, title: str = "Show the code") -> None:
-    """An expander with the source of the core functions (or methods) that produced what is on screen.
+    """An expander with the source of the functions (or methods) that produced what is on screen: the core's and
+    the lesson's own maths.
 
     Filled only while open (a closed one costs a slider move nothing): opening it reruns the page.
     """

@@ -1,1 +1,2 @@
-"""The Bigram model lesson: page.py draws it, prose.md teaches it, questions.py checks it."""
+"""The Bigram model lesson: page.py draws it, prose.md teaches it, questions.py checks it,
+maths.py computes what only it draws."""

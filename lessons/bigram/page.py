@@ -4,9 +4,10 @@ loss on held-out text against the trained character transformer's."""
 import numpy as np
 import streamlit as st
 
-from core.demos import bigram
+from core import bigram
 from core.tokenize import CharTokenizer
 from lessons import COURSE
+from lessons.bigram import maths
 from lessons.bigram import views as bv
 from lessons.bigram.questions import questions
 from ui.compute.model_store import Model
@@ -36,7 +37,7 @@ def pairs_section(fit: np.ndarray, tok: CharTokenizer, model: Model | None) -> N
                                container=st, width=controls.IN_PAGE_PX,
                                help="How many positions of the text the table of pairs lists, from the start.")
     controls.show_url_notes()
-    pairs = bigram.context_target_pairs(fit, n)
+    pairs = maths.context_target_pairs(fit, n)
     with title:
         prose.section("The task: (context → target) pairs", "bigram", "pairs", n=len(pairs["x"]))
     views.number_table(bv.pairs_table(pairs, tok), columns=[])
@@ -147,6 +148,6 @@ page.opening(COURSE, "bigram")
 page.live(controls_and_sections)
 
 page.closing(COURSE, "bigram", questions, code=(
-    bigram.context_target_pairs, bigram.same_last_other_target, bigram.bigram_counts, bigram.bigram_probs,
-    bigram.bigram_sample, bigram.bigram_loss, bigram.bigram_view,
-    bigram.most_frequent, bigram.held_out_split, bigram.model_loss))
+    maths.context_target_pairs, maths.same_last_other_target, bigram.bigram_counts, bigram.bigram_probs,
+    maths.bigram_sample, maths.bigram_loss, maths.bigram_view,
+    maths.most_frequent, maths.held_out_split, maths.model_loss))

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from core.demos.bigram import bigram_counts, bigram_probs, context_target_pairs
+from core.bigram import bigram_counts, bigram_probs
+from lessons.bigram.maths import context_target_pairs
 from ui.frame.exercises import Exercise
 
 

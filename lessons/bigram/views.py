@@ -11,8 +11,8 @@ import numpy as np
 import streamlit as st
 
 from core.data import CorpusUnavailable, pydoc_corpus, pydoc_text
-from core.demos import bigram
 from core.tokenize import CharTokenizer
+from lessons.bigram import maths
 from ui.compute import model_store
 from ui.compute.memo import shared
 from ui.compute.model_store import Model
@@ -36,7 +36,7 @@ def split_text(source: str, own: str, chars: str) -> tuple[np.ndarray, np.ndarra
         corpus = pydoc_corpus(tokenizer=tok)  # the split the shipped model was validated on
         fit, held = np.array(corpus.train_ids), np.array(corpus.val_ids)
     else:
-        fit, held = bigram.held_out_split(tok.encode(own))
+        fit, held = maths.held_out_split(tok.encode(own))
     for ids in (fit, held):
         ids.setflags(write=False)
     return fit, held
@@ -45,20 +45,20 @@ def split_text(source: str, own: str, chars: str) -> tuple[np.ndarray, np.ndarra
 @shared(128)
 def view(source: str, own: str, chars: str, alpha: float, n: int) -> dict:
     fit, held = split_text(source, own, chars)
-    return bigram.bigram_view(fit, held, len(chars) + 1, alpha, n)
+    return maths.bigram_view(fit, held, len(chars) + 1, alpha, n)
 
 
 @shared(128)
 def sample(source: str, own: str, chars: str, alpha: float, length: int, seed: int) -> str:
     start = int(split_text(source, own, chars)[0][0])
-    ids = bigram.bigram_sample(view(source, own, chars, alpha, 2)["probs"], start, length, np.random.default_rng(seed))
+    ids = maths.bigram_sample(view(source, own, chars, alpha, 2)["probs"], start, length, np.random.default_rng(seed))
     return CharTokenizer(chars).decode(ids)
 
 
 @shared(32, spinner="Reading the held-out text with the transformer…")
 def transformer_loss(model_source: tuple, source: str, own: str) -> float:
     m = model_store.from_source(model_source)
-    return bigram.model_loss(m.params, m.cfg, split_text(source, own, "".join(m.tokenizer.itos[1:]))[1])
+    return maths.model_loss(m.params, m.cfg, split_text(source, own, "".join(m.tokenizer.itos[1:]))[1])
 
 
 def shipped_model() -> Model | None:

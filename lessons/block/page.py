@@ -5,9 +5,9 @@ import numpy as np
 import streamlit as st
 
 from core import layers
-from core.demos import block as demo
 from core.model import block
 from lessons import COURSE
+from lessons.block import maths
 from lessons.block import views as bv
 from lessons.block.questions import questions
 from lessons.block.views import (
@@ -131,7 +131,7 @@ def depth_section() -> None:
     controls.show_url_notes()
     a, frame = bv.depth_experiment(depth, seed)
     prose.section("Why deep post-norm stacks are harder to train", "block", "depth", nudge=a["size"],
-                  D=demo.DEPTH_D)
+                  D=maths.DEPTH_D)
     render.show(plots.line_chart, frame, width="stretch", title=f"Output moved by a {a['size']:.0%} nudge",
                 x_title="blocks in the stack", y_title="relative change of the output", whole_x=True)
     part = "depth_numbers" if a["ratio"] >= 1.05 else "depth_close"
@@ -174,5 +174,5 @@ page.live(controls_and_sections)
 page.live(depth_section)
 
 page.closing(COURSE, "block", questions, code=(
-    layers.layer_norm, layers.gelu, layers.relu, layers.ffn_with_hidden, block, demo.layer_norm_steps,
-    demo.block_reading, demo.wirings, demo.unit_scale_blocks, demo.nudged, demo.amplification))
+    layers.layer_norm, layers.gelu, layers.relu, layers.ffn_with_hidden, block, maths.layer_norm_steps,
+    maths.block_reading, maths.wirings, maths.unit_scale_blocks, maths.nudged, maths.amplification))

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from core.demos.block import block_reading
 from core.layers import gelu, layer_norm
 from core.model import ModelConfig
+from lessons.block.maths import block_reading
 from lessons.block.views import DEFAULT_POSITION, DEFAULT_PROMPT, the_model
 from ui.frame.exercises import Exercise
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from core.demos import block
 from core.model import forward
+from lessons.block import maths
 from ui.compute import model_store
 from ui.compute.memo import shared
 from ui.compute.model_store import Model
@@ -34,9 +34,9 @@ def the_model() -> tuple[Model, str | None]:
 
 @shared(128)
 def reading(source: tuple, ids: tuple[int, ...], layer: int, position: int) -> dict:
-    """core.demos.block.block_reading of the model `source` names."""
+    """lessons.block.maths.block_reading of the model `source` names."""
     m = model_store.from_source(source)
-    return block.block_reading(m.params, m.cfg, np.array(ids, dtype=np.int64), layer, position)
+    return maths.block_reading(m.params, m.cfg, np.array(ids, dtype=np.int64), layer, position)
 
 
 @shared(128)
@@ -44,20 +44,20 @@ def wired(source: tuple, ids: tuple[int, ...], layer: int) -> dict:
     """The block `layer` wired pre-norm and post-norm on the input it gets in the model's own forward pass."""
     m = model_store.from_source(source)
     _, trace = forward(m.params, m.cfg, np.array(ids, dtype=np.int64))
-    return block.wirings(m.params["blocks"][layer], m.cfg, trace.layers[layer].x)
+    return maths.wirings(m.params["blocks"][layer], m.cfg, trace.layers[layer].x)
 
 
 @shared(64)
 def depth_experiment(depth: int, seed: int) -> tuple[dict, ChartData]:
-    """core.demos.block.amplification and its line chart's data."""
-    a = block.amplification(depth, seed)
+    """lessons.block.maths.amplification and its line chart's data."""
+    a = maths.amplification(depth, seed)
     return a, plots.line_frame(a["depth"], {"pre-norm": a["pre"], "post-norm": a["post"]})
 
 
 @shared(1)
 def curves() -> tuple[dict, ChartData]:
     """GELU and ReLU on [-4, 4], and their line chart's data."""
-    c = block.activation_curves()
+    c = maths.activation_curves()
     return c, plots.line_frame(c["x"], {"GELU": c["gelu"], "ReLU": c["relu"]})
 
 

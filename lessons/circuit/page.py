@@ -4,15 +4,14 @@ induction head in layer 2 that reads the letter after the earlier copy, their lo
 import numpy as np
 import streamlit as st
 
-from core.demos import circuit
 from core.demos.knockout import knockout_table, mean_loss, position_losses
 from core.tasks import induction_keys
 from lessons import COURSE
-from lessons.circuit import phase
+from lessons.circuit import cached, maths, phase
 from lessons.circuit import reach as reach_views
 from lessons.circuit.questions import questions
 from lessons.circuit.reach import reach, training_lengths
-from ui.compute import cached, model_store
+from ui.compute import model_store
 from ui.drawing import plots, render
 from ui.drawing.chart_data import ChartData, numbers
 from ui.frame import page, prose
@@ -129,7 +128,7 @@ def controls_and_sections() -> None:
 
     if source == "generated":
         n_symbols = len(model.meta["tokenizer"]["chars"])
-        ids = tuple(int(i) for i in circuit.generated(length, seed, model.cfg.max_len, n_symbols))
+        ids = tuple(int(i) for i in maths.generated(length, seed, model.cfg.max_len, n_symbols))
     else:
         ids = typed_ids(model, text)
     if ids is not None:
@@ -147,6 +146,6 @@ page.live(controls_and_sections)
 phase.section(model_store.load_model(MODEL))  # its training log: the same for every link, outside the live part
 
 page.closing(COURSE, "circuit", questions, code=(
-    circuit.generated, circuit.copy_halves, circuit.read_sequence, induction_keys, circuit.previous_token_mass,
-    circuit.induction_mass, position_losses, mean_loss, knockout_table, circuit.copying_by_length,
-    circuit.letter_dependence, circuit.phase_change))
+    maths.generated, maths.copy_halves, maths.read_sequence, induction_keys, maths.previous_token_mass,
+    maths.induction_mass, position_losses, mean_loss, knockout_table, maths.copying_by_length,
+    maths.letter_dependence, maths.phase_change))

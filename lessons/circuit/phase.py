@@ -1,12 +1,12 @@
 """How the circuit model learned to copy: its training log (the loss on the repeat at every evaluation, kept in
-the model's JSON by tools/train.py) as a curve, and where it fell (core.demos.circuit.phase_change). The same for
+the model's JSON by tools/train.py) as a curve, and where it fell (lessons.circuit.maths.phase_change). The same for
 every reader: drawn outside the page's live part."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from core.demos.circuit import phase_change
+from lessons.circuit.maths import phase_change
 from ui.compute.model_store import Model
 from ui.drawing import plots, render
 from ui.frame import prose

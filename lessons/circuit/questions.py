@@ -8,8 +8,8 @@ from functools import cache
 
 import numpy as np
 
-from core.demos.circuit import copy_halves, generated, phase_change
 from core.demos.knockout import knockout_table
+from lessons.circuit.maths import copy_halves, generated, phase_change
 from ui.compute import model_store
 from ui.frame.exercises import Exercise
 

@@ -4,7 +4,7 @@ on every view, so a cache made in it would be made anew each time: the figures c
 
 from __future__ import annotations
 
-from core.demos import circuit
+from lessons.circuit import maths
 from ui.compute import model_store
 from ui.compute.memo import shared
 
@@ -22,14 +22,14 @@ def training_lengths(model) -> tuple[int, int]:
 def reach(source: tuple) -> dict:
     """The repeat's mean loss at 2 letters, the shortest and longest trained length, 20 and the longest that
     fits twice, on REACH_SEQUENCES fresh sequences each; at the longest with the positional head off; and how far
-    the positional and the induction head's rows move when the letters change (circuit.letter_dependence)."""
+    the positional and the induction head's rows move when the letters change (maths.letter_dependence)."""
     model = model_store.from_source(source)
     n_symbols = len(model.meta["tokenizer"]["chars"])
     (lo, hi), most = training_lengths(model), min(n_symbols, (model.cfg.max_len + 1) // 2)
     lengths = (2, lo, hi, 20, most)
-    losses = circuit.copying_by_length(model.params, model.cfg, n_symbols, lengths, REACH_SEQUENCES)
-    off = circuit.copying_by_length(model.params, model.cfg, n_symbols, (most,), REACH_SEQUENCES, off=POSITIONAL)
-    moved = circuit.letter_dependence(model.params, model.cfg, n_symbols, REACH_SEQUENCES)  # (L, H)
+    losses = maths.copying_by_length(model.params, model.cfg, n_symbols, lengths, REACH_SEQUENCES)
+    off = maths.copying_by_length(model.params, model.cfg, n_symbols, (most,), REACH_SEQUENCES, off=POSITIONAL)
+    moved = maths.letter_dependence(model.params, model.cfg, n_symbols, REACH_SEQUENCES)  # (L, H)
     return {"lo": lo, "hi": hi, "most": most, **dict(zip(("at_2", "at_lo", "at_hi", "at_20", "at_most"), losses)),
             "off": float(off[0]), "n": REACH_SEQUENCES, "moved": float(moved[POSITIONAL]),
             "moved_induction": float(moved[INDUCTION])}

@@ -3,13 +3,13 @@ order needs positions, an encoder against a decoder, and attention's one step ag
 
 import streamlit as st
 
-from core.demos import communication, context
+from core.demos import context
 from core.tokenize import word_tokens
 from lessons import COURSE
+from lessons.communication import cached, maths
 from lessons.communication import trained as trained_bank
 from lessons.communication import views as context_views
 from lessons.communication.questions import questions
-from ui.compute import cached
 from ui.frame import page, prose
 from ui.sections import trained_views, views
 from ui.state import controls
@@ -82,10 +82,10 @@ def order_section(tokens: list[str], D: int, d_k: int, seed: int) -> None:
     if len(tokens) < 2:
         st.info("One token has no order to change: add words to the sidebar text.")
         return
-    order = communication.shuffled_order(len(tokens), shuffle)
+    order = maths.shuffled_order(len(tokens), shuffle)
     if typed.strip():
         try:
-            order = communication.parse_order(typed, len(tokens))
+            order = maths.parse_order(typed, len(tokens))
         except ValueError as err:
             st.warning(f"{escape_md(str(err))} The shuffle seed's order is used meanwhile.")
     context_views.word_order(order_view(tokens, D, d_k, seed, tuple(order.tolist()), positions))
@@ -103,7 +103,7 @@ def recurrence_section(r: dict, tokens: list[str]) -> None:
                                   help="The share of its state each step passes on; it takes in 1 − keep of the new "
                                        "token.")
     controls.show_url_notes()
-    context_views.reach(communication.reach_of_first_token(r["V"], r["weights_decoder"], keep), tokens, keep)
+    context_views.reach(maths.reach_of_first_token(r["V"], r["weights_decoder"], keep), tokens, keep)
 
 
 def controls_and_sections() -> None:
@@ -129,5 +129,5 @@ page.live(controls_and_sections)
 
 page.closing(COURSE, "communication", questions, code=(
     context.same_word_two_contexts, context.cosine, context.cross_attention, context.word_order,
-    communication.shuffled_order, communication.parse_order, communication.order_view,
-    communication.encoder_decoder, communication.recurrence, communication.reach_of_first_token))
+    maths.shuffled_order, maths.parse_order, maths.order_view,
+    maths.encoder_decoder, maths.recurrence, maths.reach_of_first_token))

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from core.demos.communication import encoder_decoder, order_view, recurrence
 from core.demos.context import cross_attention
 from core.demos.word_heads import bank_similarity
+from lessons.communication.maths import encoder_decoder, order_view, recurrence
 from ui.frame.exercises import Exercise
 
 KEEP, STEPS = 0.9, 10  # the recurrence question's share kept per step, and its position

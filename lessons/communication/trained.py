@@ -11,8 +11,8 @@ import streamlit as st
 
 from core.demos.word_heads import RULE_SENTENCES, bank_similarity, untrained
 from core.tokenize import word_tokens
+from lessons.communication import cached
 from lessons.communication.views import ROW
-from ui.compute import cached
 from ui.compute.memo import shared
 from ui.frame import prose
 from ui.sections import trained_views as tv

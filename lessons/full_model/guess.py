@@ -2,7 +2,7 @@
 student's guess, the bigram model's and the transformer's probabilities, and a running score for the session.
 
 The puzzle number is bound to the link (a teacher shares the same puzzle); the guesses and the score live in
-this browser session only. Picking and scoring are core.demos.guessing's.
+this browser session only. Picking and scoring are the lesson's maths (lessons/full_model/maths.py).
 """
 
 from __future__ import annotations
@@ -10,10 +10,10 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
+from core.bigram import bigram_counts, bigram_probs
 from core.data import CorpusUnavailable, pydoc_corpus
-from core.demos import guessing
-from core.demos.bigram import bigram_counts, bigram_probs
 from core.tokenize import CharTokenizer
+from lessons.full_model import maths
 from ui.compute import model_store
 from ui.compute.memo import shared
 from ui.compute.model_store import Model
@@ -25,7 +25,7 @@ from ui.state import controls
 from ui.text import code_span
 
 PUZZLE = "fm_puzzle"  # the puzzle number, bound to the link
-ROUNDS = "fm_guess_rounds"  # session state: {(model source, puzzle number): core.demos.guessing.score(...)}
+ROUNDS = "fm_guess_rounds"  # session state: {(model source, puzzle number): lessons.full_model.maths.score(...)}
 GUESS, REFUSED = "fm_guess_text", "fm_guess_refused"  # the typed guess; why the last one was refused
 MAX_PUZZLE = 9999
 GAP = "▌"  # drawn where the next character goes
@@ -68,11 +68,11 @@ def puzzle(source: tuple, number: int) -> dict:
     chars = "".join(m.tokenizer.itos[1:])
     held = splits(chars)[1]
     L = m.cfg.max_len
-    t = guessing.pick_position(held, number, L, skip=tuple(int(i) for i in m.tokenizer.encode(SKIPPED)))
+    t = maths.pick_position(held, number, L, skip=tuple(int(i) for i in m.tokenizer.encode(SKIPPED)))
     context = held[t - L:t]
     return {"position": t, "of": len(held), "context": context, "truth": int(held[t]),
-            "after": held[t + 1:t + 1 + AFTER], "probs": guessing.model_probs(m.params, m.cfg, bigram_table(chars),
-                                                                               context)}
+            "after": held[t + 1:t + 1 + AFTER], "probs": maths.model_probs(m.params, m.cfg, bigram_table(chars),
+                                                                           context)}
 
 
 def rounds(source: tuple) -> dict:
@@ -92,12 +92,12 @@ def check(model: Model, p: dict, number: int) -> None:
     """The Check button's callback, run before the page is drawn: a good guess is scored (once per puzzle), a
     bad one is kept to be said, never scored."""
     try:
-        guess = guessing.check_guess(st.session_state.get(GUESS), model.tokenizer)
+        guess = maths.check_guess(st.session_state.get(GUESS), model.tokenizer)
     except ValueError as err:
         st.session_state[REFUSED] = str(err)
         return
     played = st.session_state.setdefault(ROUNDS, {})
-    played.setdefault((model.source, number), guessing.score(guess, p["truth"], p["probs"]))
+    played.setdefault((model.source, number), maths.score(guess, p["truth"], p["probs"]))
 
 
 def guess_box(model: Model, p: dict, number: int) -> None:
@@ -121,16 +121,16 @@ def result(model: Model, p: dict, r: dict) -> None:
     st.code(model.tokenizer.decode(p["context"][-40:]) + "[" + itos[r["truth"]] + "]"
             + model.tokenizer.decode(p["after"]), language=None, wrap_lines=True)
     table = {"model": ["bigram", "transformer"],
-             f"P(your guess {mv.shown(itos[r['guess']])})": [r["p_guess"][m] for m in guessing.MODELS],
-             f"P(truth {mv.shown(itos[r['truth']])})": [r["p_truth"][m] for m in guessing.MODELS],
-             "bits on the truth": [r["bits"][m] for m in guessing.MODELS],
-             "its top choice": [mv.shown(itos[r["top"][m]]) for m in guessing.MODELS]}
+             f"P(your guess {mv.shown(itos[r['guess']])})": [r["p_guess"][m] for m in maths.MODELS],
+             f"P(truth {mv.shown(itos[r['truth']])})": [r["p_truth"][m] for m in maths.MODELS],
+             "bits on the truth": [r["bits"][m] for m in maths.MODELS],
+             "its top choice": [mv.shown(itos[r["top"][m]]) for m in maths.MODELS]}
     tables.show(table, {c: "%.4f" for c in list(table)[1:4]})
 
 
 def scoreboard(model: Model) -> None:
     played = rounds(model.source)
-    s = guessing.tally(played.values())
+    s = maths.tally(played.values())
     n = s["rounds"]
     st.markdown(f"**Score this session** ({n} puzzle{'' if n == 1 else 's'})")
     if not n:
@@ -140,11 +140,11 @@ def scoreboard(model: Model) -> None:
     for col, (who, label) in zip(cols, (("you", "You"), ("bigram", "Bigram's top choice"),
                                         ("transformer", "Transformer's top choice"))):
         col.metric(label, f"{s['hits'][who]} of {n} right")
-    for col, m in zip(cols[3:], guessing.MODELS):
+    for col, m in zip(cols[3:], maths.MODELS):
         col.metric(f"{m.capitalize()}, bits on the truth", f"{s['mean_bits'][m]:.2f}",
                    help="The mean surprise, in bits, at the true character over the puzzles played: lower is better.")
     st.caption(prose.text("full_model", "guess_score", V=model.cfg.vocab_size,
-                          uniform=guessing.bits(1 / model.cfg.vocab_size)))
+                          uniform=maths.bits(1 / model.cfg.vocab_size)))
     st.button("Start the score again", key="fm_guess_reset", on_click=start_again, args=(model.source,))
 
 

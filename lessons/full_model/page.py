@@ -5,14 +5,13 @@ import numpy as np
 import streamlit as st
 
 from core import costs
-from core.demos import decoding, guessing
 from core.layers import positional_encoding, sinusoidal_encoding
 from core.model import attention_layer, block, embed, forward
 from core.sampling import generate, next_token_probs, probs_from_logits
 from core.sampling import nucleus as nucleus_of
 from lessons import COURSE
 from lessons.full_model import cost_panel as cost_views
-from lessons.full_model import nucleus, why_top_p
+from lessons.full_model import maths, nucleus, why_top_p
 from lessons.full_model.guess import game_model, guess_section
 from lessons.full_model.head_view import head_view_section
 from lessons.full_model.questions import questions
@@ -179,6 +178,6 @@ if chosen is not None:
 
 page.closing(COURSE, "full_model", questions, code=(
     forward, embed, block, attention_layer, next_token_probs, probs_from_logits, nucleus_of, generate,
-    sinusoidal_encoding, guessing.pick_position, guessing.score, guessing.tally,
+    sinusoidal_encoding, maths.pick_position, maths.score, maths.tally,
     costs.param_count, costs.attention_costs, costs.attention_memory, costs.attention_flops, costs.kv_cache_bytes,
-    costs.memory_curves, decoding.decode, decoding.tail_draws, decoding.loop, decoding.compare))
+    costs.memory_curves, maths.decode, maths.tail_draws, maths.loop, maths.compare))

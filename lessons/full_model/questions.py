@@ -8,9 +8,9 @@ import numpy as np
 
 from core.attention import causal_mask
 from core.costs import attention_memory, kv_cache_bytes
-from core.demos import decoding
 from core.model import ModelConfig, init_params
 from core.sampling import nucleus
+from lessons.full_model import maths
 from ui.frame.exercises import Exercise
 
 CHARS, PROBS, TOP_P = "eaoiu", np.array([0.5, 0.3, 0.15, 0.03, 0.02]), 0.9  # the top-p question's distribution
@@ -61,7 +61,7 @@ def greedy_twice() -> Exercise:
     """Greedy decoding with two different seeds, on a small random model: the same text (no randomness)."""
     cfg = ModelConfig(vocab_size=8, d_model=16, n_heads=2, n_layers=1, max_len=16)
     params = init_params(cfg, np.random.default_rng(0))
-    runs = [decoding.decode(params, cfg, [1, 2, 3], 10, "greedy", 0.9, seed)[0] for seed in (0, 1)]
+    runs = [maths.decode(params, cfg, [1, 2, 3], 10, "greedy", 0.9, seed)[0] for seed in (0, 1)]
     same = bool(np.array_equal(*runs))
     return Exercise("greedy_twice", "Greedy decoding writes from the same prompt twice, with two different random "
                     "seeds. What do you get?", options=("The same text both times", "Two different texts"),

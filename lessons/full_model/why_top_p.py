@@ -8,7 +8,7 @@ import numpy as np
 import streamlit as st
 
 from core.data import CorpusUnavailable, pydoc_text
-from core.demos import decoding
+from lessons.full_model import maths
 from ui.compute import model_store
 from ui.compute.memo import shared
 from ui.compute.model_store import Model
@@ -23,15 +23,15 @@ LENGTH, SEEDS, P = 200, (0, 1), 0.9  # characters per text, the seeds of the ran
 
 @shared(2, spinner="Writing with three ways of picking the next character…")
 def figures(source: tuple) -> dict:
-    """core.demos.decoding.compare on the prompt, with the words of the documentation the model learned from
+    """lessons.full_model.maths.compare on the prompt, with the words of the documentation the model learned from
     (none when this Python has no documentation: the share of real words is then left out)."""
     model = model_store.from_source(source)
     try:
-        words = set(decoding.WORD.findall(pydoc_text()))
+        words = set(maths.WORD.findall(pydoc_text()))
     except CorpusUnavailable:
         words = set()
     ids = model.tokenizer.encode(PROMPT)
-    found = decoding.compare(model.params, model.cfg, model.tokenizer.decode, ids, LENGTH, SEEDS, P, words)
+    found = maths.compare(model.params, model.cfg, model.tokenizer.decode, ids, LENGTH, SEEDS, P, words)
     return {"ways": found, "words": bool(words)}
 
 

@@ -1,1 +1,2 @@
-"""The Masking lesson: page.py draws it, prose.md teaches it, questions.py checks it."""
+"""The Masking lesson: page.py draws it, prose.md teaches it, questions.py checks it,
+maths.py computes what only it draws."""

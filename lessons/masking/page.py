@@ -4,11 +4,11 @@ import numpy as np
 import streamlit as st
 
 from core import attention
-from core.demos import context, heads, masking
+from core.demos import context, heads
 from core.tokenize import word_tokens
 from lessons import COURSE
+from lessons.masking import cached, maths
 from lessons.masking.questions import questions
-from ui.compute import cached
 from ui.drawing import charts, plots, render
 from ui.frame import page, prose
 from ui.sections import views, walkthrough_views
@@ -70,7 +70,7 @@ def averaging_section(a: dict, tokens: list[str], i: int) -> None:
         dims = f" (first {shown} of {d_k} dimensions)" if shown < d_k else ""
         prose.show("masking", "averaging_row", i=i, token=code_span(tokens[i]), rows=counted(i + 1, "value row"),
                    dims=dims)
-        names, rows = masking.averaging_rows(a, tokens, i)
+        names, rows = maths.averaging_rows(a, tokens, i)
         views.number_table(views.row_table(names, rows[:, :shown]))
         st.caption(prose.text("masking", "averaging_error", rows=every(len(tokens), "row"),
                               error=a["running_mean_error"]))
@@ -155,7 +155,7 @@ def peek_section(tokens: list[str], D: int, d_k: int, seed: int) -> None:
     p = peek(tokens, position, replacement[0], D, d_k, seed)
     prose.show("masking", "peek", position=position, old=old, new=new)
     peek_changes(p, tokens)
-    outcome = masking.peek_outcome(p, position)
+    outcome = maths.peek_outcome(p, position)
     VERDICT[outcome["kind"]](prose.text("masking", "peek_" + outcome["kind"], new=new, old=old, **outcome))
 
 
@@ -195,8 +195,8 @@ page.opening(COURSE, "masking")
 page.live(controls_and_sections)
 
 page.closing(COURSE, "masking", questions, code=(
-    masking.masking_view, attention.causal_mask, heads.single_head, attention.scaled_dot_product_attention,
-    attention.softmax, masking.fill_masked, masking.running_mean_weights, masking.running_mean,
-    masking.mask_after_softmax, masking.naive_softmax, masking.fully_masked_row, masking.causal_fill_difference,
-    masking.fill_in_float16, masking.mask_by_multiplying, masking.additive_mask_by_triu, masking.triu_times_inf,
-    masking.no_peeking, context.boolean_masks, context.mask_conventions))
+    maths.masking_view, attention.causal_mask, heads.single_head, attention.scaled_dot_product_attention,
+    attention.softmax, maths.fill_masked, maths.running_mean_weights, maths.running_mean,
+    maths.mask_after_softmax, maths.naive_softmax, maths.fully_masked_row, maths.causal_fill_difference,
+    maths.fill_in_float16, maths.mask_by_multiplying, maths.additive_mask_by_triu, maths.triu_times_inf,
+    maths.no_peeking, context.boolean_masks, context.mask_conventions))

@@ -8,7 +8,7 @@ import numpy as np
 import streamlit as st
 
 from core.attention import causal_mask, scaled_dot_product_attention, softmax
-from core.demos.masking import mask_by_multiplying
+from lessons.masking.maths import mask_by_multiplying
 from ui.drawing import heatmap
 from ui.frame.exercises import Exercise
 

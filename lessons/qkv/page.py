@@ -4,16 +4,14 @@ import numpy as np
 import streamlit as st
 
 from core.attention import scaled_dot_product_attention, softmax
-from core.demos import geometry
 from core.demos.context import walk_through
 from core.demos.heads import projections, single_head
 from core.demos.measures import spread, weight_summary
 from core.tokenize import word_embeddings
 from lessons import COURSE
-from lessons.qkv import trained, why
+from lessons.qkv import maths, trained, why
 from lessons.qkv import views as qv
 from lessons.qkv.questions import questions
-from ui.compute import cached
 from ui.drawing.charts import unique_labels
 from ui.frame import page, prose
 from ui.sections import trained_views, views, walkthrough_views
@@ -23,7 +21,7 @@ from ui.text import code_span, counted
 
 ROLES = {"Q": "what each token asks", "K": "what each token offers", "V": "what each token hands over"}
 
-compute = cached.single_head
+compute = qv.single_head
 
 
 def embeddings_section(a: dict, tokens: list[str]) -> None:
@@ -56,7 +54,7 @@ def geometry_section(a: dict, tokens: list[str]) -> None:
     length_a = controls.number_slider("qkv_len_a", "Length of a", 0.5, 2.0, 1.0, step=0.25, container=turn)
     length_b = controls.number_slider("qkv_len_b", "Length of b", 0.5, 2.0, 1.0, step=0.25, container=turn)
     controls.show_url_notes()
-    g = geometry.two_arrows(angle_a, angle_b, length_a, length_b)
+    g = maths.two_arrows(angle_a, angle_b, length_a, length_b)
     with chart:
         qv.draw_arrows(g, f"a · b = {g['dot']:.3f}")
     (ax, ay), (bx, by) = g["a"], g["b"]
@@ -64,7 +62,7 @@ def geometry_section(a: dict, tokens: list[str]) -> None:
                lb=g["length_b"], theta=g["theta"], cos=g["cos"], polar=g["polar"], largest=g["largest"])
     prose.show("qkv", "geometry_" + g["sign"], theta=g["theta"], largest=g["largest"])
     labels = [code_span(t) for t in unique_labels(tokens)]
-    high, low = geometry.extreme_pair(a["Q"], a["K"]), geometry.extreme_pair(a["Q"], a["K"], highest=False)
+    high, low = maths.extreme_pair(a["Q"], a["K"]), maths.extreme_pair(a["Q"], a["K"], highest=False)
     st.caption(prose.text("qkv", "geometry_scores", d_k=a["Q"].shape[1], score=high["score"], q=labels[high["query"]],
                           k=labels[high["key"]], ql=high["q_len"], kl=high["k_len"], theta=high["theta"],
                           low=low["score"], q2=labels[low["query"]], k2=labels[low["key"]], theta2=low["theta"]))
@@ -122,5 +120,5 @@ why.section()  # the motivation, before any matrix: the same for every reader, o
 page.live(controls_and_sections)
 
 page.closing(COURSE, "qkv", questions, code=(
-    single_head, projections, word_embeddings, geometry.two_arrows, geometry.extreme_pair, geometry.score_geometry,
+    single_head, projections, word_embeddings, maths.two_arrows, maths.extreme_pair, maths.score_geometry,
     scaled_dot_product_attention, softmax, walk_through))

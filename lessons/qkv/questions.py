@@ -9,9 +9,9 @@ import inspect
 import numpy as np
 
 from core.attention import scaled_dot_product_attention
-from core.demos.geometry import two_arrows
 from core.demos.word_heads import read_words, rule_positions, trained_attention, word_model
 from core.tokenize import word_tokens
+from lessons.qkv.maths import two_arrows
 from ui.frame.exercises import Exercise
 from ui.sections import trained_views
 from ui.sections.views import sentence_settings

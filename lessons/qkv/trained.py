@@ -6,11 +6,15 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from core.demos.word_heads import RULE_SENTENCES
-from ui.compute import cached
+from core.demos.word_heads import RULE_SENTENCES, layer_heads
+from ui.compute.memo import Shared
 from ui.frame import prose
 from ui.sections import trained_views as tv
 from ui.sections.views import heatmaps, square, token_rows
+
+# one layer of the toy-English model on the sentence, made once per process (a page script would make it on
+# every rerun)
+trained_layer = Shared(layer_heads, 128)
 
 
 def view() -> None:
@@ -20,12 +24,12 @@ def view() -> None:
         return
     kind, layer, head = tv.rule_head(seen["rule"])
     labels = seen["labels"]
-    first = cached.trained_layer(sentence, 0)
+    first = trained_layer(sentence, 0)
     st.header("Embeddings X")
     heatmaps(token_rows(first["block_in"], labels, "X = token + position", "qkv_tr_x", "X", shape="(T, d_model)",
                         max_width=700))
     prose.show("qkv", "trained_embeddings", D=first["block_in"].shape[1])
-    a = first if layer == 0 else cached.trained_layer(sentence, layer)
+    a = first if layer == 0 else trained_layer(sentence, layer)
     h, name = head, tv.head_name(layer, head)
     st.header(f"Queries, keys, values of {name}")
     prose.show("qkv", "trained_head" if layer == 0 else "trained_head_later", head=name, kind=kind,

@@ -1,4 +1,5 @@
-"""What only the QKV lesson draws: two arrows in the plane, the vectors whose dot product the student turns.
+"""What only the QKV lesson draws: its one head on the sentence, cached, and two arrows in the plane, the vectors
+whose dot product the student turns.
 
 The chart is designed once (ui.drawing.render caches its spec) and each rerun sends only the arrows' ends.
 """
@@ -10,10 +11,15 @@ from math import atan2, cos, degrees, sin
 import altair as alt
 import pandas as pd
 
+from core.demos import heads
+from ui.compute.memo import Shared
 from ui.drawing import render
 from ui.drawing.chart_data import ChartData, numbers
 from ui.drawing.charts import FONT, LABEL_PX, TITLE_PX, px, themed
 from ui.drawing.colours import subtitle_colour
+
+# the page's one head on the sentence, made once per process (a page script would make it on every rerun)
+single_head = Shared(heads.single_head, 256)
 
 # Okabe and Ito's blue and vermillion: told apart with every common colour-vision deficiency, and each at
 # least 3:1 against both the light and the dark theme's background (5.2 and 3.6; 3.9 and 4.9), as WCAG asks
@@ -66,13 +72,13 @@ def arrows_chart(font_scale: float = 1.0, data: pd.DataFrame | None = None) -> a
 
 
 def arrows_description(g: dict) -> str:
-    """The text alternative of the arrows chart, from core.demos.geometry.two_arrows's result."""
+    """The text alternative of the arrows chart, from lessons.qkv.maths.two_arrows's result."""
     return (f"Two arrows from the origin: a of length {g['length_a']:g} ending at ({g['a'][0]:.2f}, {g['a'][1]:.2f}), "
             f"b of length {g['length_b']:g} ending at ({g['b'][0]:.2f}, {g['b'][1]:.2f}). The angle between them "
             f"is {g['theta']:g} degrees and their dot product a · b is {g['dot']:.3f}, {g['sign']}.")
 
 
 def draw_arrows(g: dict, title: str) -> None:
-    """The arrows of core.demos.geometry.two_arrows's result g, with its description for screen readers."""
+    """The arrows of lessons.qkv.maths.two_arrows's result g, with its description for screen readers."""
     render.show(arrows_chart, arrows_frame(g["a"], g["b"]), width="content", title=title,
                 description=arrows_description(g))

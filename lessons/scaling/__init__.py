@@ -1,1 +1,2 @@
-"""The Scaling lesson: page.py draws it, prose.md teaches it, questions.py checks it."""
+"""The Scaling lesson: page.py draws it, prose.md teaches it, questions.py checks it,
+maths.py computes what only it draws."""

@@ -4,10 +4,10 @@ import numpy as np
 import streamlit as st
 
 from core import attention, sampling
-from core.demos import heads, measures, scaling
+from core.demos import heads, measures
 from lessons import COURSE
+from lessons.scaling import cached, maths
 from lessons.scaling.questions import questions
-from ui.compute import cached
 from ui.drawing import plots, render
 from ui.drawing.chart_data import ChartData
 from ui.frame import page, prose
@@ -43,7 +43,7 @@ def weights_section(a: dict, tokens: list[str], d_k: int) -> None:
     scaled = controls.toggle("scaling_on", "Divide the scores by √d_k", default=True, container=switch_place,
                              help="Switch off to feed the raw scores Q Kᵀ to the softmax.")
     controls.show_url_notes()
-    logits, weights = scaling.scaled_weights(a["scores"], d_k, scaled, temperature)  # (T, T) each
+    logits, weights = maths.scaled_weights(a["scores"], d_k, scaled, temperature)  # (T, T) each
     root, tau = np.sqrt(d_k), f"τ = {temperature:.2f}"
     prose.show("scaling", "weights_rule" if scaled else "weights_rule_off", root=root, tau=temperature, d_k=d_k)
     if temperature == 0:
@@ -80,7 +80,7 @@ def saturation_section(T: int, trials: int) -> None:
     st.header("The saturation experiment")
     s, top, spread = cached.saturation(T, trials)
     prose.show("scaling", "experiment", T=T, trials=trials, draws="draws" if trials > 1 else "draw",
-               d_max=scaling.D_K_SWEEP[-1])
+               d_max=maths.D_K_SWEEP[-1])
     left, right = st.columns(2)
     with left:
         line_chart(top, "max weight vs d_k", "max weight (mean)")
@@ -95,7 +95,7 @@ def why_section() -> None:
     """The variance of q·k against d_k, measured on random vectors of its own: no control reaches it."""
     prose.section("Why √d_k?", "scaling", "why")
     st.latex(prose.text("scaling", "variance_formula"))
-    prose.show("scaling", "why_measured", pairs=scaling.VARIANCE_PAIRS)
+    prose.show("scaling", "why_measured", pairs=maths.VARIANCE_PAIRS)
     v, frame = cached.variance()
     left, right = st.columns([4, 3])
     with left:
@@ -108,7 +108,7 @@ def why_section() -> None:
 
 def overflow_section() -> None:
     """exp overflowing on a row of large scores, and the max subtraction that saves it: no control reaches it."""
-    o = scaling.overflow()
+    o = maths.overflow()
     shown = {name: numbers_text(o[name], spec=".4g") for name in ("scores", "naive_exp", "naive", "shifted",
                                                                   "shifted_exp", "weights")}
     prose.section("Large scores and the computer: overflow", "scaling", "overflow", f64=o["limits"]["float64"],
@@ -123,8 +123,8 @@ def d_v_section(a: dict, tokens: list[str], d_k: int) -> None:
                                  help="The width of the value vectors. It has nothing to do with the scores' spread; "
                                       "here it only sets what the mistaken line divides by.")
     controls.show_url_notes()
-    mistake = scaling.scale_mistake(a["scores"], d_k, d_v)
-    kind, factor = scaling.divisor_error(d_k, d_v)
+    mistake = maths.scale_mistake(a["scores"], d_k, d_v)
+    kind, factor = maths.divisor_error(d_k, d_v)
     effect = prose.text("scaling", kind, wrong=mistake["wrong_divisor"], right=mistake["right_divisor"],
                         factor=factor, diff=mistake["largest_difference"])
     prose.show("scaling", "d_v", d_k=d_k, d_v=d_v, effect=effect)
@@ -169,6 +169,6 @@ if page.technical():  # the proof, and the overflow the softmax guards against
 page.live(experiment)
 
 page.closing(COURSE, "scaling", questions, code=(
-    scaling.scaling_view, heads.single_head, scaling.scaled_weights, sampling.probs_from_logits, attention.softmax,
-    scaling.saturation_experiment, measures.entropy, scaling.dot_product_variance, scaling.scale_mistake,
-    scaling.overflow))
+    maths.scaling_view, heads.single_head, maths.scaled_weights, sampling.probs_from_logits, attention.softmax,
+    maths.saturation_experiment, measures.entropy, maths.dot_product_variance, maths.scale_mistake,
+    maths.overflow))

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from core.demos.scaling import overflow
+from lessons.scaling.maths import overflow
 from ui.frame.exercises import Exercise
 
 D_K, WIDE = 64, 256  # the d_k of the first question, and of the second

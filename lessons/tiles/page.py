@@ -5,11 +5,10 @@ import streamlit as st
 
 from core.attention import causal_mask, scaled_dot_product_attention
 from core.costs import FLOAT_OF_BYTES, attention_memory, human_bytes
-from core.demos import tiles
 from core.demos.heads import single_head
 from lessons import COURSE
+from lessons.tiles import cached, maths
 from lessons.tiles.questions import questions
-from ui.compute import cached
 from ui.drawing.charts import unique_labels
 from ui.frame import page, prose
 from ui.sections import views
@@ -91,7 +90,7 @@ def memory_section(d_k: int) -> None:
                               help="2 = float16, 4 = float32, 8 = float64.")
     controls.show_url_notes()
     b, dtype = min(asked, T), FLOAT_OF_BYTES[n_bytes]
-    mem = tiles.attention_memory_both_ways(T, b, d_k, dtype)
+    mem = maths.attention_memory_both_ways(T, b, d_k, dtype)
     cols = views.in_a_row(5)
     cols[0].metric(f"Full scores ({T:,} x {T:,})", human_bytes(mem["full_scores"]))
     cols[1].metric(f"One tile ({T:,} x {b})", human_bytes(mem["tile_scores"]))
@@ -133,5 +132,5 @@ page.opening(COURSE, "tiles")
 page.live(controls_and_sections)
 
 page.closing(COURSE, "tiles", questions, code=(
-    tiles.tiles_view, tiles.tiled_attention, tiles.online_softmax_step, tiles.normalise, single_head,
-    scaled_dot_product_attention, causal_mask, tiles.attention_memory_both_ways, attention_memory))
+    maths.tiles_view, maths.tiled_attention, maths.online_softmax_step, maths.normalise, single_head,
+    scaled_dot_product_attention, causal_mask, maths.attention_memory_both_ways, attention_memory))

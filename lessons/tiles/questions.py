@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from core.demos.tiles import attention_memory_both_ways, online_softmax_step
+from lessons.tiles.maths import attention_memory_both_ways, online_softmax_step
 from ui.frame.exercises import Exercise
 
 

@@ -14,10 +14,10 @@ from classroom.predict import STAY, TOP_CHARS, attend_most, character_model, nex
 from classroom.questions import from_spec, grade, to_spec
 from classroom.typed import char_text
 from core.demos.heads import single_head
-from core.demos.masking import masking_view
-from core.demos.scaling import scaling_view
 from core.model import forward
 from core.tokenize import word_tokens
+from lessons.masking.maths import masking_view
+from lessons.scaling.maths import scaling_view
 from ui.drawing.charts import unique_labels
 from ui.state.controls import DEFAULT_TEXT
 from ui.text import escape_md

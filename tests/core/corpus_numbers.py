@@ -18,9 +18,9 @@ import numpy as np
 
 from core.backward import loss_only
 from core.data import pydoc_corpus, pydoc_text, text_digest
-from core.demos import bigram
 from core.model import load
 from core.tokenize import CharTokenizer
+from lessons.bigram.maths import bigram_sample, bigram_view, model_loss
 
 MODEL = Path(__file__).resolve().parents[2] / "core" / "weights" / "pydoc_char"
 ALPHA, TOP, SAMPLE, SEED = 1.0, 12, 200, 0  # lessons/bigram/page.py's defaults
@@ -36,15 +36,15 @@ def numbers() -> dict:
         total += ids.size * loss_only(params, cfg, ids, targets, mask)
         weight += ids.size
     fit, held = corpus.train_ids, corpus.val_ids  # the Bigram lesson's split of the documentation
-    view = bigram.bigram_view(fit, held, tok.vocab_size, ALPHA, TOP)
-    sample = bigram.bigram_sample(view["probs"], int(fit[0]), SAMPLE, np.random.default_rng(SEED))
+    view = bigram_view(fit, held, tok.vocab_size, ALPHA, TOP)
+    sample = bigram_sample(view["probs"], int(fit[0]), SAMPLE, np.random.default_rng(SEED))
     return {
         "python": platform.python_version(), "numpy": np.__version__,
         "digest": text_digest(text), "characters": len(text), "fit": len(fit), "held": len(held),
         "val_loss": total / weight, "bigram_val_loss": corpus.bigram_baseline(),
         "lesson_counts": int(view["counts"].sum()), "lesson_top": tok.decode(view["top"]),
         "lesson_covered": float(view["covered"]), "lesson_bigram_loss": view["loss"],
-        "lesson_transformer_loss": bigram.model_loss(params, cfg, held), "lesson_sample": tok.decode(sample),
+        "lesson_transformer_loss": model_loss(params, cfg, held), "lesson_sample": tok.decode(sample),
     }
 
 

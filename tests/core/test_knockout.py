@@ -9,10 +9,9 @@ import numpy as np
 import pytest
 
 from core.attention import softmax
-from core.demos.circuit import example, induction_mass, previous_token_mass
 from core.demos.knockout import compare, knockout_table, position_losses
 from core.model import Knockout, ModelConfig, forward, init_params, load
-from core.tasks import RepeatTask, induction_keys, make_data
+from core.tasks import RepeatTask, make_data
 from core.train import pattern_mass
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -107,28 +106,6 @@ def test_repeat_task_sequences_and_keys():
     assert make_data("repeat", 32, 10, 16, min_length=2) == RepeatTask(32, 2, 10, 16)
     with pytest.raises(ValueError, match="two copies must fit"):
         RepeatTask(context=10, max_length=8)
-
-
-def test_induction_keys_and_the_head_measures():
-    ids = np.array([3, 1, 2, 3, 1, 2])  # "C A B C A B"
-    np.testing.assert_array_equal(induction_keys(ids), [-1, -1, -1, 1, 2, 3])
-    T = len(ids)
-    prev = np.eye(T, k=-1)
-    prev[0, 0] = 1
-    induct = np.zeros((T, T))
-    induct[np.arange(T), np.where(induction_keys(ids) >= 0, induction_keys(ids), np.arange(T))] = 1
-    w = np.stack([np.stack([prev, induct])[None], np.stack([induct, prev])[None]])[:, 0]  # (L=2, H=2, T, T)
-    np.testing.assert_allclose(previous_token_mass(w), [[1, 0], [0, 1]])
-    np.testing.assert_allclose(induction_mass(w, ids), [[0, 1], [1, 0]])
-
-
-def test_example_ends_inside_the_repeat():
-    ids = example(20, 6, seed=3, n_symbols=16)
-    assert len(ids) == 20
-    key = induction_keys(ids)[-1]  # the letter after the last one's first copy: the answer
-    assert key >= 0 and ids[key] != ids[-1]
-    with pytest.raises(ValueError, match="stretch"):
-        example(10, 8, seed=0, n_symbols=16)
 
 
 def test_pattern_mass_takes_per_sequence_keys():

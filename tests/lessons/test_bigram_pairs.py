@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from core.data import pydoc_text
-from core.demos.bigram import context_target_pairs, held_out_split, same_last_other_target
 from core.tokenize import CharTokenizer
+from lessons.bigram.maths import context_target_pairs, held_out_split, same_last_other_target
 from tests.apptest_helpers import captions, ok, run_page, texts
 
 PAGE = "lessons/bigram/page.py"

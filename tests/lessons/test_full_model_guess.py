@@ -7,9 +7,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from core.bigram import bigram_counts, bigram_probs
 from core.data import pydoc_corpus
-from core.demos import guessing
-from core.demos.bigram import bigram_counts, bigram_probs
+from lessons.full_model import maths
 from lessons.full_model.guess import GAP, MAX_PUZZLE
 from tests.apptest_helpers import ok, run_page
 from ui.compute import model_store
@@ -31,8 +31,8 @@ def game():
 def puzzle(game, number: int) -> dict:
     model, held, table = game
     L = model.cfg.max_len
-    t = guessing.pick_position(held, number, L, skip=(model.tokenizer.stoi["\n"],))
-    probs = guessing.model_probs(model.params, model.cfg, table, held[t - L:t])
+    t = maths.pick_position(held, number, L, skip=(model.tokenizer.stoi["\n"],))
+    probs = maths.model_probs(model.params, model.cfg, table, held[t - L:t])
     return {"t": t, "text": model.tokenizer.decode(held[t - L:t]), "truth": model.tokenizer.itos[held[t]],
             "truth_id": int(held[t]), "probs": probs}
 
@@ -71,9 +71,9 @@ def test_the_puzzle_is_held_out_text_and_a_right_guess_scores(game):
                                                                            abs=0.0051)  # printed to 2 decimals
     table = next(df.value for df in at.dataframe if "model" in df.value.columns)
     np.testing.assert_allclose(table["bits on the truth"], [-np.log2(p["probs"][m][p["truth_id"]])
-                                                            for m in guessing.MODELS], rtol=F32_RTOL)
+                                                            for m in maths.MODELS], rtol=F32_RTOL)
     truth_column = next(c for c in table.columns if c.startswith("P(truth"))
-    np.testing.assert_allclose(table[truth_column], [p["probs"][m][p["truth_id"]] for m in guessing.MODELS],
+    np.testing.assert_allclose(table[truth_column], [p["probs"][m][p["truth_id"]] for m in maths.MODELS],
                                rtol=F32_RTOL)
     assert not [t for t in at.text_input if t.key == "fm_guess_text"]  # no box once answered
 
@@ -89,7 +89,7 @@ def test_a_wrong_guess_then_the_next_puzzle_keeps_a_running_score(game):
     table = next(df.value for df in at.dataframe if "model" in df.value.columns)
     guess_column = next(c for c in table.columns if c.startswith("P(your guess"))
     g = game[0].tokenizer.stoi[wrong]
-    np.testing.assert_allclose(table[guess_column], [probs[m][g] for m in guessing.MODELS], rtol=F32_RTOL)
+    np.testing.assert_allclose(table[guess_column], [probs[m][g] for m in maths.MODELS], rtol=F32_RTOL)
     ok(at.button(key="fm_guess_next").click().run())
     assert at.number_input(key="fm_puzzle").value == 1
     assert shown_text(at) == second["text"] + GAP
@@ -97,9 +97,9 @@ def test_a_wrong_guess_then_the_next_puzzle_keeps_a_running_score(game):
     shown = metrics(at)
     assert shown["You"] == "1 of 2 right"
     for m, label in (("bigram", "Bigram"), ("transformer", "Transformer")):
-        rounds = [guessing.score(game[0].tokenizer.stoi[wrong], first["truth_id"], first["probs"]),
-                  guessing.score(second["truth_id"], second["truth_id"], second["probs"])]
-        want = guessing.tally(rounds)
+        rounds = [maths.score(game[0].tokenizer.stoi[wrong], first["truth_id"], first["probs"]),
+                  maths.score(second["truth_id"], second["truth_id"], second["probs"])]
+        want = maths.tally(rounds)
         assert float(shown[f"{label}, bits on the truth"]) == pytest.approx(want["mean_bits"][m], abs=0.0051)
         assert shown[f"{label}'s top choice"] == f"{want['hits'][m]} of 2 right"
     # back to the first puzzle: its result is kept, not scored twice

@@ -11,8 +11,8 @@ import pytest
 
 from core.attention import causal_mask
 from core.demos.heads import single_head
-from core.demos.masking import additive_mask_by_triu, mask_by_multiplying, masking_view, triu_times_inf
 from core.tokenize import word_tokens
+from lessons.masking.maths import additive_mask_by_triu, mask_by_multiplying, masking_view, triu_times_inf
 from tests.apptest_helpers import SENT_RTOL, captions, chart_by_title, chart_data, matrix, ok, run_page, texts
 from ui.state.controls import DEFAULT_TEXT
 

@@ -8,11 +8,10 @@ import numpy as np
 import pytest
 
 from core.data import pydoc_text
-from core.demos import decoding
-from core.demos.circuit import phase_change
-from core.demos.scaling import overflow
 from core.demos.word_heads import average_or_attend, looked_at_or_used, next_words, word_model
-from lessons.full_model import why_top_p
+from lessons.circuit.maths import phase_change
+from lessons.full_model import maths, why_top_p
+from lessons.scaling.maths import overflow
 from tests.apptest_helpers import SENT_ATOL, SENT_RTOL, chart_by_title, chart_data, matrix, ok, run_page, texts
 from ui.compute import model_store
 from ui.sections import trained_views as tv
@@ -74,8 +73,8 @@ def test_multi_head_says_attention_is_not_explanation_with_the_knockouts(weights
 def test_full_model_shows_why_top_p_on_the_character_model():
     at = ok(run_page("lessons/full_model/page.py"))
     model = model_store.load_model("pydoc_char")
-    r = decoding.compare(model.params, model.cfg, model.tokenizer.decode, model.tokenizer.encode(why_top_p.PROMPT),
-                         why_top_p.LENGTH, why_top_p.SEEDS, why_top_p.P, set(decoding.WORD.findall(pydoc_text())))
+    r = maths.compare(model.params, model.cfg, model.tokenizer.decode, model.tokenizer.encode(why_top_p.PROMPT),
+                      why_top_p.LENGTH, why_top_p.SEEDS, why_top_p.P, set(maths.WORD.findall(pydoc_text())))
     shown = texts(at)
     loop = r["greedy"]["loop"]
     assert f"from its character {loop['start']} on" in shown and f"a loop of {loop['period']} characters" in shown

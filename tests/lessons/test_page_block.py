@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from core.demos import block as demo
 from core.model import forward
 from lessons import COURSE
+from lessons.block import maths
 from lessons.block.views import DEFAULT_DEPTH, DEFAULT_POSITION, DEFAULT_PROMPT, MAX_DEPTH, MODEL, STREAM
 from tests.apptest_helpers import (
     SENT_RTOL,
@@ -39,7 +39,7 @@ def ids_of(prompt: str) -> np.ndarray:
 
 def core_reading(prompt: str = DEFAULT_PROMPT, layer: int = 0, position: int = DEFAULT_POSITION) -> dict:
     m = the_model()
-    return demo.block_reading(m.params, m.cfg, ids_of(prompt), layer, position)
+    return maths.block_reading(m.params, m.cfg, ids_of(prompt), layer, position)
 
 
 def titled(at, *parts: str):
@@ -91,7 +91,7 @@ def test_ffn_shapes_gelu_and_firing(default_page):
     for shape in (f"({T}, {D})", f"({D}, {4 * D})", f"({T}, {4 * D})", f"({4 * D}, {D})"):
         assert shape in caption
     curves = lines(at, "GELU against ReLU")
-    c = demo.activation_curves()
+    c = maths.activation_curves()
     np.testing.assert_allclose(curves["GELU"], c["gelu"], rtol=SENT_RTOL, atol=1e-9)
     np.testing.assert_allclose(curves["ReLU"], np.maximum(c["x"], 0), atol=1e-9)
     firing = lines(at, "How many hidden units fire")["share of hidden units that fire"]
@@ -148,7 +148,7 @@ def test_pre_and_post_on_the_same_input(default_page):
     at = default_page
     m = the_model()
     _, trace = forward(m.params, m.cfg, ids_of(DEFAULT_PROMPT))
-    w = demo.wirings(m.params["blocks"][0], m.cfg, trace.layers[0].x)
+    w = maths.wirings(m.params["blocks"][0], m.cfg, trace.layers[0].x)
     drawn = lines(at, "The same block, wired two ways")
     np.testing.assert_allclose(drawn["pre-norm output"], np.linalg.norm(trace.layers[0].out, axis=-1), rtol=SENT_RTOL)
     np.testing.assert_allclose(drawn["post-norm output"], w["norms"]["post"], rtol=SENT_RTOL)
@@ -158,7 +158,7 @@ def test_pre_and_post_on_the_same_input(default_page):
 
 
 def test_depth_experiment_is_cores(default_page):
-    a = demo.amplification(DEFAULT_DEPTH, 0)
+    a = maths.amplification(DEFAULT_DEPTH, 0)
     drawn = lines(default_page, "Output moved by")
     np.testing.assert_allclose(drawn["pre-norm"], a["pre"], rtol=SENT_RTOL)
     np.testing.assert_allclose(drawn["post-norm"], a["post"], rtol=SENT_RTOL)
@@ -179,7 +179,7 @@ def test_controls_move_the_view():
     ok(at.sidebar.slider(key="block_depth").set_value(MAX_DEPTH).run())
     ok(at.sidebar.slider(key="seed").set_value(999).run())
     drawn = lines(at, "Output moved by")
-    np.testing.assert_allclose(drawn["post-norm"], demo.amplification(MAX_DEPTH, 999)["post"], rtol=SENT_RTOL)
+    np.testing.assert_allclose(drawn["post-norm"], maths.amplification(MAX_DEPTH, 999)["post"], rtol=SENT_RTOL)
     ok(at.sidebar.slider(key="block_depth").set_value(2).run())
     assert len(lines(at, "Output moved by")["pre-norm"]) == 2
 
@@ -257,9 +257,9 @@ def test_try_block_two():
 
 
 def test_try_the_deepest_stack():
-    shallow, deep = demo.amplification(2, 0), demo.amplification(MAX_DEPTH, 0)
+    shallow, deep = maths.amplification(2, 0), maths.amplification(MAX_DEPTH, 0)
     assert deep["ratio"] > shallow["ratio"] and deep["post"][-1] > 1.5 * deep["pre"][-1]
-    assert np.mean([demo.amplification(MAX_DEPTH, s)["ratio"] for s in (1, 2)]) > 1.2
+    assert np.mean([maths.amplification(MAX_DEPTH, s)["ratio"] for s in (1, 2)]) > 1.2
 
 
 def test_simple_level_keeps_the_pictures_and_drops_the_formulas():

@@ -10,9 +10,9 @@ import math
 import numpy as np
 import pytest
 
-from core.demos.circuit import generated, letter_dependence, read_sequence
 from core.model import load
 from core.tasks import RepeatTask
+from lessons.circuit.maths import generated, letter_dependence, read_sequence
 from tests.apptest_helpers import (
     ROOT,
     SENT_ATOL,
@@ -226,7 +226,7 @@ def test_knocking_out_either_head_of_the_circuit_breaks_copying():
 
 def test_how_far_copying_reaches_is_measured_not_typed():
     """Under the loss chart: the repeat's loss at the trained lengths, below and past them, and without the
-    positional head, all from core.demos.circuit.copying_by_length on fresh sequences."""
+    positional head, all from lessons.circuit.maths.copying_by_length on fresh sequences."""
     at = ok(run_page(PAGE, timeout=120))
     line = next(str(c.value) for c in at.caption if str(c.value).startswith("Beyond this sequence"))
     assert "at 4 letters" in line and "at 16, the shortest and longest stretches training used" in line

@@ -9,8 +9,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from core.demos import communication, context
+from core.demos import context
 from core.tokenize import word_tokens
+from lessons.communication import maths
 from tests.apptest_helpers import (
     SENT_RTOL,
     captions,
@@ -102,7 +103,7 @@ def assert_order(at) -> dict:
     tokens = word_tokens(s["text"], s["seq_len"])
     perm = shown_order(at)
     assert sorted(perm) == list(range(len(tokens)))
-    r = communication.order_view(tokens, *head_args(s), perm, s["comm_positions"])
+    r = maths.order_view(tokens, *head_args(s), perm, s["comm_positions"])
     moved = matrix(chart_by_title(at, "outputs, rows moved")).to_numpy()
     shuffled = matrix(chart_by_title(at, "shuffled sentence's outputs")).to_numpy()
     np.testing.assert_allclose(moved, r["out"][perm], rtol=SENT_RTOL, atol=1e-15)
@@ -127,7 +128,7 @@ def assert_encoder_decoder_and_reach(at) -> None:
     s = settings(at)
     tokens = word_tokens(s["text"], s["seq_len"])
     T = len(tokens)
-    r = communication.encoder_decoder(tokens, *head_args(s))
+    r = maths.encoder_decoder(tokens, *head_args(s))
     enc = matrix(chart_by_title(at, "encoder: no mask")).to_numpy()
     dec = matrix(chart_by_title(at, "decoder: causal mask")).to_numpy()
     np.testing.assert_allclose(enc, r["weights_encoder"], rtol=SENT_RTOL, atol=1e-15)  # as sent: 4 decimals
@@ -226,7 +227,7 @@ def test_shuffle_seed_changes_the_order():
     before = shown_order(at)
     at.slider(key="comm_shuffle").set_value(7).run()
     assert shown_order(ok(at)) != before
-    assert shown_order(at) == communication.shuffled_order(7, 7).tolist()
+    assert shown_order(at) == maths.shuffled_order(7, 7).tolist()
 
 
 def test_typed_order():
@@ -247,7 +248,7 @@ def test_bad_typed_order_falls_back_to_the_seed(typed, says):
     at.text_input(key="comm_order").set_value(typed).run()
     ok(at)
     assert len(at.warning) == 1 and says in at.warning[0].value and "shuffle seed" in at.warning[0].value
-    assert shown_order(at) == communication.shuffled_order(3, 1).tolist()
+    assert shown_order(at) == maths.shuffled_order(3, 1).tolist()
     assert "<script" not in at.warning[0].value
     assert_order(at)
 

@@ -8,8 +8,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from core.demos import context, masking
+from core.demos import context
 from core.tokenize import word_tokens
+from lessons.masking import maths
 from tests.apptest_helpers import (
     SENT_RTOL,
     captions,
@@ -28,7 +29,7 @@ from ui.drawing.charts import unique_labels
 from ui.state.controls import DEFAULT_TEXT
 
 PAGE = "lessons/masking/page.py"
-# heatmap title prefix -> key of core.demos.masking.masking_view's result (or a path into it)
+# heatmap title prefix -> key of lessons.masking.maths.masking_view's result (or a path into it)
 HEATMAPS = {"causal mask": "mask", "masked scores": "masked_scores", "weights without": "weights_free",
             "weights with the": "weights_masked", "outputs without": "out_free", "outputs with the": "out_masked",
             "uniform causal": "uniform", "wrong: softmax, then mask": ("after_softmax", "wrong"),
@@ -51,7 +52,7 @@ def settings(at) -> dict:
 def expected(at) -> tuple[list[str], dict]:
     s = settings(at)
     tokens = word_tokens(s["text"], s["seq_len"])
-    return tokens, masking.masking_view(tokens, s["d_model"], s["d_k"], s["seed"])
+    return tokens, maths.masking_view(tokens, s["d_model"], s["d_k"], s["seed"])
 
 
 def assert_charts_match_core(at):

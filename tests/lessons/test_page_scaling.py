@@ -8,8 +8,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from core.demos import measures, scaling
+from core.demos import measures
 from core.tokenize import word_tokens
+from lessons.scaling import maths
 from tests.apptest_helpers import (
     SENT_RTOL,
     captions,
@@ -29,7 +30,7 @@ from ui.sections import explain
 from ui.state.controls import DEFAULT_TEXT
 
 PAGE = "lessons/scaling/page.py"
-# heatmap title prefix -> key of core.demos.scaling.scaling_view's result (or of its "mistake" dict)
+# heatmap title prefix -> key of lessons.scaling.maths.scaling_view's result (or of its "mistake" dict)
 HEATMAPS = {"scores before the softmax": "logits", "weights: click": "weights", "unscaled scores": "scores",
             "unscaled weights": "weights_unscaled", "scaled scores": "scaled_scores",
             "scaled weights": "weights_scaled", "wrong:": ("mistake", "wrong"), "right:": ("mistake", "right")}
@@ -52,8 +53,8 @@ def settings(at) -> dict:
 def expected(at) -> tuple[list[str], dict]:
     s = settings(at)
     tokens = word_tokens(s["text"], s["seq_len"])
-    return tokens, scaling.scaling_view(tokens, s["d_model"], s["d_k"], s["seed"], s["scaling_on"], s["attn_temp"],
-                                   s["scaling_d_v"])
+    return tokens, maths.scaling_view(tokens, s["d_model"], s["d_k"], s["seed"], s["scaling_on"], s["attn_temp"],
+                                      s["scaling_d_v"])
 
 
 def lines(at, title: str) -> dict[str, np.ndarray]:
@@ -84,9 +85,9 @@ def assert_experiment_matches_core(at):
     # The experiment draws its own vectors with a fixed seed (0), whatever the page's seed: the same curves for
     # every sentence and every link.
     T, trials = s["scaling_T"], s["scaling_trials"]
-    r = scaling.saturation_experiment(scaling.D_K_SWEEP, T, trials, np.random.default_rng([0, T, trials]))
+    r = maths.saturation_experiment(maths.D_K_SWEEP, T, trials, np.random.default_rng([0, T, trials]))
     top, spread = lines(at, "max weight vs d_k"), lines(at, "row entropy vs d_k")
-    assert top["x"].tolist() == list(scaling.D_K_SWEEP)
+    assert top["x"].tolist() == list(maths.D_K_SWEEP)
     np.testing.assert_allclose(top["unscaled"], r["max_unscaled"], rtol=SENT_RTOL)  # as sent: 4 decimals
     np.testing.assert_allclose(top["scaled by √d_k"], r["max_scaled"], rtol=SENT_RTOL)
     np.testing.assert_allclose(spread["unscaled"], r["entropy_unscaled"], rtol=SENT_RTOL)
@@ -153,7 +154,7 @@ def test_variance_chart_and_table(default_page):
     np.testing.assert_allclose(v["measured: q·k"], v["x"], rtol=0.15)
     np.testing.assert_allclose(v["measured: q·k / √d_k"], 1.0, rtol=0.15)
     table = next(df.value for df in default_page.dataframe if "Var(q·k)" in df.value.columns)
-    assert table["d_k"].tolist() == list(scaling.D_K_SWEEP)
+    assert table["d_k"].tolist() == list(maths.D_K_SWEEP)
     np.testing.assert_allclose(table["Var(q·k)"], v["measured: q·k"], rtol=SENT_RTOL)  # the chart's 4 decimals
     assert any("Var" in str(el.value) for el in default_page.get("latex"))
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from core.demos.geometry import extreme_pair, two_arrows
 from core.demos.heads import single_head
 from core.tokenize import word_tokens
+from lessons.qkv.maths import extreme_pair, two_arrows
 from tests.apptest_helpers import SENT_RTOL, captions, chart_by_title, chart_data, chart_spec, ok, run_page, texts
 from ui.state.controls import DEFAULT_TEXT
 

@@ -15,8 +15,8 @@ import re
 import numpy as np
 import pytest
 
+from core.bigram import bigram_counts
 from core.data import pydoc_corpus
-from core.demos.bigram import bigram_counts
 from core.demos.measures import entropy
 from core.tokenize import CharTokenizer, word_tokens
 from lessons import COURSE

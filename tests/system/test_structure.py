@@ -1,6 +1,7 @@
 """The shape of the tree, as a reader meets it: the import contracts hold (classroom -> lessons -> ui -> core, ui's
-groups in layers, a pure-NumPy core, no import cycle; pyproject.toml's [tool.importlinter]), one model forward, no
-modules loaded by name, and files short enough to read in one sitting."""
+groups in layers, a pure-NumPy core and lessons' maths, no lesson importing another, no import cycle;
+pyproject.toml's [tool.importlinter]), one model forward, no modules loaded by name, and files short enough to read
+in one sitting."""
 
 from __future__ import annotations
 

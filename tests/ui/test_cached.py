@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from core.demos import heads
+from core.demos import word_heads
 from ui.compute import cached, memo
 
 
@@ -50,11 +50,11 @@ def test_only_the_last_entries_are_kept_and_errors_are_not():
 
 
 def test_the_cached_lesson_computation_matches_the_core():
-    tokens = ["The", "cat", "sat"]
-    got = cached.single_head(tokens, 16, 4, 7)
-    want = heads.single_head(tokens, 16, 4, 7)
+    sentence = "the dogs near the cat run"
+    got = cached.trained_attention(sentence)
+    want = word_heads.trained_attention(sentence)
     assert set(got) == set(want)
-    for name in want:
+    for name in ("weights", "next"):
         np.testing.assert_allclose(got[name], want[name], rtol=1e-12)
 
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from core.attention import causal_mask, scaled_dot_product_attention
-from core.demos.tiles import attention_memory_both_ways, tiled_attention
+from lessons.tiles.maths import attention_memory_both_ways, tiled_attention
 
 RTOL, ATOL = 1e-12, 1e-14
 
@@ -161,7 +161,7 @@ def test_memory_bad_dtype():
 
 
 def test_tiles_view_steps_end_at_the_full_output():
-    from core.demos.tiles import tiles_view
+    from lessons.tiles.maths import tiles_view
 
     tokens = "the cat sat on the warm mat".split()
     for causal in (True, False):

@@ -1,4 +1,4 @@
-"""The block lesson's set-ups (core/demos/block.py) against the model's own block, on the shipped character model."""
+"""The block lesson's set-ups (lessons/block/maths.py) against the model's own block, on the shipped character model."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from core.demos import block as demo
 from core.layers import gelu, layer_norm, relu
 from core.model import ModelConfig, block, forward, init_params, load
 from core.tokenize import CharTokenizer
+from lessons.block import maths
 
 WEIGHTS = Path(__file__).resolve().parents[2] / "core" / "weights" / "pydoc_char"
 PROMPT = "Return the number of items in the list."
@@ -28,7 +28,7 @@ def model():
 @pytest.fixture(scope="module")
 def reading(model):
     params, cfg, ids = model
-    return demo.block_reading(params, cfg, ids, 0, 7)
+    return maths.block_reading(params, cfg, ids, 0, 7)
 
 
 def test_the_shipped_model_is_a_trained_pre_norm_gelu_model(model):
@@ -48,12 +48,12 @@ def test_layer_norm_row_statistics(reading):
 
 
 def test_layer_norm_steps_by_hand():
-    steps = demo.layer_norm_steps([2.0, 4.0, 6.0, 8.0], np.full(4, 2.0), np.full(4, 1.0), eps=0.0)
+    steps = maths.layer_norm_steps([2.0, 4.0, 6.0, 8.0], np.full(4, 2.0), np.full(4, 1.0), eps=0.0)
     np.testing.assert_allclose(steps["x_hat"], (np.array([2, 4, 6, 8]) - 5) / np.sqrt(5))
     np.testing.assert_allclose(steps["out"], 2 * steps["x_hat"] + 1)
     assert steps["after"]["mean"] == pytest.approx(1.0) and steps["after"]["var"] == pytest.approx(4.0)
     with pytest.raises(ValueError, match="same shape"):
-        demo.layer_norm_steps([1.0, 2.0], np.ones(3), np.zeros(3))
+        maths.layer_norm_steps([1.0, 2.0], np.ones(3), np.zeros(3))
 
 
 def test_ffn_shapes_d_to_4d_to_d(model, reading):
@@ -82,13 +82,13 @@ def test_residual_sums(model, reading):
     n = reading["norms"]
     np.testing.assert_allclose(n["res_1"], np.linalg.norm(reading["x"] + reading["attn_out"], axis=-1), rtol=1e-6)
     assert reading["row_norms"]["x"] == pytest.approx(float(np.linalg.norm(reading["x"][7])), rel=1e-6)
-    later = demo.block_reading(params, cfg, ids, 1, 7)
+    later = maths.block_reading(params, cfg, ids, 1, 7)
     np.testing.assert_array_equal(later["x"], reading["res_2"])  # block 2 reads block 1's output
 
 
 def test_pre_and_post_on_the_same_input(model, reading):
     params, cfg, _ = model
-    w = demo.wirings(params["blocks"][0], cfg, reading["x"])
+    w = maths.wirings(params["blocks"][0], cfg, reading["x"])
     own_pre = block(params["blocks"][0], reading["x"][None], cfg)[0][0]
     own_post = block(params["blocks"][0], reading["x"][None], replace(cfg, norm="post"))[0][0]
     np.testing.assert_array_equal(w["pre"], own_pre)
@@ -105,54 +105,54 @@ def test_pre_and_post_on_the_same_input(model, reading):
 def test_errors_a_user_can_cause(model):
     params, cfg, ids = model
     with pytest.raises(ValueError, match="no block"):
-        demo.block_reading(params, cfg, ids, cfg.n_layers, 0)
+        maths.block_reading(params, cfg, ids, cfg.n_layers, 0)
     with pytest.raises(ValueError, match="not in a prompt"):
-        demo.block_reading(params, cfg, ids, 0, len(ids))
+        maths.block_reading(params, cfg, ids, 0, len(ids))
     with pytest.raises(ValueError, match="empty"):
-        demo.block_reading(params, cfg, ids[:0], 0, 0)
+        maths.block_reading(params, cfg, ids[:0], 0, 0)
     with pytest.raises(ValueError, match="at most"):
-        demo.block_reading(params, cfg, np.zeros(cfg.max_len + 1, dtype=np.int64), 0, 0)
+        maths.block_reading(params, cfg, np.zeros(cfg.max_len + 1, dtype=np.int64), 0, 0)
     with pytest.raises(ValueError, match="no feed-forward"):
-        demo.block_reading(params, replace(cfg, d_ff=0), ids, 0, 0)
+        maths.block_reading(params, replace(cfg, d_ff=0), ids, 0, 0)
     with pytest.raises(ValueError, match=r"\(T, D\)"):
-        demo.wirings(params["blocks"][0], cfg, np.zeros((3, cfg.d_model + 1)))
+        maths.wirings(params["blocks"][0], cfg, np.zeros((3, cfg.d_model + 1)))
 
 
 def test_activation_curves():
-    c = demo.activation_curves()
+    c = maths.activation_curves()
     np.testing.assert_array_equal(c["relu"], relu(c["x"]))
     np.testing.assert_array_equal(c["gelu"], gelu(c["x"]))
     assert c["gelu_min_x"] == pytest.approx(-0.7518, abs=1e-3) and c["gelu_min"] == pytest.approx(-0.17, abs=1e-3)
     with pytest.raises(ValueError):
-        demo.activation_curves(1.0, -1.0)
+        maths.activation_curves(1.0, -1.0)
 
 
 def test_post_norm_swings_harder_with_depth():
     """The measured claim: one nudge moves a deep post-norm stack's output more than a pre-norm one's, on
     average over the depths, for every seed tried; and the gap widens with depth."""
-    ratios = [demo.amplification(12, seed)["ratio"] for seed in range(6)]
+    ratios = [maths.amplification(12, seed)["ratio"] for seed in range(6)]
     assert min(ratios) > 1.05, ratios
-    shallow = np.mean([demo.amplification(4, seed)["ratio"] for seed in range(6)])
+    shallow = np.mean([maths.amplification(4, seed)["ratio"] for seed in range(6)])
     assert np.mean(ratios) > shallow
-    a = demo.amplification(12, 0)
+    a = maths.amplification(12, 0)
     assert a["pre"][0] == pytest.approx(a["post"][0], rel=0.3)  # one block: about the same
     assert a["depth"].tolist() == list(range(1, 13)) and a["pre"].shape == a["post"].shape == (12,)
 
 
 def test_amplification_is_seeded_float64_and_quick():
-    a, b = demo.amplification(6, 3), demo.amplification(6, 3)
+    a, b = maths.amplification(6, 3), maths.amplification(6, 3)
     np.testing.assert_array_equal(a["post"], b["post"])
-    blocks = demo.unit_scale_blocks(ModelConfig(2, 16, 2, 1, 8), np.random.default_rng(0))
+    blocks = maths.unit_scale_blocks(ModelConfig(2, 16, 2, 1, 8), np.random.default_rng(0))
     w = blocks[0]["attn"]["w_qkv"]
     assert w.dtype == np.float64 and w.std() == pytest.approx(1 / 4, rel=0.1)  # 1/sqrt(fan_in = 16)
-    demo.amplification(12, 1)
+    maths.amplification(12, 1)
     start = time.perf_counter()
-    demo.amplification(12, 2)
+    maths.amplification(12, 2)
     assert time.perf_counter() - start < 1.0  # ~0.05 s on an idle core; generous for a shared machine
     with pytest.raises(ValueError):
-        demo.amplification(0, 0)
+        maths.amplification(0, 0)
     with pytest.raises(ValueError):
-        demo.amplification(4, 0, size=2.0)
+        maths.amplification(4, 0, size=2.0)
 
 
 def test_gpt2_init_starts_near_silent():
@@ -170,7 +170,7 @@ def test_what_the_firing_and_the_silent_units_write_adds_up_to_the_feed_forward(
     cfg = ModelConfig(vocab_size=9, d_model=16, n_heads=2, n_layers=1, max_len=8)
     params = init_params(cfg, np.random.default_rng(0), np.float64)
     ids = np.array([1, 2, 3, 4, 5])
-    r = demo.block_reading(params, cfg, ids, 0, 2)
+    r = maths.block_reading(params, cfg, ids, 0, 2)
     _, trace = forward(params, cfg, ids)
     tr, mlp = trace.layers[0], params["blocks"][0]["mlp"]
     fires = tr.ffn_pre > 0

@@ -1,5 +1,6 @@
 """The bigram model as a model: count which character follows which, turn the counts into
-probabilities, sample text from them and measure how surprised they are by a text.
+probabilities (core.bigram, which the Full model lesson's guessing game reads too), sample text from them and
+measure how surprised they are by a text.
 
 It is the baseline every transformer here must beat (core.data.TextCorpus.bigram_baseline): it sees only the
 previous character, so anything better has learnt to use context.
@@ -12,19 +13,11 @@ from __future__ import annotations
 import numpy as np
 
 from core.backward import loss_only
+from core.bigram import bigram_counts, bigram_probs, check_text_ids
 from core.data import VAL_FRACTION
 from core.data import bigram_loss as _pairs_loss
 from core.demos.measures import check_whole
 from core.model import ModelConfig
-
-
-def _check_ids(ids, V: int, min_len: int = 1) -> np.ndarray:
-    ids = np.asarray(ids)
-    if ids.ndim != 1 or ids.size < min_len:
-        raise ValueError(f"The text must be a flat list of at least {min_len} token ids, got shape {ids.shape}.")
-    if not np.issubdtype(ids.dtype, np.integer) or ids.min() < 0 or ids.max() >= V:
-        raise ValueError(f"Token ids must be whole numbers from 0 to {V - 1} (the vocabulary size is {V}).")
-    return ids.astype(np.int64)
 
 
 def _check_probs(probs) -> np.ndarray:
@@ -63,34 +56,6 @@ def same_last_other_target(x, y) -> tuple[int, int] | None:
     return None
 
 
-def bigram_counts(ids, V: int) -> np.ndarray:
-    """How often id b follows id a: ids (N,) -> counts (V, V) int64, counts[a, b]; N - 1 pairs in all."""
-    V = check_whole("The vocabulary size", V)
-    ids = _check_ids(ids, V)
-    counts = np.zeros((V, V), dtype=np.int64)
-    np.add.at(counts, (ids[:-1], ids[1:]), 1)  # add.at, not +=: a repeated pair must count every time
-    return counts
-
-
-def bigram_probs(counts, alpha: float = 1.0) -> np.ndarray:
-    """P(next | previous) with add-alpha smoothing: counts (V, V) -> probs (V, V), rows summing to 1.
-
-    probs[a, b] = (counts[a, b] + alpha) / sum_c (counts[a, c] + alpha). alpha = 1 is Laplace's rule:
-    a pair never seen keeps a small chance. With alpha = 0 a row that was never seen (the text's last
-    character, say) has nothing to divide by; it becomes uniform, as nothing says otherwise.
-    The same formula as core.data.bigram_log_probs, which starts from pairs instead of counts.
-    """
-    counts = np.asarray(counts, dtype=np.float64)
-    if counts.ndim != 2 or counts.shape[0] != counts.shape[1] or np.any(counts < 0):
-        raise ValueError(f"Counts must be a square (V, V) table of numbers >= 0, got shape {counts.shape}.")
-    if not alpha >= 0:
-        raise ValueError(f"The smoothing alpha must be 0 or more, got {alpha!r}.")
-    smoothed = counts + alpha
-    totals = smoothed.sum(axis=1, keepdims=True)  # (V, 1)
-    uniform = np.full_like(smoothed, 1.0 / counts.shape[0])
-    return np.divide(smoothed, totals, out=uniform, where=totals > 0)
-
-
 def bigram_sample(probs, start_id: int, n: int, rng: np.random.Generator) -> np.ndarray:
     """Walk the chain: probs (V, V), start id -> ids (n + 1,), start_id then n sampled ids.
 
@@ -115,7 +80,7 @@ def bigram_loss(probs, ids) -> float:
     log(V) is the loss of a uniform guess.
     """
     p = _check_probs(probs)
-    ids = _check_ids(ids, p.shape[0], min_len=2)
+    ids = check_text_ids(ids, p.shape[0], min_len=2)
     with np.errstate(divide="ignore"):  # log(0) = -inf is the honest answer for an impossible pair
         log_p = np.log(p)
     return _pairs_loss(log_p, ids[:-1], ids[1:])
@@ -134,7 +99,7 @@ def held_out_split(ids, fraction: float = VAL_FRACTION) -> tuple[np.ndarray, np.
 def most_frequent(ids, V: int, n: int) -> np.ndarray:
     """The ids of the n most frequent characters of ids (N,), most frequent first (ties: smaller id first),
     leaving out any that never occur: (n',) with n' <= n."""
-    counts = np.bincount(_check_ids(ids, check_whole("The vocabulary size", V)), minlength=V)  # (V,)
+    counts = np.bincount(check_text_ids(ids, check_whole("The vocabulary size", V)), minlength=V)  # (V,)
     order = np.argsort(-counts, kind="stable")[: check_whole("The number of characters", n)]
     return order[counts[order] > 0]
 
@@ -166,7 +131,7 @@ def model_loss(params, cfg: ModelConfig, ids, batch_size: int = 64) -> float:
     window w reads ids[wL : wL + L] and predicts ids[wL + 1 : wL + L + 1]. Each pair is predicted once;
     the first predictions of a window have little context, as in the model's own validation.
     """
-    ids = _check_ids(ids, cfg.vocab_size, min_len=2)
+    ids = check_text_ids(ids, cfg.vocab_size, min_len=2)
     L, pairs = cfg.max_len, ids.size - 1
     full = pairs // L  # windows of exactly L predictions, evaluated batch_size at a time
     total = 0.0

@@ -1,5 +1,6 @@
 """The shipped `circuit` model: a 2-layer attention-only transformer with a previous-token head in layer 0
-and an induction head in layer 1, checked on the stretch lengths it was trained on and on ones it never saw.
+and an induction head in layer 1, checked on the stretch lengths it was trained on and on ones it never saw,
+through the lesson's set-ups (lessons/circuit/maths.py), which are checked here too.
 
 Shapes: B batch, T sequence length, L layers, H heads per layer.
 """
@@ -12,10 +13,18 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from core.demos.circuit import example, letter_dependence, read_sequence, task_figures
 from core.demos.knockout import knockout_table
 from core.model import Knockout, forward, load
-from core.tasks import RepeatTask
+from core.tasks import RepeatTask, induction_keys
+from lessons.circuit.maths import (
+    copying_by_length,
+    example,
+    induction_mass,
+    letter_dependence,
+    previous_token_mass,
+    read_sequence,
+    task_figures,
+)
 from ui.compute import model_store
 
 WEIGHTS = Path(__file__).resolve().parents[2] / "core" / "weights"
@@ -141,7 +150,7 @@ def test_read_sequence_measures_the_repeat_only_where_there_is_one(letters):
 def test_the_training_log_shows_a_sudden_fall_after_a_flat_stretch():
     """The log kept in the model's JSON (tools/train.py, meta["log"]) is the run docs/MODELS.md records: near
     the uniform guess for 5,000 steps, then 0.55 at step 6,000; the last evaluation is the shipped val loss."""
-    from core.demos.circuit import phase_change
+    from lessons.circuit.maths import phase_change
 
     meta = shipped()[2]
     log, uniform = meta["log"], float(np.log(24))
@@ -154,3 +163,40 @@ def test_the_training_log_shows_a_sudden_fall_after_a_flat_stretch():
     assert p["share"] < 0.1 and p["stuck_loss"] > 0.8 * uniform > 0.1 * uniform > p["done_loss"]
     with pytest.raises(ValueError):
         phase_change({"step": [1, 2], "val_loss": [3.0, 2.9]}, uniform)  # never fell far: no phase change
+
+
+# ---- the set-ups' pieces: the head measures, an example, how far copying reaches ---------------------
+
+
+def test_induction_keys_and_the_head_measures():
+    ids = np.array([3, 1, 2, 3, 1, 2])  # "C A B C A B"
+    np.testing.assert_array_equal(induction_keys(ids), [-1, -1, -1, 1, 2, 3])
+    T = len(ids)
+    prev = np.eye(T, k=-1)
+    prev[0, 0] = 1
+    induct = np.zeros((T, T))
+    induct[np.arange(T), np.where(induction_keys(ids) >= 0, induction_keys(ids), np.arange(T))] = 1
+    w = np.stack([np.stack([prev, induct])[None], np.stack([induct, prev])[None]])[:, 0]  # (L=2, H=2, T, T)
+    np.testing.assert_allclose(previous_token_mass(w), [[1, 0], [0, 1]])
+    np.testing.assert_allclose(induction_mass(w, ids), [[0, 1], [1, 0]])
+
+
+def test_example_ends_inside_the_repeat():
+    ids = example(20, 6, seed=3, n_symbols=16)
+    assert len(ids) == 20
+    key = induction_keys(ids)[-1]  # the letter after the last one's first copy: the answer
+    assert key >= 0 and ids[key] != ids[-1]
+    with pytest.raises(ValueError, match="stretch"):
+        example(10, 8, seed=0, n_symbols=16)
+
+
+def test_copying_by_length_is_what_the_circuit_lesson_says():
+    """The figures under the circuit lesson's loss chart: near 0 at the trained lengths (4 to 16), worse at 2,
+    failing at 20 and 24, and at 24 right again without layer 1 · head 1 (counted from 1, as on screen)."""
+    model = model_store.load_model("circuit")
+    n_symbols = len(model.meta["tokenizer"]["chars"])
+    at_2, at_4, at_16, at_20, at_24 = copying_by_length(model.params, model.cfg, n_symbols, (2, 4, 16, 20, 24),
+                                                        n=128)
+    assert at_4 < 0.05 and at_16 < 0.05
+    assert at_2 > 0.1 and at_20 > 0.4 and at_24 > 3
+    assert copying_by_length(model.params, model.cfg, n_symbols, (24,), n=128, off=(0, 0))[0] < 0.1

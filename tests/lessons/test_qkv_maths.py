@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from core.demos.geometry import angle_between, arrow, extreme_pair, score_geometry, sign_word, two_arrows
+from lessons.qkv.maths import angle_between, arrow, extreme_pair, score_geometry, sign_word, two_arrows
 
 
 @pytest.mark.parametrize(("turn", "dot", "sign"), [(0, 1.0, "positive"), (90, 0.0, "zero"), (180, -1.0, "negative"),

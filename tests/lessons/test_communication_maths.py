@@ -7,7 +7,9 @@ import numpy as np
 import pytest
 
 from core.attention import causal_mask, softmax
-from core.demos.communication import (
+from core.demos.context import mask_conventions
+from core.demos.heads import single_head
+from lessons.communication.maths import (
     encoder_decoder,
     order_view,
     parse_order,
@@ -15,8 +17,6 @@ from core.demos.communication import (
     recurrence,
     shuffled_order,
 )
-from core.demos.context import mask_conventions
-from core.demos.heads import single_head
 
 SENTENCE = ["the", "cat", "sat", "on", "a", "warm", "mat"]
 D, D_K = 16, 8
