@@ -194,7 +194,7 @@ def map_spec(weights: np.ndarray, labels: list[str], title: str, scale: float, w
     Any thread may ask (a download is made outside the page's run): so the type scale comes as an argument."""
     T = len(labels)
     annotate = T <= charts.ANNOTATE_MAX_CELLS
-    cell = charts.cell_size(T, charts.px(charts.CELL_PX, scale), max_width=charts.px(width_px, scale))
+    cell = heatmap.size(T, charts.CELL_PX, width_px, scale, printed=0).cell  # as the page would size it alone
     design = render.spec_for(charts.heatmap_chart, title=title, subtitle=shape_text("weights", weights, "(T, T)"),
                              domain=PROBABILITY, annotate=annotate, cell_px=cell, font_scale=scale)
     return charts.heatmap_frame(weights, labels, labels, with_text=annotate).inline(design)
