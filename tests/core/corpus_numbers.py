@@ -19,7 +19,7 @@ import numpy as np
 from core.backward import loss_only
 from core.data import pydoc_corpus, pydoc_text, text_digest
 from core.demos import bigram
-from core.model import load
+from core.model_file import load
 from core.tokenize import CharTokenizer
 
 MODEL = Path(__file__).resolve().parents[2] / "core" / "weights" / "pydoc_char"

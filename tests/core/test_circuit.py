@@ -14,7 +14,8 @@ import pytest
 
 from core.demos.circuit import example, letter_dependence, read_sequence, task_figures
 from core.demos.knockout import knockout_table
-from core.model import Knockout, forward, load
+from core.model import Knockout, forward
+from core.model_file import load
 from core.tasks import RepeatTask
 from ui.compute import model_store
 

@@ -11,7 +11,8 @@ import pytest
 
 from core.demos import block as demo
 from core.layers import gelu, layer_norm, relu
-from core.model import ModelConfig, block, forward, init_params, load
+from core.model import ModelConfig, block, forward, init_params
+from core.model_file import load
 from core.tokenize import CharTokenizer
 
 WEIGHTS = Path(__file__).resolve().parents[2] / "core" / "weights" / "pydoc_char"

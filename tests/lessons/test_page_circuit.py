@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from core.demos.circuit import generated, letter_dependence, read_sequence
-from core.model import load
+from core.model_file import load
 from core.tasks import RepeatTask
 from tests.apptest_helpers import (
     ROOT,

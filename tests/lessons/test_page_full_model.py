@@ -12,7 +12,8 @@ import pytest
 
 from core.costs import attention_memory, human_bytes, param_count
 from core.layers import sinusoidal_encoding
-from core.model import ModelConfig, forward, init_params, save
+from core.model import ModelConfig, forward, init_params
+from core.model_file import save
 from core.sampling import generate, probs_from_logits
 from core.tokenize import CharTokenizer
 from tests.apptest_helpers import (
