@@ -40,18 +40,11 @@ def causal_mask(T: int) -> np.ndarray:
     return np.tril(np.ones((int(T), int(T)), dtype=bool))
 
 
-def scaled_dot_product_attention(
-    q: np.ndarray,
-    k: np.ndarray,
-    v: np.ndarray,
-    mask: np.ndarray | None = None,
-    scale: float | None = None,
-) -> tuple[np.ndarray, np.ndarray]:
-    """softmax(q k^T * scale, masked) v.
+def check_attention_inputs(q, k, v, mask=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Raise a ValueError that says what to change unless q, k, v (and the mask) fit attention; return q, k, v
+    as float arrays.
 
     q (..., Tq, d_k), k (..., Tk, d_k), v (..., Tk, d_v), mask bool broadcastable to (..., Tq, Tk).
-    scale defaults to 1/sqrt(d_k). Returns out (..., Tq, d_v) and weights (..., Tq, Tk),
-    whose rows sum to 1 (0 for a row whose every key is masked).
     """
     # Integer inputs become float64: otherwise the scale 1/sqrt(d_k) would be cast to an integer (0).
     q, k, v = (a if np.issubdtype(a.dtype, np.floating) else a.astype(np.float64)
@@ -66,29 +59,49 @@ def scaled_dot_product_attention(
         raise ValueError(
             f"Every key needs one value: got {k.shape[-2]} keys and {v.shape[-2]} values."
         )
-    d_k = q.shape[-1]
-    if d_k == 0 or q.shape[-2] == 0 or k.shape[-2] == 0:
+    if q.shape[-1] == 0 or q.shape[-2] == 0 or k.shape[-2] == 0:
         raise ValueError("Attention needs at least one query, one key and d_k >= 1.")
-    if scale is None:
-        scale = 1.0 / np.sqrt(d_k)
-    scores = q @ np.swapaxes(k, -1, -2)  # (..., Tq, Tk), a new array: scaled and masked in place below
-    scores *= np.asarray(scale, dtype=q.dtype)
     if mask is not None:
-        mask = np.asarray(mask)
-        if mask.dtype != bool:
-            raise ValueError("The mask must be boolean: True where a query may look at a key.")
-        try:
-            shape = np.broadcast_shapes(mask.shape, scores.shape)
-        except ValueError:
-            raise ValueError(
-                f"The mask of shape {mask.shape} does not fit the scores of shape {scores.shape}."
-            ) from None
-        if shape != scores.shape:  # a mask with more leading axes (a batch of masks): scores for each
-            scores = np.broadcast_to(scores, shape).copy()
-        # Boolean mask -> -inf before the softmax: adding -1e9 leaks when a whole row is masked.
-        np.copyto(scores, -np.inf, where=~mask)
-    weights = softmax(scores, axis=-1, out=scores)  # scores is ours: the weights take its place
-    return weights @ v, weights
+        _check_mask(np.asarray(mask), q, k)
+    return q, k, v
+
+
+def _check_mask(mask: np.ndarray, q: np.ndarray, k: np.ndarray) -> None:
+    if mask.dtype != bool:
+        raise ValueError("The mask must be boolean: True where a query may look at a key.")
+    # The shape q @ k^T will have, worked out before computing it.
+    scores_shape = (*np.broadcast_shapes(q.shape[:-2], k.shape[:-2]), q.shape[-2], k.shape[-2])
+    try:
+        np.broadcast_shapes(mask.shape, scores_shape)
+    except ValueError:
+        raise ValueError(
+            f"The mask of shape {mask.shape} does not fit the scores of shape {scores_shape}."
+        ) from None
+
+
+def scaled_dot_product_attention(
+    q: np.ndarray,
+    k: np.ndarray,
+    v: np.ndarray,
+    mask: np.ndarray | None = None,
+    scale: float | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """softmax(q k^T * scale, masked) v.
+
+    q (..., Tq, d_k), k (..., Tk, d_k), v (..., Tk, d_v), mask bool broadcastable to (..., Tq, Tk), True where
+    a query may look at a key. scale defaults to 1/sqrt(d_k). Returns out (..., Tq, d_v) and weights
+    (..., Tq, Tk), whose rows sum to 1 (0 for a row whose every key is masked).
+    """
+    q, k, v = check_attention_inputs(q, k, v, mask)
+    if scale is None:
+        scale = 1.0 / np.sqrt(q.shape[-1])  # 1/sqrt(d_k)
+    scores = q @ np.swapaxes(k, -1, -2)  # (..., Tq, d_k) @ (..., d_k, Tk) -> (..., Tq, Tk)
+    scores *= np.asarray(scale, dtype=q.dtype)  # in q's precision: a float32 model stays float32
+    if mask is not None:
+        # -inf, not -1e9: adding a large negative number leaks weight when a whole row is masked.
+        scores = np.where(mask, scores, -np.inf)  # a batch of masks gives a batch of scores
+    weights = softmax(scores, axis=-1, out=scores)  # (..., Tq, Tk), over the scores: no other array needs them
+    return weights @ v, weights  # (..., Tq, d_v), (..., Tq, Tk)
 
 
 def split_heads(x: np.ndarray, n_heads: int) -> np.ndarray:

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from core.model import ModelConfig, flatten
+from core.model import ModelConfig
+from core.model_file import flatten
 
 DTYPE_BYTES = {"float64": 8, "float32": 4, "float16": 2, "bfloat16": 2, "int8": 1}
 FLOAT_OF_BYTES = {2: "float16", 4: "float32", 8: "float64"}  # the float each size of number stands for

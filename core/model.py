@@ -1,18 +1,16 @@
-"""A small causal transformer (GPT-2 layout) in NumPy: config, parameters, forward with a trace, KV cache.
+"""A small causal transformer (GPT-2 layout) in NumPy: config, parameters, forward with a trace, KV cache, and
+knocking out heads. Saving and loading a model is core/model_file.py.
 
 Shapes: B batch, T sequence length, D d_model, H heads, d_k = D / H, V vocabulary, F feed-forward width.
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import asdict, dataclass, field, fields, replace
-from pathlib import Path
 
 import numpy as np
 
 from core.attention import causal_mask, merge_heads, qkv_heads, scaled_dot_product_attention
-from core.data import check_corpus
 from core.layers import ACTIVATIONS, ffn_with_hidden, layer_norm, linear, positional_encoding
 
 
@@ -326,68 +324,3 @@ def _without_batch(trace: ForwardTrace) -> ForwardTrace:
         return replace(tr, **{f.name: a[0] for f in fields(tr) if (a := getattr(tr, f.name)) is not None})
 
     return ForwardTrace(x=trace.x[0], layers=[first(tr) for tr in trace.layers], h=trace.h[0])
-
-
-# ---- saving and loading: .npz for arrays, .json for config and metadata (no pickle) -------------
-
-
-def flatten(params, prefix="") -> dict:
-    """Nested dict/list of arrays -> {"blocks.0.attn.w_qkv": array, ...}."""
-    flat = {}
-    items = params.items() if isinstance(params, dict) else enumerate(params)
-    for key, value in items:
-        name = f"{prefix}{key}"
-        if isinstance(value, (dict, list)):
-            flat.update(flatten(value, name + "."))
-        else:
-            flat[name] = value
-    return flat
-
-
-def unflatten(flat: dict) -> dict:
-    """Inverse of flatten: numeric path parts become list indices."""
-    root: dict = {}
-    for name, value in flat.items():
-        parts = name.split(".")
-        node = root
-        for part in parts[:-1]:
-            if part not in node:
-                node[part] = {}
-            node = node[part]
-        node[parts[-1]] = value
-    return _lists(root)
-
-
-def _lists(node):
-    if not isinstance(node, dict):
-        return node
-    node = {k: _lists(v) for k, v in node.items()}
-    if node and all(k.isdigit() for k in node):
-        return [node[str(i)] for i in range(len(node))]
-    return node
-
-
-def save(path, params, cfg: ModelConfig, meta: dict | None = None) -> None:
-    """Write path.npz (arrays) and path.json ({"config": ..., "meta": ...})."""
-    path = Path(path).with_suffix("")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    np.savez(path.with_suffix(".npz"), **flatten(params))
-    doc = {"config": cfg.to_dict(), "meta": meta or {}}
-    path.with_suffix(".json").write_text(json.dumps(doc, indent=1))
-
-
-def load(path):
-    """Read what save wrote -> (params, cfg, meta). Arrays come back read-only: they may be shared.
-
-    A model trained on the shipped documentation corpus records its digest (meta["corpus_digest"]); load raises
-    core.data.CorpusMismatch (a ValueError) when the shipped file is another text, since the model's recorded
-    losses, and every number a lesson computes from that text beside them, would then not belong together."""
-    path = Path(path).with_suffix("")
-    doc = json.loads(path.with_suffix(".json").read_text())
-    cfg = ModelConfig(**doc["config"])
-    check_corpus(doc.get("meta", {}))
-    with np.load(path.with_suffix(".npz"), allow_pickle=False) as data:
-        flat = {name: data[name] for name in data.files}
-    for arr in flat.values():
-        arr.setflags(write=False)
-    return unflatten(flat), cfg, doc.get("meta", {})

@@ -20,7 +20,8 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from core.backward import loss_and_grads, loss_only
-from core.model import ModelConfig, flatten, forward, init_params, unflatten
+from core.model import ModelConfig, forward, init_params
+from core.model_file import flatten, unflatten
 from core.tasks import SyntheticTask
 
 __all__ = ["AdamW", "TrainConfig", "Trainer", "TrainingDiverged", "clip_grad_norm", "loss_and_grads"]

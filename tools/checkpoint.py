@@ -12,7 +12,8 @@ from pathlib import Path
 
 import numpy as np
 
-from core.model import ModelConfig, flatten, unflatten
+from core.model import ModelConfig
+from core.model_file import flatten, unflatten
 from core.train import TrainConfig, Trainer
 
 

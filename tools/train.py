@@ -22,7 +22,8 @@ import numpy as np
 from core.data import pydoc_record
 from core.demos import word_heads
 from core.demos.word_heads import WordModel
-from core.model import ModelConfig, save
+from core.model import ModelConfig
+from core.model_file import save
 from core.tasks import RepeatTask, SyntheticTask, make_data
 from core.toy_english import ToyEnglish, grammar_loss
 from core.train import TrainConfig, Trainer, pattern_mass
@@ -93,7 +94,7 @@ def main(argv: list[str] | None = None) -> None:
         "train_config": asdict(trainer.train_cfg), "seed": args.seed,
         "command": "python -m tools.train " + shlex.join(argv), "log": log,
     }
-    if args.data == "pydoc":  # the text it learnt, by digest: load refuses it beside another (core.model.load)
+    if args.data == "pydoc":  # the text it learnt, by digest: load refuses it beside another (core.model_file.load)
         meta.update(pydoc_record())
     if isinstance(data, (SyntheticTask, RepeatTask)):
         meta["task"] = asdict(data)

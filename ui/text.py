@@ -51,15 +51,6 @@ def shape_caption(name: str, array, legend: str = "") -> None:
     st.caption(shape_text(name, array, legend))
 
 
-def idea(text: str) -> None:
-    st.markdown(text)
-
-
-def notice(points: list[str], title: str = "What to notice") -> None:
-    st.markdown(f"## {title}")
-    st.markdown("\n".join(f"- {p}" for p in points))
-
-
 @functools.lru_cache(maxsize=128)
 def _source(obj) -> str:
     """Source of a function, class or method (Trainer.step), read once per process.

@@ -23,7 +23,8 @@ from pathlib import Path
 import numpy as np
 
 from core.attention import softmax
-from core.model import Knockout, ModelConfig, forward, init_params, load
+from core.model import Knockout, ModelConfig, forward, init_params
+from core.model_file import load
 from core.tokenize import WordTokenizer
 from core.toy_english import ANIMALS, CUES, KINDS, LINKS, PEOPLE, START, THINGS, Sentence, ToyEnglish, sample
 

@@ -1,6 +1,6 @@
 """Check-yourself questions of this lesson. Every answer is computed by the core, so it cannot drift
 from what the page shows; each explanation says why in a sentence or two. The frame builds them once
-per process, from the page's defaults (ui.frame.page.footer)."""
+per process, from the page's defaults (ui.frame.page.built_questions)."""
 
 from __future__ import annotations
 

@@ -1,8 +1,12 @@
-"""Lesson: the whole model end to end on characters: next-character probabilities, generation,
-every attention map, positions, parameters, and what attention costs at long lengths."""
+"""Lesson: the whole model end to end on characters: next-character probabilities, generation and why top-p,
+every attention map, the head view and knocking out a head, a guessing game, positions, parameters, and what
+attention costs at long lengths."""
+
+from typing import NamedTuple
 
 import numpy as np
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from core import costs
 from core.layers import positional_encoding, sinusoidal_encoding
@@ -27,6 +31,19 @@ from ui.text import code_span, shape_caption
 
 DEFAULT_PROMPT = "The attention "
 MAX_PROMPT_CHARS = 1000
+
+
+class Screen(NamedTuple):
+    """The page's places, top to bottom in the order a student reads them. They are made before anything is drawn
+    and each is filled by the part of the page that draws it, so where a section sits on screen does not depend
+    on which live part its controls put it in."""
+
+    reading: DeltaGenerator  # the prompt, the next character, generating text
+    why_top_p: DeltaGenerator  # why top-p: fixed settings, outside every live part
+    inside: DeltaGenerator  # every attention map, the head view, knocking out a head
+    guess: DeltaGenerator  # the guessing game, a live part of its own
+    model: DeltaGenerator  # positions, parameters, costs: of the seed's random weights (drawn by the reading
+    #   part) or of the trained model (drawn outside it)
 
 
 def prompt_section(model: Model, prompt: str) -> tuple[int, ...]:
@@ -136,7 +153,7 @@ def parameters_section(model: Model) -> None:
                           ffn=parts["feed-forward"] // model.cfg.n_layers, emb=parts["token embedding (tied head)"]))
 
 
-def reading_and_generating(chosen: Model | None, model_error: str | None) -> None:
+def reading_and_generating(chosen: Model | None, model_error: str | None, screen: Screen) -> None:
     """The controls that read and sample the model, and the sections they drive: a move reruns this alone.
     Without a trained model the weights follow the seed, and so do the sections about the model itself."""
     prompt = controls.text("fm_prompt", "Prompt", DEFAULT_PROMPT, max_chars=MAX_PROMPT_CHARS,
@@ -150,14 +167,19 @@ def reading_and_generating(chosen: Model | None, model_error: str | None) -> Non
     mv.model_note(model, model_error)
     ids = prompt_section(model, prompt)
     seen = mv.read_or_say(model, ids)
+    # Written on every run, empty or not: a live part rerunning alone may fill only a place outside it that it
+    # wrote in on the page's last full run (an empty prompt there, then a typed one).
+    inside = screen.inside.container()
     if seen is not None:
         # the sections with controls of their own are live parts of their own: a move of one reruns that alone
         page.live(sampling_sections, sides, ids, seed)
-        attention_section(model, ids, seen["weights"])
-        page.live(head_view_section, model, ids, seen["weights"])
-        page.live(knockout_section, model, ids, "fm")
+        with inside:
+            attention_section(model, ids, seen["weights"])
+            page.live(head_view_section, model, ids, seen["weights"])
+            page.live(knockout_section, model, ids, "fm")
     if chosen is None:
-        model_sections(model)
+        with screen.model:
+            model_sections(model)
 
 
 def model_sections(model: Model) -> None:
@@ -170,11 +192,16 @@ def model_sections(model: Model) -> None:
 page.opening(COURSE, "full_model")
 
 chosen, model_error = mv.chosen_model()  # a new choice runs the whole page
-page.live(reading_and_generating, chosen, model_error)
-why_top_p.section(game_model())  # the shipped model, fixed settings: outside the live parts
-page.live(lambda: guess_section(game_model()))  # a guess, or the next puzzle, reruns the game alone
+screen = Screen(*(st.container() for _ in Screen._fields))
+with screen.reading:
+    page.live(reading_and_generating, chosen, model_error, screen)
+with screen.why_top_p:
+    why_top_p.section(game_model())  # the shipped model, fixed settings: outside the live parts
+with screen.guess:
+    page.live(lambda: guess_section(game_model()))  # a guess, or the next puzzle, reruns the game alone
 if chosen is not None:
-    model_sections(chosen)
+    with screen.model:
+        model_sections(chosen)
 
 page.closing(COURSE, "full_model", questions, code=(
     forward, embed, block, attention_layer, next_token_probs, probs_from_logits, nucleus_of, generate,

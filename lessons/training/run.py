@@ -15,7 +15,8 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from core.data import CorpusUnavailable, TextCorpus
-from core.model import ModelConfig, flatten, forward, unflatten
+from core.model import ModelConfig, forward
+from core.model_file import flatten, unflatten
 from core.tasks import SyntheticTask
 from core.train import TrainConfig, Trainer, pattern_mass
 from lessons.training.setup import Settings, TextMemo, build_data, example_ids

@@ -18,7 +18,7 @@ import numpy as np
 
 from core.backward import loss_only
 from core.data import pydoc_corpus, pydoc_text, text_digest
-from core.model import load
+from core.model_file import load
 from core.tokenize import CharTokenizer
 from lessons.bigram.maths import bigram_sample, bigram_view, model_loss
 

@@ -7,6 +7,7 @@ worked out by hand. Shapes: B batch, T sequence length, D d_model, H heads, d_k 
 from __future__ import annotations
 
 import contextlib
+import inspect
 import math
 import warnings
 
@@ -297,6 +298,15 @@ def test_mismatched_shapes_raise():
         scaled_dot_product_attention(q, k, v, mask=np.ones((3, 4), dtype=bool))
     with pytest.raises(ValueError):
         scaled_dot_product_attention(np.zeros(4), k, v)
+
+
+def test_the_listing_a_student_reads_is_the_formula():
+    """The lessons show scaled_dot_product_attention's source: the formula and its mask, with the checks on its
+    inputs in a function of their own."""
+    source = inspect.getsource(scaled_dot_product_attention)
+    assert "check_attention_inputs(q, k, v, mask)" in source
+    assert "raise" not in source and "np.where(mask, scores, -np.inf)" in source
+    assert len(source.splitlines()) <= 25
 
 
 @pytest.mark.parametrize("mask", [np.ones((3, 3)), np.ones((3, 3), dtype=int), np.zeros((3, 3), dtype=np.float32)])

@@ -1,4 +1,4 @@
-"""Tests for core/model.py: the config, parameters, forward, causality, the KV cache, save/load.
+"""Tests for core/model.py: the config, parameters, forward, causality, the KV cache, save/load (core/model_file.py).
 
 Shapes: B batch, T sequence length, D d_model, H heads, d_k = D / H, V vocabulary.
 """
@@ -15,18 +15,8 @@ import pytest
 from core.attention import causal_mask, multi_head_attention
 from core.costs import count_params, param_count
 from core.layers import ffn, gelu, layer_norm, positional_encoding, relu, sinusoidal_encoding
-from core.model import (
-    PRESETS,
-    BlockTrace,
-    ForwardTrace,
-    KVCache,
-    ModelConfig,
-    divisors,
-    forward,
-    init_params,
-    load,
-    save,
-)
+from core.model import PRESETS, BlockTrace, ForwardTrace, KVCache, ModelConfig, divisors, forward, init_params
+from core.model_file import load, save
 
 OPTIONS = list(itertools.product(["pre", "post"], ["gelu", "relu"], ["sinusoidal", "learned"]))
 OPTION_IDS = ["-".join(o) for o in OPTIONS]

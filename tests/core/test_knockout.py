@@ -10,7 +10,8 @@ import pytest
 
 from core.attention import softmax
 from core.demos.knockout import compare, knockout_table, position_losses
-from core.model import Knockout, ModelConfig, forward, init_params, load
+from core.model import Knockout, ModelConfig, forward, init_params
+from core.model_file import load
 from core.tasks import RepeatTask, make_data
 from core.train import pattern_mass
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from core import data as D
-from core.model import load
+from core.model_file import load
 from tests.core import corpus_numbers
 
 ROOT = Path(__file__).resolve().parents[2]

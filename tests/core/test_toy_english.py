@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from core.backward import loss_only
-from core.model import load
+from core.model_file import load
 from core.tasks import make_data
 from core.tokenize import WordTokenizer
 from core.toy_english import (

@@ -17,7 +17,8 @@ import pytest
 
 from core import backward as bw
 from core.layers import ffn_with_hidden, layer_norm
-from core.model import ModelConfig, attention_layer, block, embed, flatten, forward, init_params, unflatten
+from core.model import ModelConfig, attention_layer, block, embed, forward, init_params
+from core.model_file import flatten, unflatten
 
 TOL = 1e-6
 STEP = 1e-5

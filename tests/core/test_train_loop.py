@@ -11,7 +11,8 @@ import pytest
 
 from core import train as tr
 from core.data import pydoc_record, pydoc_text, text_corpus, text_digest
-from core.model import ModelConfig, flatten, load
+from core.model import ModelConfig
+from core.model_file import flatten, load
 from core.tasks import SyntheticTask
 from tools import corpus as corpus_cli
 from tools import train as cli

@@ -10,7 +10,8 @@ import pytest
 
 from core.backward import loss_only
 from core.data import TextCorpus, pydoc_corpus
-from core.model import forward, load
+from core.model import forward
+from core.model_file import load
 from core.sampling import generate
 from core.tasks import SyntheticTask
 from core.tokenize import CharTokenizer

@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from core.layers import gelu, layer_norm, relu
-from core.model import ModelConfig, block, forward, init_params, load
+from core.model import ModelConfig, block, forward, init_params
+from core.model_file import load
 from core.tokenize import CharTokenizer
 from lessons.block import maths
 

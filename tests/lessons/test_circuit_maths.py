@@ -14,7 +14,8 @@ import numpy as np
 import pytest
 
 from core.demos.knockout import knockout_table
-from core.model import Knockout, forward, load
+from core.model import Knockout, forward
+from core.model_file import load
 from core.tasks import RepeatTask, induction_keys
 from lessons.circuit.maths import (
     copying_by_length,

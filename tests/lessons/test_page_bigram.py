@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 from core.data import CorpusUnavailable, pydoc_corpus, pydoc_text
-from core.model import load
+from core.model_file import load
 from core.tokenize import CharTokenizer
 from lessons.bigram import views as bigram_views
 from tests.apptest_helpers import (

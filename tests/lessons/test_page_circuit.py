@@ -10,7 +10,7 @@ import math
 import numpy as np
 import pytest
 
-from core.model import load
+from core.model_file import load
 from core.tasks import RepeatTask
 from lessons.circuit.maths import generated, letter_dependence, read_sequence
 from tests.apptest_helpers import (

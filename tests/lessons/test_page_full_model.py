@@ -9,12 +9,15 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from streamlit.testing.v1.element_tree import Block
 
 from core.costs import attention_memory, human_bytes, param_count
 from core.layers import sinusoidal_encoding
-from core.model import ModelConfig, forward, init_params, save
+from core.model import ModelConfig, forward, init_params
+from core.model_file import save
 from core.sampling import generate, probs_from_logits
 from core.tokenize import CharTokenizer
+from lessons.full_model.guess import game_model
 from tests.apptest_helpers import (
     SENT_ATOL,
     SENT_RTOL,
@@ -358,3 +361,43 @@ def test_random_weights_page_says_so_without_developer_talk(tmp_path, monkeypatc
     assert "These weights are random and never trained" in shown and "Training page" in shown
     assert "core/weights" not in shown and "saved in core" not in shown
     assert "counting the matrix products of attention alone" in shown and "Not counted: the softmax" in shown
+
+
+# ---- the order of the screen ---------------------------------------------------------------------------------
+
+# The sections as a student reads them: what the model says next and how it is drawn from, the model's insides
+# that decided it, the game against it, then what the model is (prose.md tells them in this order).
+READING_ORDER = [
+    "The prompt, as the model reads it", "Next character", "Generate",
+    "Why top-p: greedy decoding loops, pure sampling wanders",
+    "Every attention map, layer by layer", "Head view: who reads whom", "Knock out a head",
+    "Guess the next character",
+    "Positions", "Parameters", "What attention costs at length T",
+]
+
+
+def screen_headings(at) -> list[str]:
+    """The section headings, top to bottom as the screen shows them: by place, not by when a part drew them."""
+    def walk(node):
+        if isinstance(node, Block):
+            for index in sorted(node.children):
+                yield from walk(node.children[index])
+        elif node.type == "header":
+            yield node.value
+        elif node.type == "markdown" and str(node.value).startswith("## "):  # prose.section's heading
+            yield str(node.value).split("\n", 1)[0].removeprefix("## ")
+
+    return [h for h in walk(at.main) if h in READING_ORDER]
+
+
+@pytest.mark.parametrize("weights", ["shipped", "random"])
+def test_the_sections_come_in_reading_order(weights, tmp_path, monkeypatch):
+    """Whichever live part draws a section (the seed's random weights put positions, parameters and costs in the
+    reading part; a trained model's are outside it), the screen shows every section in reading order."""
+    if weights == "random":
+        monkeypatch.setattr(model_store, "WEIGHTS_DIR", tmp_path)  # no shipped model: the weights follow the seed
+    at = ok(run_page(PAGE))
+    shown = [h for h in READING_ORDER if game_model() is not None or not h.startswith("Why top-p")]
+    assert screen_headings(at) == shown
+    ok(at.sidebar.slider(key="seed").set_value(5).run())
+    assert screen_headings(at) == shown

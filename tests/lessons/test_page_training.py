@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from core import data as core_data
-from core.model import flatten
+from core.model_file import flatten
 from lessons.training import session as ts
 from lessons.training import setup as setup
 from tests.apptest_helpers import SENT_ATOL, chart_by_title, chart_data, numbered_title, ok, run_app, run_page, texts

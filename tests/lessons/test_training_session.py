@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from core import data as core_data
-from core.model import ModelConfig, flatten
+from core.model import ModelConfig
+from core.model_file import flatten
 from core.tokenize import CharTokenizer
 from lessons.training import session as ts
 from lessons.training import setup as setup

@@ -8,7 +8,8 @@ import os
 import numpy as np
 import pytest
 
-from core.model import ModelConfig, forward, init_params, save
+from core.model import ModelConfig, forward, init_params
+from core.model_file import save
 from core.tokenize import CharTokenizer
 from ui.compute import model_store
 

@@ -9,7 +9,8 @@ import io
 import numpy as np
 import pytest
 
-from core.model import ModelConfig, flatten, init_params, unflatten
+from core.model import ModelConfig, init_params
+from core.model_file import flatten, unflatten
 from ui.compute import run_store, sql
 
 NOW = 1_800_000_000.0

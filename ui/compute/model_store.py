@@ -19,7 +19,8 @@ from pathlib import Path
 import numpy as np
 import streamlit as st
 
-from core.model import ModelConfig, flatten, init_params, load, unflatten
+from core.model import ModelConfig, init_params
+from core.model_file import flatten, load, unflatten
 from core.tokenize import CharTokenizer
 from ui.compute import database, run_store
 from ui.compute.memo import shared
@@ -184,7 +185,7 @@ def keep_for_link(model: Model, state=None) -> tuple[Model, str | None]:
     owner = state.setdefault(OWNER_KEY, secrets.token_hex(16))
     run_id = run_store.new_id()
     buffer = io.BytesIO()
-    np.savez_compressed(buffer, **flatten(model.params))  # the arrays as core.model.save writes them, in memory
+    np.savez_compressed(buffer, **flatten(model.params))  # the arrays as core.model_file.save writes them, in memory
     meta = {k: v for k, v in model.meta.items() if k not in ("run_id", "expires_at")}
     try:
         expires = run_store.store(database.engine(), run_id, owner, model.name, buffer.getvalue(),

@@ -4,7 +4,7 @@ mode's, ui.compute.database) under a short random id, so any browser and any ser
 Plain SQL (no UI library), one transaction per call, every database failure a StoreError with a sentence.
 
     trained_runs   one row per run: its id (what the link carries), the browser session that trained it (a
-                   random token, never shown), the run's name, its weights as .npz bytes (core.model.save),
+                   random token, never shown), the run's name, its weights as .npz bytes (core.model_file.save),
                    its config and meta as JSON, when it was stored and when it expires
 
 Limits, so that a class training live cannot fill the database: a run is kept EXPIRE_DAYS days; a browser

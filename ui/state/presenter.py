@@ -1,6 +1,6 @@
 """Presenter mode: large type and cells for a projector. One switch, read by every page and chart.
 
-The switch itself is drawn by ui.frame.page.header (bound to the URL as present=true); this module only holds
+The switch itself is drawn by ui.frame.page.switches (bound to the URL as present=true); this module only holds
 its state and what follows from it, so that chart code can ask without importing the page frame.
 """
 
