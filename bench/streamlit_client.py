@@ -805,8 +805,8 @@ class Session:
         """Type `value` into a text input, pick the option labelled `value` on a radio, or set a number input
         (a Field, or the key or label of one on the page now). Inside a form the value is held until the form
         is submitted (press its submit button), and nothing is sent: None. Outside, the page reruns (the input's
-        fragment alone when it is in one) and its Render comes back. An input bound to the URL is not rewritten
-        into the address bar here (only sliders are): such a fill raises ValueError."""
+        fragment alone when it is in one) and its Render comes back. An input bound to the URL is written into the
+        address bar, as the frontend writes it."""
         if isinstance(info, str):
             info = self.fields[info]
         state = info.state(value)
@@ -814,7 +814,9 @@ class Session:
             self.held.setdefault(info.form_id, {})[info.id] = state
             return None
         if info.bound:
-            raise ValueError(f"{info.label!r} is bound to the URL: fill() does not rewrite the address bar")
+            query = dict(parse_qsl(self.query, keep_blank_values=True))
+            query[info.key] = str(value)
+            self.query = urlencode(query)
         self.widgets[info.id] = state
         return await self._send_rerun(fragment_id=info.fragment_id)
 

@@ -285,3 +285,20 @@ def test_a_second_live_part_reruns_alone_and_a_seed_move_leaves_it_on_screen(ser
         await s.close()
 
     run(go())
+
+
+def test_full_model_opened_without_a_prompt_then_given_one_fills_its_maps_further_down(server):
+    """Full model's reading part draws the attention maps into a place further down the page (its Screen, made by
+    the page's full run). Opened with an empty prompt it draws no maps; the prompt typed then reruns that part
+    alone, which must still find the maps' place: a place the last full run left unwritten is gone."""
+    async def go():
+        s, first = await Session.open(server.url, "model", query="fm_prompt=")
+        assert not first.exceptions and not any(h.startswith("Every attention map") for h in first.headings)
+        typed = await s.fill("fm_prompt", "def main():")
+        assert not typed.exceptions, typed.exceptions
+        assert typed.fragment_ids and typed.status == "FINISHED_FRAGMENT_RUN_SUCCESSFULLY"
+        assert any(h.startswith("Every attention map") for h in typed.headings), typed.headings
+        assert "fm_prompt=def+main%28%29%3A" in s.query
+        await s.close()
+
+    run(go())
