@@ -5,6 +5,8 @@ Shapes: Tq queries, Tk keys.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 
@@ -19,6 +21,12 @@ def check_matrix(matrix: np.ndarray, name: str = "The score matrix") -> np.ndarr
     if m.ndim != 2:
         raise ValueError(f"{name} must be 2-D (queries x keys), got shape {m.shape}.")
     return m
+
+
+def check_tokens(tokens: Sequence[str], what: str = "sentence") -> list[str]:
+    if not tokens:
+        raise ValueError(f"The {what} has no tokens: type some text first.")
+    return list(tokens)
 
 
 def entropy(weights, axis: int = -1) -> np.ndarray:

@@ -93,14 +93,6 @@ def trained_attention(sentence: str | list[str], model: WordModel | None = None)
     return {**seen, "weights": weights, "next": softmax(logits.astype(np.float64))}
 
 
-def next_words(sentence: str | list[str], k: int = 5, model: WordModel | None = None) -> list[tuple[str, float]]:
-    """The k most likely words after the sentence, with their probabilities, most likely first."""
-    model = model or word_model()
-    probs = trained_attention(sentence, model)["next"][-1]  # (V,)
-    top = np.argsort(-probs)[:k]
-    return [(model.tokenizer.itos[i], float(probs[i])) for i in top]
-
-
 def first_layer_qkv(sentence: str | list[str], model: WordModel | None = None) -> dict:
     """What the first layer computes from the sentence: read_words' fields, token (T, D) the rows of wte,
     position (T, D) the positional vectors, x (T, D) their sum, attn_in (T, D) layer norm of x (what the
@@ -112,58 +104,6 @@ def first_layer_qkv(sentence: str | list[str], model: WordModel | None = None) -
     token = np.asarray(model.params["wte"])[seen["ids"]]  # (T, D)
     return {**seen, "token": token, "position": trace.x - token, "x": trace.x, "attn_in": first.attn_in,
             "q": first.q, "k": first.k, "v": first.v, "weights": first.weights}
-
-
-def cosine(a: np.ndarray, b: np.ndarray) -> float:
-    """The cosine of the angle between two vectors (D,): 1 same direction, 0 unrelated."""
-    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
-    return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
-
-
-def bank_similarity(first: str = "she saw the river by the bank", second: str = "she saw the money by the bank",
-                    word: str = "bank", model: WordModel | None = None) -> dict:
-    """How alike the model's vectors for `word` are in two sentences, stage by stage: stages ("input",
-    "layer 1", ...), cosine (L + 1,) of the residual stream at word's last occurrence in each (input:
-    wte + position; layer n: after block n). Equal at the input when the word sits at the same position;
-    the layers mix in the words before it, so the two senses drift apart."""
-    model = model or word_model()
-    streams = []
-    for sentence in (first, second):
-        seen = read_words(sentence, model)
-        if word not in seen["tokens"]:
-            raise ValueError(f"The word {word!r} is not among the words read from {sentence!r}.")
-        at = len(seen["tokens"]) - 1 - seen["tokens"][::-1].index(word)
-        _, trace = forward(model.params, model.cfg, seen["ids"])
-        streams.append([trace.x[at], *(layer.out[at] for layer in trace.layers)])  # (L + 1) x (D,)
-    stages = ["input", *(f"layer {n + 1}" for n in range(model.cfg.n_layers))]
-    return {"stages": stages, "cosine": np.array([cosine(a, b) for a, b in zip(*streams)])}
-
-
-def average_or_attend(first: str = "she saw the river by the bank", second: str = "she saw the money by the bank",
-                      word: str = "bank", model: WordModel | None = None) -> dict:
-    """Why attention, on two sentences that differ in one earlier word (the cue, river or money): the row of
-    `word` under the plainest use of the past, the running average (1/(i + 1) on each of tokens 0..i, the
-    same in any sentence), and under the head the measurements single out for the rule (its learned
-    weights). Per sentence: tokens (T,), at (word's last position), average (T,), attended (T,), cue (its
-    position) and cue_average, cue_attended (the weight each row puts on it). Also head (layer, head) and
-    that head's measured figures (meta["phenomena"]["bank"]: share, off_accuracy)."""
-    model = model or word_model()
-    figures = model.meta["phenomena"]["bank"]
-    layer, head = figures["head"]
-    rows = []
-    for sentence in (first, second):
-        seen = trained_attention(sentence, model)
-        tokens = seen["tokens"]
-        rule = rule_positions(tokens)
-        if word not in tokens or rule is None or rule["kind"] != "bank":
-            raise ValueError(f"{sentence!r} is not a bank sentence with a cue before {word!r}.")
-        at = len(tokens) - 1 - tokens[::-1].index(word)
-        average = np.where(np.arange(len(tokens)) <= at, 1.0 / (at + 1), 0.0)  # row `at` of the running mean
-        attended = np.asarray(seen["weights"][layer, head, at], dtype=np.float64)
-        rows.append({"tokens": tokens, "at": at, "average": average, "attended": attended, "cue": rule["cue"],
-                     "cue_average": float(average[rule["cue"]]), "cue_attended": float(attended[rule["cue"]])})
-    return {"sentences": rows, "head": (int(layer), int(head)), "share": float(figures["share"]),
-            "off_accuracy": float(figures["off_accuracy"])}
 
 
 # ---- the rules measured on test sentences -------------------------------------------------------
@@ -229,27 +169,6 @@ def phenomenon_figures(model: WordModel | None = None, n: int = RULE_SENTENCES, 
     return {kind: rule_figures(model, kind, n, seed) for kind in KINDS}
 
 
-def looked_at_or_used(kind: str = "bank", model: WordModel | None = None, n: int = RULE_SENTENCES,
-                      seed: int = TEST_SEED, looking: float = 0.3) -> dict:
-    """Attention is not explanation, measured: for one rule, every head's share on the cue (L, H) beside what
-    switching that head off alone does to the rule (accuracy and mean log-odds, (L, H) each), with every head
-    on (accuracy, log_odds). needed: the head whose knockout costs the most log-odds; also_looking: the other
-    heads whose share reaches `looking`, in order of share (they look at the cue; whether the model needs
-    them is what their knockouts say); also_off_accuracy, also_off_log_odds: with all of those heads off at
-    once (one head alone can stand in for another that looks at the same word), or None when there are none."""
-    model = model or word_model()
-    f = rule_figures(model, kind, n, seed)
-    shares = f["shares"]
-    needed = tuple(int(i) for i in np.unravel_index(f["off_log_odds"].argmin(), shares.shape))
-    order = [tuple(int(i) for i in np.unravel_index(flat, shares.shape)) for flat in np.argsort(-shares, None)]
-    also = [h for h in order if h != needed and shares[h] >= looking]
-    together = read_rule(model, rule_sentences(kind, n, seed), Knockout(tuple(also))) if also else None
-    return {"shares": shares, "off_accuracy": f["off_accuracy"], "off_log_odds": f["off_log_odds"],
-            "accuracy": f["accuracy"], "log_odds": f["log_odds"], "needed": needed, "also_looking": also, "n": n,
-            "also_off_accuracy": together["accuracy"] if together else None,
-            "also_off_log_odds": together["log_odds"] if together else None}
-
-
 def summary(figures: dict) -> dict:
     """The figures a saved model's JSON keeps, rounded, per kind: accuracy, top, log-odds; the head with the
     largest share, its share, and accuracy and log-odds with it off; the same for the carrier (the head
@@ -269,7 +188,7 @@ def summary(figures: dict) -> dict:
     return out
 
 
-# ---- one sentence: where its rule sits, and what one layer's heads compute ------------------------------
+# ---- one sentence: where its rule sits ----------------------------------------------------------
 
 
 def rule_positions(tokens: list[str]) -> dict | None:
@@ -287,19 +206,3 @@ def rule_positions(tokens: list[str]) -> dict | None:
         if query is not None:
             return {"kind": kind, "cue": cue, "query": query}
     return None
-
-
-def layer_heads(sentence: str | list[str], layer: int, model: WordModel | None = None) -> dict:
-    """What one layer's heads compute on the sentence: read_words' fields, block_in (T, D) the layer's input
-    (wte + position for the first layer, the previous block's output after), attn_in (T, D) its layer norm
-    (what the projections read), q, k, v (H, T, d_k), scores (H, T, T) q kᵀ / √d_k before the causal mask,
-    and weights (H, T, T) after it and the softmax."""
-    model = model or word_model()
-    if not 0 <= layer < model.cfg.n_layers:
-        raise ValueError(f"The model has layers 0 to {model.cfg.n_layers - 1}; got layer {layer}.")
-    seen = read_words(sentence, model)
-    _, trace = forward(model.params, model.cfg, seen["ids"])
-    block = trace.layers[layer]
-    scores = block.q @ np.swapaxes(block.k, -1, -2) / np.sqrt(model.cfg.d_k)  # (H, T, d_k) @ (H, d_k, T)
-    return {**seen, "block_in": block.x, "attn_in": block.attn_in, "q": block.q, "k": block.k, "v": block.v,
-            "scores": scores, "weights": block.weights}

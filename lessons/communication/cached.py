@@ -5,13 +5,12 @@ draws what encoder_decoder here computes."""
 
 from __future__ import annotations
 
-from core.demos import context, word_heads
 from lessons.communication import maths
 from ui.compute.memo import Shared
 
-same_word_two_contexts = Shared(context.same_word_two_contexts, 128)
-cross_attention = Shared(context.cross_attention, 128)
+same_word_two_contexts = Shared(maths.same_word_two_contexts, 128)
+cross_attention = Shared(maths.cross_attention, 128)
 order_view = Shared(maths.order_view, 128)
 encoder_decoder = Shared(maths.encoder_decoder, 128)
 # the toy-English model's "bank" in two sentences (the lesson's trained weights)
-bank_similarity = Shared(word_heads.bank_similarity, 64)
+bank_similarity = Shared(maths.bank_similarity, 64)

@@ -1,8 +1,13 @@
-"""The communication lesson's set-ups beyond core.demos.context: a shuffled word order (seeded or typed),
-an encoder (no mask) against a decoder (causal mask) on one sentence, and how far token 0 reaches
-through a recurrence against one attention step.
+"""The Context and order lesson's set-ups: one word in two sentences, queries from one sentence and keys and
+values from another (cross-attention), word order with and without positions and a shuffle (seeded or typed),
+an encoder (no mask) against a decoder (causal mask) on one sentence, how far token 0 reaches through a
+recurrence against one attention step, and, with the trained word model, "bank" in two sentences.
 
-Shapes: T sequence length, D d_model, d_k query/key/value size.
+The random-weight set-ups use the same seeded head as core.demos.heads.single_head (same embeddings, same W_Q,
+W_K, W_V for a given seed, d_model and d_k), so their numbers agree with the other lessons'.
+
+Shapes: T sequence length (Tq queries, Tk / Tkv keys and values), D d_model, d_k query/key/value size,
+L layers.
 """
 
 from __future__ import annotations
@@ -11,12 +16,99 @@ import re
 
 import numpy as np
 
-from core.attention import causal_mask
-from core.demos.context import word_order
-from core.demos.heads import single_head
-from core.demos.measures import check_whole
+from core.attention import causal_mask, scaled_dot_product_attention
+from core.demos.heads import projections, single_head
+from core.demos.measures import check_tokens, check_whole
+from core.demos.word_heads import WordModel, read_words, word_model
+from core.layers import sinusoidal_encoding
+from core.model import forward
+from core.tokenize import word_embeddings
 
 _ORDER_SEPARATORS = re.compile(r"[\s,;]+")
+
+
+def _head_on(X_q: np.ndarray, X_kv: np.ndarray, d_k: int, seed: int) -> dict:
+    """single_head's projections applied to given embeddings: X_q (Tq, D), X_kv (Tkv, D) ->
+    Q (Tq, d_k), K and V (Tkv, d_k), scores = Q Kᵀ (Tq, Tkv) unscaled, weights (Tq, Tkv), out (Tq, d_k).
+    """
+    D = X_q.shape[1]
+    W = projections(D, d_k, np.random.default_rng([seed, D, d_k]))  # the seed single_head uses
+    Q, K, V = X_q @ W["W_Q"], X_kv @ W["W_K"], X_kv @ W["W_V"]
+    out, weights = scaled_dot_product_attention(Q, K, V)
+    return {**W, "Q": Q, "K": K, "V": V, "scores": Q @ K.T, "weights": weights, "out": out}
+
+
+def _first_index(tokens: list[str], word: str, name: str) -> int:
+    """Position of the first occurrence of word, case-insensitive (as the embeddings are)."""
+    lowered = [t.lower() for t in tokens]
+    if word.lower() not in lowered:
+        raise ValueError(f"The word {word!r} does not appear in {name}: pick a word both sentences share.")
+    return lowered.index(word.lower())
+
+
+def cosine(a: np.ndarray, b: np.ndarray) -> float:
+    """Cosine similarity of two vectors (n,), (n,) -> float in [-1, 1]; 0 if either is the zero vector."""
+    norms = float(np.linalg.norm(a) * np.linalg.norm(b))
+    return 0.0 if norms == 0 else float(np.clip(a @ b / norms, -1.0, 1.0))
+
+
+def same_word_two_contexts(tokens_a, tokens_b, word: str, D: int, d_k: int, seed: int) -> dict:
+    """The attention output of one word in two sentences (its first occurrence in each).
+
+    tokens_a (Ta,), tokens_b (Tb,). The word's embedding, query, key and value are the same in both;
+    only what it attends to differs. Returns index_a, index_b; out_a, out_b (d_k,); cosine of the two
+    (1 for identical sentences, < 1 when the contexts differ); weights_a (Ta,) and weights_b (Tb,), the
+    attention rows that made the difference.
+    """
+    tokens_a, tokens_b = check_tokens(tokens_a, "first sentence"), check_tokens(tokens_b, "second sentence")
+    i_a, i_b = _first_index(tokens_a, word, "the first sentence"), _first_index(tokens_b, word, "the second sentence")
+    a, b = single_head(tokens_a, D, d_k, seed), single_head(tokens_b, D, d_k, seed)
+    return {"tokens_a": tokens_a, "tokens_b": tokens_b, "index_a": i_a, "index_b": i_b,
+            "out_a": a["out"][i_a], "out_b": b["out"][i_b], "cosine": cosine(a["out"][i_a], b["out"][i_b]),
+            "weights_a": a["weights"][i_a], "weights_b": b["weights"][i_b]}
+
+
+def cross_attention(tokens_q, tokens_kv, D: int, d_k: int, seed: int) -> dict:
+    """Queries from one sentence, keys and values from another (as a decoder reads an encoder).
+
+    tokens_q (Tq,), tokens_kv (Tkv,) -> X_q (Tq, D), X_kv (Tkv, D), Q (Tq, d_k), K and V (Tkv, d_k),
+    scores (Tq, Tkv) unscaled, weights (Tq, Tkv) with rows summing to 1, out (Tq, d_k).
+    Self-attention is the case tokens_q == tokens_kv.
+    """
+    tokens_q = check_tokens(tokens_q, "query sentence")
+    tokens_kv = check_tokens(tokens_kv, "key/value sentence")
+    X_q, X_kv = word_embeddings(tokens_q, D, seed), word_embeddings(tokens_kv, D, seed)
+    return {"tokens_q": tokens_q, "tokens_kv": tokens_kv, "X_q": X_q, "X_kv": X_kv, **_head_on(X_q, X_kv, d_k, seed)}
+
+
+def _check_permutation(permutation, T: int) -> np.ndarray:
+    perm = np.asarray(permutation)
+    if perm.shape != (T,) or sorted(perm.tolist()) != list(range(T)):
+        raise ValueError(f"The new order must list each position 0..{T - 1} exactly once, got {list(perm)}.")
+    return perm.astype(np.int64)
+
+
+def word_order(tokens, D: int, d_k: int, seed: int, permutation, positions: bool = True) -> dict:
+    """One head on a sentence and on its words shuffled, without and with sinusoidal positions.
+
+    tokens (T,), permutation (T,): the shuffled sentence is tokens[permutation]. Without positions
+    attention is permutation-equivariant: out(shuffled) = out[permutation], so max_diff_without is
+    rounding. Adding PE (T, D) to the embeddings breaks that: max_diff_with > 0. For drawing, the setting
+    `positions` picks X (T, D), weights / weights_permuted (T, T), out / out_permuted (T, d_k), max_diff.
+    """
+    tokens = check_tokens(tokens)
+    perm = _check_permutation(permutation, len(tokens))
+    shuffled = [tokens[p] for p in perm]
+    E, E_perm = word_embeddings(tokens, D, seed), word_embeddings(shuffled, D, seed)  # (T, D) each
+    pe = sinusoidal_encoding(len(tokens), D)  # (T, D): position p gets PE[p] whichever word sits there
+    runs = {}
+    for with_pe in (False, True):
+        X, X_perm = (E + pe, E_perm + pe) if with_pe else (E, E_perm)
+        a, b = _head_on(X, X, d_k, seed), _head_on(X_perm, X_perm, d_k, seed)
+        runs[with_pe] = {"X": X, "weights": a["weights"], "weights_permuted": b["weights"], "out": a["out"],
+                         "out_permuted": b["out"], "max_diff": float(np.max(np.abs(b["out"] - a["out"][perm])))}
+    return {"tokens": tokens, "tokens_permuted": shuffled, "permutation": perm, **runs[bool(positions)],
+            "max_diff_without": runs[False]["max_diff"], "max_diff_with": runs[True]["max_diff"]}
 
 
 def shuffled_order(T: int, seed: int) -> np.ndarray:
@@ -127,3 +219,32 @@ def reach_of_first_token(V: np.ndarray, weights: np.ndarray, keep: float) -> dic
     newest = float(np.linalg.norm(recurrence(V + last, keep)[-1] - H[-1]))
     return {"recurrence": moved_rnn, "attention": moved_attn, "steps_recurrence": np.arange(T),
             "steps_attention": np.ones(T, dtype=np.int64), "H": H, "newest": newest}
+
+
+# ---- the trained word model: "bank" in two sentences ---------------------------------------------
+
+
+def _cosine_float64(a: np.ndarray, b: np.ndarray) -> float:
+    """The cosine of the angle between two of the model's vectors (D,), worked in float64 (the model's are float32):
+    1 same direction, 0 unrelated."""
+    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
+
+
+def bank_similarity(first: str = "she saw the river by the bank", second: str = "she saw the money by the bank",
+                    word: str = "bank", model: WordModel | None = None) -> dict:
+    """How alike the model's vectors for `word` are in two sentences, stage by stage: stages ("input",
+    "layer 1", ...), cosine (L + 1,) of the residual stream at word's last occurrence in each (input:
+    wte + position; layer n: after block n). Equal at the input when the word sits at the same position;
+    the layers mix in the words before it, so the two senses drift apart."""
+    model = model or word_model()
+    streams = []
+    for sentence in (first, second):
+        seen = read_words(sentence, model)
+        if word not in seen["tokens"]:
+            raise ValueError(f"The word {word!r} is not among the words read from {sentence!r}.")
+        at = len(seen["tokens"]) - 1 - seen["tokens"][::-1].index(word)
+        _, trace = forward(model.params, model.cfg, seen["ids"])
+        streams.append([trace.x[at], *(layer.out[at] for layer in trace.layers)])  # (L + 1) x (D,)
+    stages = ["input", *(f"layer {n + 1}" for n in range(model.cfg.n_layers))]
+    return {"stages": stages, "cosine": np.array([_cosine_float64(a, b) for a, b in zip(*streams)])}

@@ -3,7 +3,6 @@ order needs positions, an encoder against a decoder, and attention's one step ag
 
 import streamlit as st
 
-from core.demos import context
 from core.tokenize import word_tokens
 from lessons import COURSE
 from lessons.communication import cached, maths
@@ -128,6 +127,6 @@ page.opening(COURSE, "communication")
 page.live(controls_and_sections)
 
 page.closing(COURSE, "communication", questions, code=(
-    context.same_word_two_contexts, context.cosine, context.cross_attention, context.word_order,
+    maths.same_word_two_contexts, maths.cosine, maths.cross_attention, maths.word_order,
     maths.shuffled_order, maths.parse_order, maths.order_view,
     maths.encoder_decoder, maths.recurrence, maths.reach_of_first_token))

@@ -6,9 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from core.demos.context import cross_attention
-from core.demos.word_heads import bank_similarity
-from lessons.communication.maths import encoder_decoder, order_view, recurrence
+from lessons.communication.maths import bank_similarity, cross_attention, encoder_decoder, order_view, recurrence
 from ui.frame.exercises import Exercise
 
 KEEP, STEPS = 0.9, 10  # the recurrence question's share kept per step, and its position

@@ -9,9 +9,10 @@ import inspect
 import numpy as np
 import streamlit as st
 
-from core.demos.word_heads import RULE_SENTENCES, bank_similarity, untrained
+from core.demos.word_heads import RULE_SENTENCES, untrained
 from core.tokenize import word_tokens
 from lessons.communication import cached
+from lessons.communication.maths import bank_similarity
 from lessons.communication.views import ROW
 from ui.compute.memo import shared
 from ui.frame import prose
@@ -30,7 +31,7 @@ APART = (0.95, 0.3)  # the text says training pulls the vectors apart when the u
 
 @shared(64)
 def before_training(first: str, second: str) -> dict:
-    """core.demos.word_heads.bank_similarity with the same model's random initial weights (untrained)."""
+    """lessons.communication.maths.bank_similarity with the same model's random initial weights (untrained)."""
     return bank_similarity(first, second, model=untrained())
 
 

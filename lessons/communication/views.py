@@ -1,7 +1,7 @@
 """What the Context and order lesson draws: one word's outputs in two sentences, self- against
 cross-attention, the word-order test, an encoder against a decoder, and token 0's reach through a
-recurrence against one attention step. Each function takes a result of core.demos.context or
-the lesson's maths (lessons/communication/maths.py) and lays it out; nothing here computes.
+recurrence against one attention step. Each function takes a result of the lesson's maths
+(lessons/communication/maths.py) and lays it out; nothing here computes.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from core.demos.word_heads import looked_at_or_used
+from lessons.multi_head.maths import looked_at_or_used
 from ui.compute.memo import shared
 from ui.frame import prose
 from ui.sections import trained_views as tv
@@ -18,7 +18,7 @@ KIND = "bank"
 
 @shared(1, spinner="Switching each head of the word model off, one at a time…")
 def figures() -> dict:
-    """core.demos.word_heads.looked_at_or_used for the bank rule."""
+    """lessons.multi_head.maths.looked_at_or_used for the bank rule."""
     return looked_at_or_used(KIND)
 
 

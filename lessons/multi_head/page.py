@@ -5,10 +5,10 @@ import streamlit as st
 
 from core import attention
 from core.costs import attention_params
-from core.demos.heads import head_entropies, mha_weights, multi_head
 from core.tokenize import word_embeddings, word_tokens
 from lessons import COURSE
 from lessons.multi_head import not_explanation, trained
+from lessons.multi_head.maths import head_entropies, mha_weights, multi_head
 from lessons.multi_head.questions import questions
 from lessons.multi_head.views import Setup, compute, draw_heads, forms_table
 from ui.drawing import heatmap

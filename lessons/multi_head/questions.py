@@ -5,8 +5,9 @@ per process, from the page's defaults (ui.frame.page.built_questions)."""
 from __future__ import annotations
 
 from core.costs import param_count
-from core.demos.word_heads import RULE_SENTENCES, looked_at_or_used, word_model
+from core.demos.word_heads import RULE_SENTENCES, word_model
 from core.model import ModelConfig
+from lessons.multi_head.maths import looked_at_or_used
 from ui.frame.exercises import Exercise
 from ui.sections import trained_views
 
@@ -46,7 +47,7 @@ def head_off() -> Exercise:
 
 
 def looked_at() -> Exercise:
-    """The heads that look at the bank cue without being needed, switched off (core.demos.word_heads)."""
+    """The heads that look at the bank cue without being needed, switched off (lessons.multi_head.maths)."""
     f = looked_at_or_used("bank")
     a, b = f["also_looking"][:2]
     worst = min(f["off_accuracy"][a], f["off_accuracy"][b])

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from core import attention
-from core.demos.heads import multi_head
+from lessons.multi_head.maths import multi_head
 from ui.compute.memo import shared
 from ui.drawing import charts
 from ui.drawing.chart_data import ChartData
@@ -29,7 +29,7 @@ class Setup(NamedTuple):
 
 @shared(256)
 def compute(s: Setup) -> dict:
-    """core.demos.heads.multi_head for these settings (ValueError when core cannot use them)."""
+    """lessons.multi_head.maths.multi_head for these settings (ValueError when core cannot use them)."""
     a = multi_head(list(s.tokens), s.D, s.H, s.seed, s.causal)
     # The page shows only each form's output shape and its difference: keep the cached result small.
     a["forms"] = {name: out.shape for name, (out, _) in a["forms"].items()}

@@ -6,7 +6,8 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from core.demos.word_heads import RULE_SENTENCES, layer_heads
+from core.demos.word_heads import RULE_SENTENCES
+from lessons.qkv.maths import layer_heads
 from ui.compute.memo import Shared
 from ui.frame import prose
 from ui.sections import trained_views as tv

@@ -11,7 +11,7 @@ import inspect
 import numpy as np
 import streamlit as st
 
-from core.demos.word_heads import average_or_attend, next_words
+from lessons.qkv.maths import average_or_attend, next_words
 from ui.compute.memo import shared
 from ui.frame import prose
 from ui.sections import trained_views as tv
@@ -26,7 +26,7 @@ ROW = dict(domain=views.PROBABILITY, x_title="key", y_title="", cell_px=34)
 
 @shared(1)
 def figures() -> tuple[dict, list[list[tuple[str, float]]]]:
-    """core.demos.word_heads.average_or_attend on the two sentences, and the model's next words after each."""
+    """lessons.qkv.maths.average_or_attend on the two sentences, and the model's next words after each."""
     return average_or_attend(FIRST, SECOND), [next_words(s, 3) for s in (FIRST, SECOND)]
 
 

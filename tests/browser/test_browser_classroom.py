@@ -11,8 +11,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from core.demos.word_heads import average_or_attend
 from lessons import COURSE
+from lessons.qkv.maths import average_or_attend
 from tests.browser.harness import (
     CHART,
     EXCEPTION,

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from core.demos.heads import multi_head
 from core.tokenize import word_tokens
 from lessons import COURSE
+from lessons.multi_head.maths import multi_head
 from tests.apptest_helpers import (
     SENT_RTOL,
     chart_by_title,

@@ -8,9 +8,11 @@ import numpy as np
 import pytest
 
 from core.data import pydoc_text
-from core.demos.word_heads import average_or_attend, looked_at_or_used, next_words, word_model
+from core.demos.word_heads import word_model
 from lessons.circuit.maths import phase_change
 from lessons.full_model import maths, why_top_p
+from lessons.multi_head.maths import looked_at_or_used
+from lessons.qkv.maths import average_or_attend, next_words
 from lessons.scaling.maths import overflow
 from tests.apptest_helpers import SENT_ATOL, SENT_RTOL, chart_by_title, chart_data, matrix, ok, run_page, texts
 from ui.compute import model_store

@@ -9,7 +9,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from core.demos import context
 from core.tokenize import word_tokens
 from lessons.communication import maths
 from tests.apptest_helpers import (
@@ -73,7 +72,7 @@ def assert_contexts(at) -> dict:
     4 decimals a chart is sent with)."""
     s = settings(at)
     one, two = word_tokens(s["comm_one"], 32), word_tokens(s["comm_two"], 32)  # seq_len is the sidebar text's
-    r = context.same_word_two_contexts(one, two, word_tokens(s["comm_word"])[0], *head_args(s))
+    r = maths.same_word_two_contexts(one, two, word_tokens(s["comm_word"])[0], *head_args(s))
     outputs = matrix(chart_by_title(at, "the shared word's output")).to_numpy()
     np.testing.assert_allclose(outputs, np.vstack([r["out_a"], r["out_b"]]), rtol=SENT_RTOL, atol=1e-14)
     assert metric(at, "cosine similarity") == f"{r['cosine']:.4f}"
@@ -83,7 +82,7 @@ def assert_contexts(at) -> dict:
         assert row.sum() == pytest.approx(1.0, abs=SENT_RTOL)
     cross = matrix(chart_by_title(at, "cross-attention")).to_numpy()
     assert cross.shape == (len(one), len(two))
-    np.testing.assert_allclose(cross, context.cross_attention(one, two, *head_args(s))["weights"], rtol=SENT_RTOL,
+    np.testing.assert_allclose(cross, maths.cross_attention(one, two, *head_args(s))["weights"], rtol=SENT_RTOL,
                                atol=1e-15)
     np.testing.assert_allclose(cross.sum(axis=1), 1.0, atol=SENT_RTOL)
     own = matrix(chart_by_title(at, "self-attention")).to_numpy()

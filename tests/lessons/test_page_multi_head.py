@@ -6,10 +6,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from core.demos.heads import head_entropies, multi_head
 from core.demos.measures import entropy
 from core.model import divisors
 from core.tokenize import word_tokens
+from lessons.multi_head.maths import multi_head
 from tests.apptest_helpers import (
     SENT_RTOL,
     captions,
@@ -215,13 +215,6 @@ def test_deep_link_through_the_app():
     at = ok(run_app(PAGE, {"d_model": "32", "heads": "4", "mh_causal": "true"}))
     assert at.title[0].value == numbered_title("multi_head")
     assert panels(at).shape[0] == 4 and np.all(np.triu(panels(at), k=1) == 0)
-
-
-def test_head_entropies_by_hand():
-    w = np.array([[[1.0, 0.0], [0.5, 0.5]], [[0.5, 0.5], [0.5, 0.5]]])  # (H=2, T=2, T=2)
-    spread = head_entropies(w)
-    np.testing.assert_allclose(spread["per_head"], [0.5, 1.0])  # head 1: rows of 0 and 1 bit; head 2: 1 and 1
-    assert spread["mean"] == 0.75 and spread["uniform"] == 1.0
 
 
 def test_compare_entropies_are_core_measures():

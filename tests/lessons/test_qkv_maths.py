@@ -1,4 +1,6 @@
-"""The geometry of a score: a · b = |a| |b| cos θ, worked out component by component and by angle."""
+"""The QKV set-ups: the geometry of a score, a · b = |a| |b| cos θ, worked out component by component and by
+angle; and the shipped word model on a sentence: its next words, the running average against a trained head,
+and one layer's heads."""
 
 from __future__ import annotations
 
@@ -7,7 +9,22 @@ import math
 import numpy as np
 import pytest
 
-from lessons.qkv.maths import angle_between, arrow, extreme_pair, score_geometry, sign_word, two_arrows
+from core.attention import causal_mask, softmax
+from core.demos.word_heads import trained_attention, word_model
+from core.toy_english import TOPICS
+from lessons.qkv.maths import (
+    angle_between,
+    arrow,
+    average_or_attend,
+    extreme_pair,
+    layer_heads,
+    next_words,
+    score_geometry,
+    sign_word,
+    two_arrows,
+)
+
+AGREEMENT = "the dog near the trees runs ."  # an agreement sentence in the word model's words
 
 
 @pytest.mark.parametrize(("turn", "dot", "sign"), [(0, 1.0, "positive"), (90, 0.0, "zero"), (180, -1.0, "negative"),
@@ -91,3 +108,33 @@ def test_extreme_pairs():
 def test_score_geometry_checks_widths():
     with pytest.raises(ValueError, match="same width"):
         score_geometry(np.ones((2, 3)), np.ones((2, 4)))
+
+
+def test_the_model_completes_each_rule():
+    assert next_words("the dog near the trees", 1)[0][0] in ("runs", "sleeps", "waits", "eats")
+    assert next_words("the dogs near the tree", 1)[0][0] in ("run", "sleep", "wait", "eat")
+    assert next_words("the queen met the king so", 1)[0][0] == "she"
+    assert next_words("the old king called the girl because", 1)[0][0] == "he"
+    for cue, sense in (("river", "river"), ("stream", "river"), ("money", "money"), ("cheque", "money")):
+        top = next_words(f"he saw the {cue} by the old bank", 3)
+        assert {w for w, _ in top} == set(TOPICS[sense]), (cue, top)
+
+
+def test_averaging_gives_the_cue_an_equal_share_and_attention_gives_it_most():
+    a = average_or_attend()
+    for s in a["sentences"]:
+        assert s["average"].sum() == pytest.approx(1.0) and np.allclose(s["average"][: s["at"] + 1], 1 / (s["at"] + 1))
+        assert s["cue_average"] == pytest.approx(1 / (s["at"] + 1)) and s["cue_attended"] > 0.9
+        assert s["tokens"][s["cue"]] in ("river", "money")
+    np.testing.assert_array_equal(a["sentences"][0]["average"], a["sentences"][1]["average"])  # whatever the words
+    assert a["head"] == tuple(word_model().meta["phenomena"]["bank"]["head"])
+    with pytest.raises(ValueError):
+        average_or_attend("she saw the river", "she saw the money by the bank")
+
+
+def test_layer_heads_weights_are_the_softmax_of_the_masked_scores():
+    a = layer_heads(AGREEMENT, 1)
+    T = len(a["tokens"])
+    masked = np.where(causal_mask(T), np.asarray(a["scores"], dtype=np.float64), -np.inf)
+    assert softmax(masked) == pytest.approx(np.asarray(a["weights"], dtype=np.float64), abs=1e-5)
+    assert np.asarray(a["weights"]) == pytest.approx(np.asarray(trained_attention(AGREEMENT)["weights"][1]))

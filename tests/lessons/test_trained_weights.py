@@ -4,14 +4,14 @@ hostile input (an unknown word, nothing, 500 words, a bad link value) gets a mes
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 from core.demos.heads import single_head
-from core.demos.word_heads import bank_similarity, read_words, rule_positions, training_draws, untrained, word_model
+from core.demos.word_heads import read_words, rule_positions, training_draws, untrained, word_model
 from core.tokenize import word_tokens
 from core.toy_english import chance_drawn
 from lessons.communication import trained as comm_trained
+from lessons.communication.maths import bank_similarity
 from tests.apptest_helpers import chart_by_title, charts, matrix, ok, run_page, texts
 from tests.ui.test_share import assert_same_view, link, query, run_shared
 from ui.frame import prose
@@ -204,13 +204,3 @@ def test_rule_positions_match_the_measured_query_and_cue(sentence, kind, cue, qu
     rule = rule_positions(tokens)
     assert (rule["kind"], tokens[rule["cue"]], tokens[rule["query"]]) == (kind, cue, query)
     assert rule_positions(read_words("hello there")["tokens"]) is None
-
-
-def test_layer_heads_weights_are_the_softmax_of_the_masked_scores():
-    from core.attention import causal_mask, softmax
-    from core.demos.word_heads import layer_heads, trained_attention
-    a = layer_heads(tv.EXAMPLE, 1)
-    T = len(a["tokens"])
-    masked = np.where(causal_mask(T), np.asarray(a["scores"], dtype=np.float64), -np.inf)
-    assert softmax(masked) == pytest.approx(np.asarray(a["weights"], dtype=np.float64), abs=1e-5)
-    assert np.asarray(a["weights"]) == pytest.approx(np.asarray(trained_attention(tv.EXAMPLE)["weights"][1]))

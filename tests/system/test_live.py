@@ -21,8 +21,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from bench.streamlit_client import Server, Session
-from core.demos.word_heads import average_or_attend
 from lessons import COURSE
+from lessons.qkv.maths import average_or_attend
 from tests.apptest_helpers import ROOT
 from ui.drawing.charts import unique_labels
 from ui.frame import page
