@@ -51,7 +51,7 @@ def check_length(T) -> int:
 
 
 def attention_memory(T: int, n_heads: int = 1, n_layers: int = 1, dtype: str = "float32") -> dict:
-    """Bytes of the (T, T) attention weights if every one is materialised, as seed 000/001 discuss.
+    """Bytes of the (T, T) attention weights if every one is kept in memory at once.
 
     One (T, T) matrix per head per layer; at T = 100,000 in float16 that is 2e10 bytes (~20 GB) for one.
     """

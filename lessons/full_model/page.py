@@ -158,7 +158,8 @@ def reading_and_generating(chosen: Model | None, model_error: str | None, screen
     Without a trained model the weights follow the seed, and so do the sections about the model itself."""
     prompt = controls.text("fm_prompt", "Prompt", DEFAULT_PROMPT, max_chars=MAX_PROMPT_CHARS,
                            help="Any text. The model reads it one character at a time.")
-    seed = controls.seed()
+    seed = controls.seed(help="Fixes the random draws of Generate (and the random weights, when they are shown): "
+                              "the same seed always gives the same text.")
     sides = mv.sides(chosen, seed)
     model = sides["trained"]
     mv.task_note(model)
@@ -205,6 +206,6 @@ if chosen is not None:
 
 page.closing(COURSE, "full_model", questions, code=(
     forward, embed, block, attention_layer, next_token_probs, probs_from_logits, nucleus_of, generate,
-    sinusoidal_encoding, maths.pick_position, maths.score, maths.tally,
-    costs.param_count, costs.attention_costs, costs.attention_memory, costs.attention_flops, costs.kv_cache_bytes,
-    costs.memory_curves, maths.decode, maths.tail_draws, maths.loop, maths.compare))
+    maths.decode, maths.tail_draws, maths.loop, maths.compare, maths.pick_position, maths.score, maths.tally,
+    sinusoidal_encoding, costs.param_count, costs.attention_costs, costs.attention_memory, costs.attention_flops,
+    costs.kv_cache_bytes, costs.memory_curves))

@@ -23,7 +23,7 @@ def questions() -> list[Exercise]:
     kept = nucleus(PROBS, TOP_P) > 0
     options = ("only e", "e and a", "e, a and o", "all five")
     cache = kv_cache_bytes(T_CACHE, D_CACHE, L_CACHE)
-    return [
+    return [  # in the order of the sections they ask about
         Exercise("temp0", "At temperature 0, what probability does the most likely next character get?",
                  answer=1.0, part="bars", explanation="Temperature 0 is the limit of an ever colder softmax: all "
                  "the probability lands on the largest logit (greedy decoding)."),
@@ -34,14 +34,15 @@ def questions() -> list[Exercise]:
                  explanation=f"Ranked from the top, keep characters while the ones above hold less than {TOP_P:g}: "
                  f"{', '.join(CHARS[:int(kept.sum())])} (together {PROBS[kept].sum():g}). The rest, the tail, are "
                  "never drawn; the kept ones share the whole probability again."),
-        Exercise("bits", f"The model gave the character that really came next a probability of {SURE:g}. How many "
-                 "bits is its surprise?", answer=float(-np.log2(SURE)), part="guess_score",
-                 explanation=f"Each halving of the probability adds one bit: 1 is 0 bits, 1/2 one bit, {SURE:g} "
-                 f"{-np.log2(SURE):g} bits, as surprising as calling {-np.log2(SURE):g} coin flips right."),
+        greedy_twice(),
         Exercise("head_view", "In the head view, with one head switched on, how many lines can leave the prompt's "
                  "first character?", answer=float(causal_mask(5)[0].sum()), tolerance=0, part="head_view",
                  explanation="The first character may read only itself (the causal mask), so all its weight goes "
                  "to one key: one line, to itself."),
+        Exercise("bits", f"The model gave the character that really came next a probability of {SURE:g}. How many "
+                 "bits is its surprise?", answer=float(-np.log2(SURE)), part="guess_score",
+                 explanation=f"Each halving of the probability adds one bit: 1 is 0 bits, 1/2 one bit, {SURE:g} "
+                 f"{-np.log2(SURE):g} bits, as surprising as calling {-np.log2(SURE):g} coin flips right."),
         Exercise("kv_cache", f"While writing, a model with d_model = {D_CACHE} and {L_CACHE} layers keeps the "
                  f"keys and values of every earlier position (the KV cache), in float32 (4 bytes a number). How "
                  f"many bytes does that take at {T_CACHE:,} tokens?", answer=float(cache), tolerance=0,
@@ -53,7 +54,6 @@ def questions() -> list[Exercise]:
                  "T = 100,000 tokens in float16 (2 bytes a number)?", answer=gb, part="long_context",
                  explanation=f"T × T × 2 bytes = 10¹⁰ × 2 = {gb:.0f} GB, for one head of one layer: "
                  "why long-context attention is computed without storing the full matrix."),
-        greedy_twice(),
     ]
 
 

@@ -138,5 +138,5 @@ def test_a_shared_link_opens_the_same_puzzle_and_a_bad_one_says_so(game):
 def test_without_the_documentation_model_the_game_says_so(tmp_path, monkeypatch):
     monkeypatch.setattr(model_store, "WEIGHTS_DIR", tmp_path)  # no shipped model
     at = ok(run_page(PAGE))
-    assert any("needs the character model trained on Python's documentation" in i.value for i in at.info)
+    assert any("needs the shipped character model trained on Python's documentation" in i.value for i in at.info)
     assert not any(c.value.endswith(GAP) for c in at.code)

@@ -325,6 +325,6 @@ def sampling_temperature(default: float = 1.0, hi: float = 3.0, container=None) 
                               "above 1 flattens; 0 always takes the most likely character (greedy).")
 
 
-def seed(default: int = 0, container=None) -> int:
-    return number_slider("seed", "Random seed", 0, 999, default, container=container,
-                         help="Fixes the random weights, so the same seed always shows the same numbers.")
+def seed(default: int = 0, container=None,
+         help: str = "Fixes the random weights, so the same seed always shows the same numbers.") -> int:
+    return number_slider("seed", "Random seed", 0, 999, default, container=container, help=help)
