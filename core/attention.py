@@ -92,15 +92,16 @@ def scaled_dot_product_attention(
     a query may look at a key. scale defaults to 1/sqrt(d_k). Returns out (..., Tq, d_v) and weights
     (..., Tq, Tk), whose rows sum to 1 (0 for a row whose every key is masked).
     """
-    q, k, v = check_attention_inputs(q, k, v, mask)  # a ValueError unless the shapes and mask fit; ints -> float64
+    # a ValueError saying what to change unless d_k, the key/value counts and the mask fit; non-float inputs -> float64
+    q, k, v = check_attention_inputs(q, k, v, mask)
     if scale is None:
         scale = 1.0 / np.sqrt(q.shape[-1])  # 1/sqrt(d_k)
     scores = q @ np.swapaxes(k, -1, -2)  # (..., Tq, d_k) @ (..., d_k, Tk) -> (..., Tq, Tk)
     scores *= np.asarray(scale, dtype=q.dtype)  # in q's precision: a float32 model stays float32
     if mask is not None:
-        # Hidden scores become -inf, so exp gives them weight exactly 0. A finite fill such as -1e9 would give a
-        # row with every key hidden an even spread over those hidden keys; with -inf that row is all -inf, and
-        # softmax returns zeros for it, not NaN.
+        # Hidden scores become -inf, so exp gives them weight exactly 0. A row whose every key is hidden is then all
+        # -inf, and softmax above returns zeros for it (a plain max-shifted softmax would give NaN: -inf minus -inf).
+        # A finite fill such as -1e9 would instead spread that row evenly over its hidden keys.
         scores = np.where(mask, scores, -np.inf)  # a batch of masks gives a batch of scores
     weights = softmax(scores, axis=-1, out=scores)  # (..., Tq, Tk), over the scores: no other array needs them
     return weights @ v, weights  # (..., Tq, d_v), (..., Tq, Tk)

@@ -159,7 +159,7 @@ def reading_and_generating(chosen: Model | None, model_error: str | None, screen
     prompt = controls.text("fm_prompt", "Prompt", DEFAULT_PROMPT, max_chars=MAX_PROMPT_CHARS,
                            help="Any text. The model reads it one character at a time.")
     seed = controls.seed(help="Fixes the random draws of Generate (and the random weights, when they are shown): "
-                              "the same seed always gives the same text.")
+                              "the same seed, prompt and settings always give the same text.")
     sides = mv.sides(chosen, seed)
     model = sides["trained"]
     mv.task_note(model)

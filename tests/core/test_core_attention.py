@@ -6,6 +6,7 @@ worked out by hand. Shapes: B batch, T sequence length, D d_model, H heads, d_k 
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import inspect
 import math
@@ -306,7 +307,9 @@ def test_the_listing_a_student_reads_is_the_formula():
     source = inspect.getsource(scaled_dot_product_attention)
     assert "check_attention_inputs(q, k, v, mask)" in source
     assert "raise" not in source and "np.where(mask, scores, -np.inf)" in source
-    assert len(source.splitlines()) <= 25
+    body = ast.parse(source).body[0].body[1:]  # its statements after the docstring
+    code = [line for line in ast.unparse(body).splitlines() if line.strip()]
+    assert len(code) <= 10, code  # softmax(q kᵀ / √d_k, masked) v and its checks' call: no more
 
 
 @pytest.mark.parametrize("mask", [np.ones((3, 3)), np.ones((3, 3), dtype=int), np.zeros((3, 3), dtype=np.float32)])
