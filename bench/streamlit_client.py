@@ -806,7 +806,8 @@ class Session:
         (a Field, or the key or label of one on the page now). Inside a form the value is held until the form
         is submitted (press its submit button), and nothing is sent: None. Outside, the page reruns (the input's
         fragment alone when it is in one) and its Render comes back. An input bound to the URL is written into the
-        address bar, as the frontend writes it."""
+        address bar, as the frontend writes it (a value equal to the default is written too, which the frontend
+        would leave out)."""
         if isinstance(info, str):
             info = self.fields[info]
         state = info.state(value)

@@ -135,5 +135,7 @@ def test_inputs_send_what_the_browser_sends_and_refuse_what_it_would_not_take():
     with pytest.raises(ValueError):
         RadioInfo("r", "", "Your answer", ("A. one",), None).state("B. two")
     level = RadioInfo("l", "level", "Level", ("simple", "technical"), "simple", bound=True)
-    with pytest.raises(ValueError, match="bound to the URL"):
-        asyncio.run(Session("http://127.0.0.1:1").fill(level, "technical"))
+    session = Session("http://127.0.0.1:1", query="seed=3")
+    with pytest.raises(ConnectionError):  # nothing is served there: the rerun is not sent
+        asyncio.run(session.fill(level, "technical"))
+    assert session.query == "seed=3&level=technical"  # a bound input is written into the address bar first
