@@ -26,6 +26,9 @@ bench/bench_pages.py sets them: d_model, heads, seq_len and d_k at the top of th
 The table gives each lesson's CPU ms a move, that as a multiple of the bare move, and KB sent a move (mean),
 beside its budget (bench/budgets.toml). With --check the run exits 1 when a lesson is past its budget, has no
 budget, or showed an exception or an error: `.ci/run` runs it so. It exits 0 otherwise, and without --check.
+A lesson found wrong is measured once more, on fresh servers, and fails only if the second run finds it wrong too:
+one hiccup of a shared machine (a host's pause, a collection) once put a lesson 40% past its usual figure and past
+its budget in one run, while the next runs measured it well within.
 """
 
 from __future__ import annotations
@@ -238,8 +241,18 @@ def main() -> None:
     if args.json:
         args.json.write_text(json.dumps({"bare_ms": bare_ms, "results": {p: {s: asdict(m) for s, m in r.items()}
                                                                            for p, r in results.items()}}, indent=1))
+    if found and args.check:
+        again = sorted({page for page, by_setting in results.items()
+                        if verdicts(page, by_setting, bare_ms, limits.get(page, {}))})
+        print("\nPast the budget in this run:\n- " + "\n- ".join(found) + f"\n\nMeasured again: {', '.join(again)}\n")
+        results, bare_ms, watch = asyncio.run(run(again, args.moves, args.root.resolve()))
+        print(f"A bare move cost **{bare_ms:.2f} ms** of server CPU.\n\n{table(results, bare_ms, limits)}")
+        print(f"\n{watch.line()}")
+        found = [v for page, by_setting in results.items()
+                 for v in verdicts(page, by_setting, bare_ms, limits.get(page, {}))]
     if found:
-        print("\n" + ("Past the budget" if args.check else "Would fail --check") + ":\n- " + "\n- ".join(found))
+        print("\n" + ("Past the budget, measured twice" if args.check else "Would fail --check") + ":\n- "
+              + "\n- ".join(found))
         if args.check:
             sys.exit(1)
     else:
