@@ -18,16 +18,9 @@ from core.attention import causal_mask, softmax
 from core.demos import measures
 from core.demos.heads import single_head
 from lessons.masking import maths
+from tests.core.test_core_attention import softmax_loop  # the plain-loop softmax, written once
 
 TOKENS = ["The", "cat", "sat", "on", "the", "warm", "mat"]
-
-
-def softmax_loop(row) -> list[float]:
-    top = max(row)
-    if top == -math.inf:
-        return [0.0] * len(row)
-    e = [math.exp(v - top) for v in row]
-    return [v / sum(e) for v in e]
 
 
 # ---- masking ----------------------------------------------------------------------------------------

@@ -14,16 +14,9 @@ import pytest
 from core.attention import softmax
 from core.demos.heads import single_head
 from lessons.scaling import maths
+from tests.core.test_core_attention import softmax_loop  # the plain-loop softmax, written once
 
 TOKENS = ["The", "cat", "sat", "on", "the", "warm", "mat"]
-
-
-def softmax_loop(row) -> list[float]:
-    top = max(row)
-    if top == -math.inf:
-        return [0.0] * len(row)
-    e = [math.exp(v - top) for v in row]
-    return [v / sum(e) for v in e]
 
 
 def entropy_loop(row) -> float:
