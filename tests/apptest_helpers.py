@@ -13,7 +13,7 @@ from streamlit.testing.v1 import AppTest
 from lessons import COURSE
 from ui import text
 from ui.drawing import export
-from ui.drawing.chart_data import LABELS_PREFIX, ChartData
+from ui.drawing.chart_data import DATASET, LABELS_PREFIX, ChartData
 from ui.frame import exercises, page, share
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -92,6 +92,16 @@ def charts(at: AppTest) -> list:
 
 
 def chart_spec(chart) -> dict:
+    """A chart's spec with the numbers it was sent beside (its dataset) put inside it, as a file would hold it."""
+    spec = json.loads(chart.proto.spec)
+    tables = {d.name: d.data.data for d in chart.proto.datasets}
+    if DATASET in tables:
+        return ChartData.from_arrow(tables[DATASET]).inlined(spec)
+    return spec
+
+
+def sent_spec(chart) -> dict:
+    """A chart's spec as sent: no numbers in it, its data a dataset's name."""
     return json.loads(chart.proto.spec)
 
 
@@ -131,8 +141,9 @@ def chart_design(chart) -> dict:
 
 
 def chart_data(chart) -> pd.DataFrame:
-    """The table a chart was drawn from (it travels inside the spec; see ui/drawing/chart_data.py)."""
-    assert not chart.proto.data.data, "chart data should travel in the spec, not as Arrow"
+    """The table a chart was drawn from (it travels beside the spec, as a named dataset; see
+    ui/drawing/chart_data.py)."""
+    assert not chart.proto.data.data, "chart data should travel as the named dataset, not as the chart's own"
     return ChartData.from_spec(chart_spec(chart)).frame()
 
 

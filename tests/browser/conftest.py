@@ -10,10 +10,17 @@ import pytest
 
 
 @pytest.fixture(scope="module")
-def server():
-    from tests.browser import harness
+def server(request):
+    """A module that measures where Vega put each label and legend sets CHART_RENDERER = "svg": the maps are then
+    drawn as svg, laid out exactly as on a canvas, their text elements there to measure."""
+    import functools
 
-    yield from harness.one_server()
+    from tests.browser import harness
+    from ui.drawing.charts import RENDERER_ENV
+
+    renderer = getattr(request.module, "CHART_RENDERER", None)
+    make = functools.partial(harness.Server, env={RENDERER_ENV: renderer}) if renderer else harness.Server
+    yield from harness.one_server(make)
 
 
 @pytest.fixture(scope="module")

@@ -228,14 +228,20 @@ def wait_until_drawn(page, timeout: float = PAGE_TIMEOUT_MS) -> None:
 
 
 def chart(page, title: str):
-    return page.locator(CHART, has_text=title)
+    """The charts whose name (the description a screen reader reads: a canvas has no text of its own) or text
+    holds `title`."""
+    quoted = title.replace("\\", "\\\\").replace('"', '\\"')
+    return page.locator(f'{CHART}[aria-label*="{quoted}"]').or_(page.locator(CHART, has_text=title))
 
 
-def wait_for_cells(page, title: str, n: int) -> None:
-    """The first chart whose text includes `title` shows n heatmap cells (Vega has drawn that data)."""
+def wait_for_cells(page, title: str, rows: int, cols: int) -> None:
+    """The first chart named `title` is drawn as a map of rows x cols cells: Vega has drawn it (on a canvas or in
+    svg) and named it with that shape (a spec of a new shape is a new view, named as it is drawn)."""
     page.wait_for_function(
-        """([title, n]) => {
+        """([title, rows, cols]) => {
+            const name = e => e.getAttribute('aria-label') || e.querySelector('svg.marks')?.getAttribute('aria-label')
+                || '';
             const c = [...document.querySelectorAll('[data-testid="stVegaLiteChart"]')]
-                .find(e => e.textContent.includes(title));
-            return c && c.querySelectorAll('path[aria-roledescription="rect mark"]').length === n;
-        }""", arg=[title, n], timeout=RERUN_TIMEOUT_MS)
+                .find(e => name(e).includes(title) || e.textContent.includes(title));
+            return c && c.querySelector('canvas.marks, svg.marks') && name(c).includes(rows) && name(c).includes(cols);
+        }""", arg=[title, f": {rows} rows (", f" by {cols} columns ("], timeout=RERUN_TIMEOUT_MS)

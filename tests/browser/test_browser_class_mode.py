@@ -19,7 +19,7 @@ from classroom import predict
 from core.tokenize import word_tokens
 from tests.browser import harness
 from tests.browser.axe_check import STILL, report, serious_violations
-from tests.browser.harness import CHART, EXCEPTION, PAGE_TIMEOUT_MS, RERUN_TIMEOUT_MS, expect
+from tests.browser.harness import CHART, EXCEPTION, PAGE_TIMEOUT_MS, RERUN_TIMEOUT_MS, chart, expect
 from ui.state import controls
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(420)]
@@ -126,8 +126,8 @@ def test_a_class_from_start_to_reveal(server, browser):
 
     teacher.get_by_role("button", name="Reveal").click()
     expect(projector.get_by_text("Answer:")).to_be_visible(timeout=RERUN_TIMEOUT_MS)
-    expect(projector.locator(CHART, has_text="The room: 3 answers, 2 right")).to_be_visible(timeout=RERUN_TIMEOUT_MS)
-    expect(projector.locator(CHART, has_text="The computed attention row")).to_be_visible(timeout=RERUN_TIMEOUT_MS)
+    expect(chart(projector, "The room: 3 answers, 2 right")).to_be_visible(timeout=RERUN_TIMEOUT_MS)
+    expect(chart(projector, "The computed attention row")).to_be_visible(timeout=RERUN_TIMEOUT_MS)
     charts_drawn(projector)
     no_serious_violation(projector, "the projector after the reveal")
     shown = projector.locator("body").inner_text()

@@ -10,6 +10,10 @@ import pytest
 
 from tests.browser.harness import CHART, expect, wait_until_drawn
 
+# These tests measure where Vega put each strip's rows, labels and legend. The maps are drawn as svg here, laid out
+# exactly as on the canvas a student sees, so that every label is an element to measure (conftest.py).
+CHART_RENDERER = "svg"
+
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
 
 SCREENS = {"projector": {"width": 1280, "height": 720}, "tablet": {"width": 820, "height": 1180},

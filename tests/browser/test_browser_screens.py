@@ -26,6 +26,10 @@ from tests.browser.harness import (
     wait_until_drawn,
 )
 
+# These tests measure the type size of every label drawn. The maps are drawn as svg here, laid out exactly as on the
+# canvas a student sees, so that every label is an element to measure (conftest.py).
+CHART_RENDERER = "svg"
+
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(600)]
 
 SCREENS = Path(os.environ.get("SCREENS_DIR", ROOT / "tests" / "screens"))

@@ -16,6 +16,10 @@ from lessons import COURSE
 from tests.browser.harness import EXCEPTION, IDLE, PAGE_TIMEOUT_MS, expect
 from ui.drawing.charts import MIN_LABEL_PX
 
+# These tests measure where each axis label of the grid was drawn. The maps are drawn as svg here, laid out exactly as
+# on the canvas a student sees, so that every label is an element to measure (conftest.py).
+CHART_RENDERER = "svg"
+
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(180)]
 
 URL_PATHS = {lesson.url_path for lesson in COURSE}

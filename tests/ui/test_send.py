@@ -2,8 +2,9 @@
 
 Each chart is drawn twice in one script run, once through the app's path (render.show / heatmap.draw,
 which write a design's JSON once and fill in the parts) and once through st.vega_lite_chart with the same spec
-as a dict; the two messages must carry the same spec (as parsed JSON), theme, alt text and width and height
-settings. A newer Streamlit that prepares specs differently fails here, not in a browser.
+as a dict and its numbers as the named dataset; the two messages must carry the same spec (as parsed JSON), the
+same dataset, theme, alt text and width and height settings. A newer Streamlit that prepares specs differently,
+or moves the private names ui.drawing.send uses, fails here, not in a browser.
 """
 
 from __future__ import annotations
@@ -29,6 +30,10 @@ def _script(case: str) -> None:
     from lessons.full_model.head_view import head_view_chart
     from lessons.qkv.views import arrows_chart, arrows_frame
     from ui.drawing import charts, heatmap, plots, render
+    from ui.drawing.chart_data import DATASET
+
+    def with_data(spec, data):  # what st.vega_lite_chart is given: the spec and its numbers, by name
+        return {**data.named(spec), "datasets": {DATASET: data.arrow()}}
 
     sent = []
     original = dg_module._enqueue_message
@@ -52,13 +57,14 @@ def _script(case: str) -> None:
             title = "" if case == "heatmap_untitled" else "weights: a title"
             d = heatmap.made(matrix, tokens, cols, title=title, subtitle="weights · (6, 6)", **settings)
             heatmap.draw(d)
-            st.vega_lite_chart(json.loads(d.text), width="content" if d.fits else "stretch")
+            st.vega_lite_chart({**json.loads(d.text), "datasets": {DATASET: d.table}},
+                               width="content" if d.fits else "stretch")
         elif case == "grid":
             maps = rng.random((4, 5, 5))
             data = charts.grid_frame(maps, [f"head {h}" for h in range(4)], tokens[:5], tokens[:5])
             settings = dict(columns=2, cell_px=18, title="4 heads")
             render.show(charts.grid_chart, data, **settings)
-            spec = data.inline(render.spec_for(charts.grid_chart, **settings))
+            spec = with_data(render.spec_for(charts.grid_chart, **settings), data)
             spec["description"] = json.loads(render.chart_text(charts.grid_chart, data, **settings)[0])["description"]
             st.vega_lite_chart(spec)
         elif case in ("bars", "lines"):
@@ -70,13 +76,13 @@ def _script(case: str) -> None:
                 data = plots.line_frame([1, 2, 4, 8], {"a": [1.0, 2.0, 3.0, 4.0], "b": [0.5, 0.4, 0.3, 0.2]})
                 settings = dict(x_title="d_k", y_title="weight", title="saturation", log_x=True)
             render.show(builder, data, width="stretch", **settings)
-            spec = data.inline(render.spec_for(builder, **settings))
+            spec = with_data(render.spec_for(builder, **settings), data)
             spec["description"] = json.loads(render.chart_text(builder, data, **settings)[0])["description"]
             st.vega_lite_chart(spec, width="stretch")
         elif case == "arrows":
             data = arrows_frame((1.0, 0.5), (-0.3, 0.9))
             render.show(arrows_chart, data, width="content", title="a · b = 0.15", description="two arrows")
-            spec = data.inline(render.spec_for(arrows_chart, title="a · b = 0.15"))
+            spec = with_data(render.spec_for(arrows_chart, title="a · b = 0.15"), data)
             spec["description"] = "two arrows"
             st.vega_lite_chart(spec, width="content")
         elif case == "head_view":
@@ -86,7 +92,7 @@ def _script(case: str) -> None:
             settings = dict(n_positions=5, heads=(0, 1), title="Layer 1", subtitle="weights")
             render.show(head_view_chart, head_frame(w, (0, 1), labels), width="content", description="lines",
                         **settings)
-            spec = head_frame(w, (0, 1), labels).inline(render.spec_for(head_view_chart, **settings))
+            spec = with_data(render.spec_for(head_view_chart, **settings), head_frame(w, (0, 1), labels))
             spec["description"] = "lines"
             st.vega_lite_chart(spec, width="content")
     finally:
@@ -107,6 +113,11 @@ def test_a_chart_goes_out_as_streamlit_would_send_it(case):
     assert json.loads(ours.vega_lite_chart.spec) == json.loads(theirs.vega_lite_chart.spec)
     for field in ("theme", "alt", "use_container_width", "id"):
         assert getattr(ours.vega_lite_chart, field) == getattr(theirs.vega_lite_chart, field), field
+    def tables(chart):
+        return [(d.name, d.has_name, d.data.data) for d in chart.vega_lite_chart.datasets]
+
+    assert tables(ours) == tables(theirs) and len(tables(ours)) == 1
+    assert "\"values\":" not in ours.vega_lite_chart.spec  # the numbers travel beside the spec, never in it
     assert ours.width_config == theirs.width_config
     assert ours.height_config == theirs.height_config
     assert json.loads(ours.vega_lite_chart.spec).get("description")  # every chart is named for a screen reader
@@ -123,7 +134,8 @@ def test_a_design_is_cut_at_its_holes_and_filled_again():
     assert "\\u0000" not in text
     spec = json.loads(text)
     assert spec["title"]["text"] == "eye" and spec["description"] == "three by three"
-    assert spec["layer"][0]["data"]["values"][0]["value"] == data.columns["value"]
+    assert spec["layer"][0]["data"] == {"name": "table"}  # the numbers go beside it (data.arrow())
+    assert data.from_arrow(data.arrow()).column("value") == data.columns["value"]
     assert spec["width"] == spec["height"] == {"step": 40}
 
 

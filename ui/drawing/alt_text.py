@@ -1,8 +1,11 @@
-"""Text alternatives for the charts: what each one shows and its extremes, in a sentence or two.
+"""Text alternatives for the charts: what each one shows, in a sentence or two.
 
 A screen reader cannot read a picture of numbers; each chart carries this text as its Vega-Lite
-`description` (the drawn svg's aria-label) and as Streamlit's `alt`. It is worked out from the numbers
-on every draw, never stored in a cached design (ui.drawing.render): the extremes move with the sliders.
+`description` (the drawn chart's aria-label). It says what the chart is (its kind, title, size, and what its
+rows, columns, bars or lines are), not its values: the description is part of the chart's spec, and a spec
+that changed with every slider move would have the browser draw every chart again from nothing instead of
+updating it (ui.drawing.chart_data). The numbers themselves are in the table that the chart's "Show data"
+button opens, in each value's tooltip, and in the export panel's CSV.
 """
 
 from __future__ import annotations
@@ -16,15 +19,12 @@ import numpy as np
 from ui.drawing.chart_data import ChartData
 
 MAX_CHARS = 500  # a short description, not the table: the page shows the numbers too
-MAX_NAMED = 6  # series or panels named one by one; more are counted
+MAX_NAMED = 6  # labels, series or panels named one by one; more are counted
+NUMBERS = " Its numbers are in the table its Show data button opens."
 
 
 def _named(title: str, kind: str) -> str:
     return f"{kind} {title}".strip() if title else kind
-
-
-def _values(values) -> np.ndarray:
-    return np.array([np.nan if v is None else v for v in values], dtype=np.float64)
 
 
 def _names(names: list[str]) -> str:
@@ -33,63 +33,32 @@ def _names(names: list[str]) -> str:
 
 
 def heatmap(matrix, row_labels, col_labels, title: str) -> str:
-    """A heatmap: its size, range and largest cell, and how many cells hold no number (masked, NaN)."""
-    m = np.asarray(matrix, dtype=np.float64)
-    finite = np.isfinite(m)
-    name = _named(title, "Heatmap")
-    if not finite.any():
-        return f"{name}: {m.shape[0]} by {m.shape[1]}, no finite values."
-    r, c = np.unravel_index(np.argmax(np.where(finite, m, -np.inf)), m.shape)
-    holes = int((~finite).sum())
-    return (f"{name}: {m.shape[0]} rows by {m.shape[1]} columns, values from {m[finite].min():.3g} "
-            f"to {m[finite].max():.3g}; the largest is row {row_labels[r]}, column {col_labels[c]}."
-            + (f" {holes} cells hold no number (masked or undefined)." if holes else ""))
+    """A heatmap: its size and what its rows and columns are."""
+    m = np.asarray(matrix)
+    return (f"{_named(title, 'Heatmap')}: {m.shape[0]} rows ({_names(list(map(str, row_labels)))}) by "
+            f"{m.shape[1]} columns ({_names(list(map(str, col_labels)))}).{NUMBERS}")
 
 
 def bars(data: ChartData, title: str, x_title: str, y_title: str) -> str:
-    """A bar chart: how many bars, the range of their values and the longest."""
-    values, labels = _values(data.column("value")), data.column("label")
-    name = _named(title, "Bar chart")
-    finite = np.isfinite(values)
-    if not finite.any():
-        return f"{name}: {len(values)} bars of {x_title} by {y_title}, no finite values."
-    top = int(np.argmax(np.where(finite, values, -np.inf)))
-    return (f"{name}: {x_title} for {len(values)} values of {y_title}, from {values[finite].min():.3g} to "
-            f"{values[top]:.3g}; the longest bar is {labels[top]}.")
+    """A bar chart: how many bars, of what, and their labels."""
+    labels = data.column("label")
+    return (f"{_named(title, 'Bar chart')}: {x_title} for {len(labels)} values of {y_title} "
+            f"({_names(list(map(str, labels)))}).{NUMBERS}")
 
 
 def lines(data: ChartData, title: str, x_title: str, y_title: str) -> str:
-    """A line chart: its series, the span of x, and where y is lowest and highest."""
-    xs, ys, series = _values(data.column("x")), _values(data.column("y")), data.column("series")
-    names = list(dict.fromkeys(series))
-    name = _named(title, "Line chart")
+    """A line chart: its series and its axes."""
+    names = list(dict.fromkeys(map(str, data.column("series"))))
     count = f"{len(names)} {'line' if len(names) == 1 else 'lines'}"
-    head = f"{name}: {y_title} against {x_title}, {count} ({_names(names)})"
-    finite = np.isfinite(ys) & np.isfinite(xs)
-    if not finite.any():
-        return f"{head}, no finite values."
-    lo = int(np.argmin(np.where(finite, ys, np.inf)))
-    hi = int(np.argmax(np.where(finite, ys, -np.inf)))
-    where = (lambda i: f"{series[i]} at {xs[i]:.3g}") if len(names) > 1 else (lambda i: f"at {xs[i]:.3g}")
-    return (f"{head}; {x_title} from {xs[finite].min():.3g} to {xs[finite].max():.3g}; {y_title} lowest "
-            f"{ys[lo]:.3g} ({where(lo)}), highest {ys[hi]:.3g} ({where(hi)}).")
+    return f"{_named(title, 'Line chart')}: {y_title} against {x_title}, {count} ({_names(names)}).{NUMBERS}"
 
 
 def grid(data: ChartData, title: str) -> str:
-    """Small multiples of heatmaps: how many, their size, the range and the panel with the largest value."""
+    """Small multiples of heatmaps: how many, which, and their size."""
     sizes = dict(data.grid)
     panels = data.labels.get("panel", [])
-    values = _values(data.column("value"))
-    name = _named(title, "Grid of heatmaps")
-    head = (f"{name}: {len(panels)} maps ({_names(panels)}), each {sizes.get('row_i', 0)} rows by "
-            f"{sizes.get('col_i', 0)} columns")
-    finite = np.isfinite(values)
-    if not finite.any():
-        return f"{head}, no finite values."
-    top = int(np.argmax(np.where(finite, values, -np.inf)))
-    at = {column: data.column(column)[top] for column in ("panel", "row", "col")}
-    return (f"{head}; values from {values[finite].min():.3g} to {values[top]:.3g}; the largest is in "
-            f"{at['panel']}, row {at['row']}, column {at['col']}.")
+    return (f"{_named(title, 'Grid of heatmaps')}: {len(panels)} maps ({_names(panels)}), each "
+            f"{sizes.get('row_i', 0)} rows by {sizes.get('col_i', 0)} columns.{NUMBERS}")
 
 
 @functools.cache

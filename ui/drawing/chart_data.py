@@ -1,17 +1,19 @@
-"""A chart's numbers sent inside its Vega-Lite spec, column by column: no pandas, no Arrow on a rerun.
+"""A chart's numbers, column by column, apart from its design: sent beside the spec, swapped into the view.
 
-A chart drawn from a DataFrame pays twice on every slider move: for building the frame and for Streamlit
-converting it to Arrow. For the small matrices on these pages that was about five times what the rest
-of the chart costs (bench/bench_pages.py measures a page). Here a chart's data is a few plain lists,
-one per column, put into the spec as a single datum that the browser unpacks with Vega-Lite's `flatten`
-transform. A column of labels (the tokens along an axis) travels once, as its list of labels, and each
-row carries only the label's index, in the column named `<label column>_i`. A table whose rows are the
-cells of an array (a heatmap, a grid of heatmaps) sends no indices at all: the browser numbers the rows
-and works out each cell's row and column from its number and the array's shape.
+A chart's numbers are a few plain lists, one per column (no pandas on a rerun: building a DataFrame for the
+small matrices on these pages cost about five times the rest of the chart). They travel to the browser as a
+named dataset (`DATASET`), an Arrow table built straight from the lists, beside a spec that holds none of
+them. The browser keeps a chart whose spec has not changed and swaps the new rows into the Vega view it
+already drew; a spec that carried its numbers was a new spec on every slider move, and the browser built
+every chart of the page again from nothing (MEASURED.md, "What a move costs in the browser").
 
-Streamlit moves a spec's top-level `data` out to Arrow, so the data goes one level down: the whole
-chart becomes the only layer of a layer (or the only chart of a concat, for a faceted grid), and that
-inner view holds the data. The outer view keeps the title, the size and the config.
+The chart becomes the only layer of a layer (or the only chart of a concat, for a faceted grid), and that
+inner view names the dataset; the outer view keeps the title, the size, the config and the parameters.
+
+For a file (the export panel's PNG and SVG, drawn on the server) and for the tests, `inline` puts the numbers
+inside the spec instead, as a single datum the renderer unpacks: a column of labels travels once as its list
+of labels, each row carrying the label's index (`<label column>_i`), and the cells of an array carry no
+indices at all (the renderer numbers the rows and works out each cell's row and column from the shape).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
+import pyarrow as pa
 
 # Properties that stay on the outer view; everything else (marks, encodings, transforms, layers, facets)
 # moves into the inner view with the data. `params` must stay outside: Vega-Lite makes a top-level signal
@@ -26,10 +29,11 @@ import numpy as np
 # to), and both the browser's chart and the app's PNG/SVG export fail with "Unrecognized signal name"
 # when a selection sits one level down.
 OUTER = ("$schema", "config", "title", "width", "height", "autosize", "padding", "background", "description",
-         "params")
+         "params", "usermeta")
 COMPOSITE = ("facet", "hconcat", "vconcat", "concat", "repeat")  # views that cannot sit inside a layer
 LABELS_PREFIX = "_labels_"
-GRID_KEY = "_grid"  # in the sent datum: [[index column, size], ...] of a table of array cells
+DATASET = "table"  # the name of the dataset a drawn chart's inner view reads
+GRID_KEY = "_grid"  # in the inlined datum: [[index column, size], ...] of a table of array cells
 # Digits sent of each number: as many as a tooltip prints (4 decimals), and 4 significant digits of a number
 # smaller than that, so a tiny value is not sent as 0; the colours need far fewer.
 DECIMALS = 4
@@ -112,12 +116,56 @@ class ChartData:
                    for name in self.labels]
         return unpack
 
-    def inline(self, spec: dict) -> dict:
-        """spec (a chart without data) with this table inside it, as the browser will draw it."""
+    def arrow(self) -> bytes:
+        """The table as the rows a browser draws, in Arrow's stream format: every column spelled out (a label
+        column as its labels, an index of the grid as whole numbers); None, JSON's null, stays null."""
+        indices = {}
+        if self.grid:
+            cells = np.unravel_index(np.arange(len(self)), [size for _, size in self.grid])
+            indices = {index: pa.array(cell.astype(_index_type(size))) for (index, size), cell in zip(self.grid, cells)}
+        numbers = {}
+        for name, values in self.columns.items():
+            if name.endswith("_i"):
+                column = pa.array(np.asarray(values, dtype=_index_type(max(values, default=0) + 1)))
+            else:  # a column of nulls alone (a matrix of NaN) has no type a chart reads: call it numbers
+                column = pa.array(values)
+                column = column.cast(pa.float64()) if pa.types.is_null(column.type) else column
+            numbers[name] = column
+        positions = {**indices, **numbers}
+        labels = {name: pa.DictionaryArray.from_arrays(positions[f"{name}_i"], pa.array(names, pa.string()))
+                  for name, names in self.labels.items()}
+        # labels first, then the numbers: the order in which the chart's "Show data" table shows its columns
+        table = pa.table({**labels, **numbers, **indices})
+        sink = pa.BufferOutputStream()
+        with pa.ipc.new_stream(sink, table.schema) as writer:
+            writer.write_table(table)
+        return sink.getvalue().to_pybytes()
+
+    @classmethod
+    def from_arrow(cls, data: bytes) -> ChartData:
+        """The table arrow() wrote, its columns spelled out (what tests and exports read back)."""
+        table = pa.ipc.open_stream(data).read_all()
+        return cls({name: table.column(name).to_pylist() for name in table.column_names})  # a label: its text
+
+    def named(self, spec: dict) -> dict:
+        """spec (a chart without data) wrapped so that its inner view reads the dataset `DATASET`: what is
+        sent, with arrow() beside it."""
         outer, inner = split(spec)
+        inner["data"] = {"name": DATASET}
+        return {**outer, inner_kind(inner): [inner]}
+
+    def inlined(self, sent: dict) -> dict:
+        """A spec made by named() with this table inside it in place of the dataset's name: one a file can be
+        drawn from with no dataset beside it."""
+        kind = "layer" if "layer" in sent else "vconcat"
+        inner = dict(sent[kind][0])
         inner["data"] = {"values": [self.datum()]}
         inner["transform"] = self.unpack() + inner.get("transform", [])
-        return {**outer, inner_kind(inner): [inner]}
+        return {**sent, kind: [inner]}
+
+    def inline(self, spec: dict) -> dict:
+        """spec (a chart without data) with this table inside it: a chart for a file, drawn on the server."""
+        return self.inlined(self.named(spec))
 
     @classmethod
     def from_spec(cls, spec: dict) -> ChartData:
@@ -128,6 +176,11 @@ class ChartData:
         columns = {k: v for k, v in datum.items() if not k.startswith(LABELS_PREFIX) and k != GRID_KEY}
         labels = {k[len(LABELS_PREFIX):]: v for k, v in datum.items() if k.startswith(LABELS_PREFIX)}
         return cls(columns, labels, tuple((index, size) for index, size in datum.get(GRID_KEY, ())))
+
+
+def _index_type(n: int) -> type:
+    """The smallest whole-number type that numbers n things: an index column is most of a table's bytes."""
+    return np.int8 if n <= 127 else np.int16 if n <= 32767 else np.int32
 
 
 def numbers(values) -> list:

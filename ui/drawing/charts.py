@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import math
+import os
 from collections.abc import Sequence
 
 import altair as alt
@@ -31,6 +32,7 @@ LABEL_PX, TITLE_PX, CHART_TITLE_PX, CELL_TEXT_PX = 12, 13, 15, 12
 STRIP_LINE = 1.7  # a strip's row height in label heights: an accent (x̂) and a descender (γ, β) stay apart
 MIN_LABEL_PX = 8  # an axis label is never smaller: 6 px type drew characters 4 px high
 CHAR_EM = 0.52  # the width of one character of a number, in ems: "-0.12" is 2.3 em in Arial, 2.6 in DejaVu Sans
+RENDERER_ENV = "ATTENTION_LAB_CHART_RENDERER"  # "svg" draws every chart as svg (on_canvas says when that helps)
 SHOWN_ROW = "shown"  # the parameter of a clickable heatmap that names the outlined row
 SHOWN = {" ": "␣", "\n": "⏎", "\t": "⇥", "\r": "␍"}  # invisible characters, drawn visibly in labels
 
@@ -204,7 +206,22 @@ def heatmap_chart(
     if annotate:
         layers.append(_numbers(base, tooltip, scheme, domain, font_scale))
     chart = themed(alt.layer(*layers).properties(width=alt.Step(cell_px), height=alt.Step(cell_px)))
+    if not select_rows:  # a clickable map stays svg: its rows are elements a test, or a keyboard, can find
+        chart = on_canvas(chart)
     return chart.properties(title=title) if title else chart
+
+
+def on_canvas(chart):
+    """chart drawn on a canvas in the browser: a map of hundreds of cells as svg is thousands of elements, which
+    the browser lays out again on every move. A canvas is one element; its numbers stay on hover, and in the
+    table that the chart's "Show data" button opens.
+
+    ATTENTION_LAB_CHART_RENDERER=svg (read when a design is built) draws them as svg instead: Vega lays a chart
+    out the same way for both, and in svg every label and legend is an element a test or a reader's browser tools
+    can measure (the browser tests of the charts' layout start their server so)."""
+    if os.environ.get(RENDERER_ENV, "canvas") == "svg":
+        return chart
+    return chart.properties(usermeta={"embedOptions": {"renderer": "canvas"}})
 
 
 def _axes(x_title: str, y_title: str, cell_px: int, font_scale: float) -> tuple[alt.X, alt.Y]:
@@ -299,5 +316,5 @@ def grid_chart(columns: int = 4, title: str = "", cell_px: int = 18, x_title: st
         width=alt.Step(cell_px), height=alt.Step(cell_px)
     ).facet(facet=alt.Facet("panel:N", sort=alt.EncodingSortField("panel_i"), title=None, header=header),
             columns=columns)
-    chart = themed(chart)
+    chart = on_canvas(themed(chart))
     return chart.properties(title=title) if title else chart

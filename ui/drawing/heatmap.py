@@ -6,11 +6,13 @@ The whole path, in the order it runs:
 
 1. `made` looks the heatmap up: every session that draws the same matrix, labels and look shares one, made once
    per process (a class moves the same sliders through the same values).
-2. `_make` turns the matrix into its numbers (charts.heatmap_frame), decides its size once (`size`: the cells,
-   the rows, whether it fits its room), and puts the numbers into the chart's design (render.chart_text: the
-   design, charts.heatmap_chart, is built once per look and reused at every size that draws alike).
-3. `draw` sends the finished JSON (ui.drawing.send) and records the matrix for the export panel; a clickable map
-   goes through Streamlit's own chart widget instead, so a click on a row reaches the page.
+2. `_make` turns the matrix into its numbers (charts.heatmap_frame, sent as a table: ChartData.arrow), decides its
+   size once (`size`: the cells, the rows, whether it fits its room), and fills in the chart's design
+   (render.chart_text: the design, charts.heatmap_chart, is built once per look and reused at every size that
+   draws alike). The numbers are not in the design: a move that changes only them leaves the spec as it was,
+   and the browser swaps them into the map it already drew.
+3. `draw` sends the finished JSON with its table (ui.drawing.send) and records the matrix for the export panel; a
+   clickable map goes through Streamlit's own chart widget instead, so a click on a row reaches the page.
 
 `show` is 1 then 3. A layout that must know whether a map fits before placing it (ui.sections.views.heatmaps)
 calls `made` and `draw` itself.
@@ -29,11 +31,12 @@ import streamlit as st
 
 from ui.cache import SharedCache
 from ui.drawing import alt_text, charts, export, render, send
+from ui.drawing.chart_data import ChartData
 from ui.state import presenter
 
 ROOM_PX = 300  # the width a map may take unless told: about half a column. A map with the page to itself passes more.
 # (matrix, labels, look) -> Drawing. A heatmap's JSON is 3-90 KB: 64 MB holds thousands.
-_MADE = SharedCache(entries=8192, budget=64 << 20, size=lambda d: len(d.text) + d.matrix.nbytes)
+_MADE = SharedCache(entries=8192, budget=64 << 20, size=lambda d: len(d.text) + 2 * len(d.table) + d.matrix.nbytes)
 
 
 @dataclass(frozen=True)
@@ -71,6 +74,8 @@ class Drawing:
     draws the same heatmap: nothing in it is changed after it is made."""
 
     text: str
+    table: bytes  # its numbers, sent beside text (ui.drawing.chart_data)
+    data: ChartData
     fits: bool
     picked: int | None
     title: str
@@ -115,14 +120,15 @@ def _make(matrix: np.ndarray, row_labels: list, col_labels: list, title: str, su
     # smallest cell that draws alike (charts.design_cell), and this map's own cells go in as its steps.
     text, _ = render.chart_text(
         charts.heatmap_chart, numbers, "content" if sized.fits else "stretch",
-        alt_text.heatmap(matrix, row_labels, col_labels, title)[:alt_text.MAX_CHARS],  # its extremes move: per matrix
+        alt_text.heatmap(matrix, row_labels, col_labels, title)[:alt_text.MAX_CHARS],
         step=sized.cell, row_step=sized.row, title=title, subtitle=subtitle, annotate=annotate,
         cell_px=charts.design_cell(sized.cell, scale), select_rows=picked is not None, font_scale=scale, **look)
     if picked is not None:  # the outlined row is a parameter of the design: set its value
         text = json.dumps(with_param(json.loads(text), charts.SHOWN_ROW, int(picked)), ensure_ascii=False)
     matrix = np.array(matrix)  # a copy of its own, read-only: it is shared by every session that draws it
     matrix.flags.writeable = False
-    return Drawing(text, sized.fits, picked, title, matrix, tuple(row_labels), tuple(col_labels))
+    return Drawing(text, numbers.arrow(), numbers, sized.fits, picked, title, matrix, tuple(row_labels),
+                   tuple(col_labels))
 
 
 def with_param(spec: dict, name: str, value) -> dict:
@@ -140,11 +146,11 @@ def draw(drawing: Drawing, key: str | None = None, on_pick: Callable[[int], None
         # A key of its own for each picked row: the chart comes back with no selection of its own, so a
         # click on the row picked before the "Query row" control moved away still counts as a new click.
         key = f"{key}_{d.picked}"
-        render.draw_spec(json.loads(d.text), key=key, on_select=functools.partial(_clicked, key, on_pick),
+        render.draw_spec(json.loads(d.text), d.table, key=key, on_select=functools.partial(_clicked, key, on_pick),
                          width=width)
     else:
-        send.chart(d.text, width)
-    export.record(d.title, d.matrix, d.row_labels, d.col_labels, functools.partial(json.loads, d.text))
+        send.chart(d.text, width, d.table)
+    export.record(d.title, d.matrix, d.row_labels, d.col_labels, functools.partial(render.file_spec, d.text, d.data))
 
 
 def _clicked(key: str, on_pick: Callable[[int], None] | None) -> None:

@@ -3,8 +3,8 @@
 Building an Altair chart and validating it costs ~30 ms per heatmap; a page with eight of them would
 spend a quarter of a second on that alone. The spec depends only on a chart's shape and settings, so
 it is built once per process (keyed by the builder function and its settings), written as JSON once
-(ui.drawing.send), and every rerun puts just its numbers into it, as plain lists (ui.drawing.chart_data: no
-DataFrame, no Arrow).
+(ui.drawing.send), and every rerun sends just its numbers beside it, built from plain lists (ui.drawing.chart_data:
+no DataFrame): a chart whose design did not change is updated in the browser, not drawn again.
 
 A heatmap goes this way too, through ui.drawing.heatmap, which also keeps each finished heatmap for the process.
 """
@@ -21,7 +21,7 @@ import streamlit as st
 
 from ui.cache import SharedCache
 from ui.drawing import alt_text, charts, colours, export, send
-from ui.drawing.chart_data import ChartData
+from ui.drawing.chart_data import DATASET, ChartData
 from ui.state import presenter
 
 _SPECS = SharedCache(entries=512)  # (builder, settings) -> spec without data
@@ -86,11 +86,11 @@ def heading(title: str, subtitle: str, scale: float) -> dict:
 def chart_text(builder: Callable, data: ChartData, width: str | None = None, description: str | None = None,
                step: int | None = None, columns: int | None = None, row_step: int | None = None,
                **settings) -> tuple[str, send.Design]:
-    """builder(**settings) with `data` as the JSON ui.drawing.send sends, and its design (which knows its
-    width). description: the chart's text for screen readers (else alt_text's, for the builders it knows).
-    step: each cell's size, for a design built for another size that draws alike (charts.design_cell), and
-    row_step each row's height when it differs;
-    columns: a facet's panels to a row, for a design built for another number."""
+    """builder(**settings) drawn with `data` as the JSON ui.drawing.send sends (the data goes beside it, as
+    data.arrow()), and its design (which knows its width). description: the chart's text for screen readers
+    (else alt_text's, for the builders it knows). step: each cell's size, for a design built for another size
+    that draws alike (charts.design_cell), and row_step each row's height when it differs; columns: a facet's
+    panels to a row, for a design built for another number."""
     title, subtitle = settings.pop("title", ""), settings.pop("subtitle", "")
     settings.setdefault("font_scale", presenter.chart_scale())
     if description is None:
@@ -98,7 +98,7 @@ def chart_text(builder: Callable, data: ChartData, width: str | None = None, des
     design = _design(builder, tuple(sorted(settings.items())), bool(title or subtitle), width, bool(description),
                      stepped=step is not None, columned=columns is not None)
     titled = heading(title, subtitle, settings["font_scale"]) if title or subtitle else None
-    return design.fill(data, title=titled, description=description, step=step, columns=columns,
+    return design.fill(title=titled, description=description, step=step, columns=columns,
                        row_step=row_step), design
 
 
@@ -112,7 +112,7 @@ def show_grid(data: ChartData, columns: int, cell_px: int, title: str) -> None:
     scale = presenter.chart_scale()
     text, design = chart_text(charts.grid_chart, data, step=cell_px, columns=columns, title=title,
                               cell_px=charts.design_cell(cell_px, scale), font_scale=scale)
-    send.chart(text, design.width)
+    send.chart(text, design.width, data.arrow())
 
 
 def show(builder: Callable, data: ChartData, key: str | None = None, on_select: str = "ignore",
@@ -126,17 +126,22 @@ def show(builder: Callable, data: ChartData, key: str | None = None, on_select: 
     numbers as a matrix, for the export panel (its CSV; its PNG and SVG are this chart as drawn).
     """
     if on_select != "ignore":  # a chart that reports clicks is a widget: Streamlit's own path
-        spec = data.inline(spec_for(builder, **settings))  # a fresh dict: the cached design stays as it was
+        spec = data.named(spec_for(builder, **settings))  # a fresh dict: the cached design stays as it was
         text = description or alt_text.for_chart(builder, data, settings)
         if text:
-            spec["description"] = text  # the drawn svg's aria-label
-        return draw_spec(spec, key=key, on_select=on_select, width=width, alt=text)
+            spec["description"] = text  # the drawn chart's aria-label
+        return draw_spec(spec, data.arrow(), key=key, on_select=on_select, width=width, alt=text)
     title = settings.get("title", "")
     text, design = chart_text(builder, data, width, description, **settings)
-    send.chart(text, design.width)
+    send.chart(text, design.width, data.arrow())
     if record is not None:
-        export.record(title, record.matrix, record.rows, record.cols, functools.partial(json.loads, text))
+        export.record(title, record.matrix, record.rows, record.cols, functools.partial(file_spec, text, data))
     return None
+
+
+def file_spec(text: str, data: ChartData) -> dict:
+    """A sent chart (its JSON, and the data sent beside it) as one spec with the numbers inside, for a file."""
+    return data.inlined(json.loads(text))
 
 
 @dataclass(frozen=True)
@@ -148,8 +153,11 @@ class Recorded:
     cols: list
 
 
-def draw_spec(spec: dict, key: str | None, on_select: str | Callable, width: str | None, alt: str | None = None):
-    """Send a whole spec, its data inside it (Streamlit then has no data of its own to convert)."""
+def draw_spec(spec: dict, table: bytes, key: str | None, on_select: str | Callable, width: str | None,
+              alt: str | None = None):
+    """Send a spec made by ChartData.named through Streamlit's own chart, with its numbers (ChartData.arrow) as
+    the dataset it reads."""
+    spec = {**spec, "datasets": {DATASET: table}}
     kwargs = {"key": key} if key else {}
     # A spec's own description already names its svg; Streamlit 1.67 logs a warning with a whole stack
     # trace, at every draw, when alt is given as well, so alt goes only to a spec without one.

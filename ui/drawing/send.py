@@ -1,14 +1,23 @@
-"""A chart sent as the JSON Streamlit would send for it, its design written as JSON once per process.
+"""A chart sent as the element Streamlit would send for it: its design written as JSON once per process, its
+numbers beside it as a named dataset. This module is the app's one door to Streamlit's private chart API.
 
 st.vega_lite_chart(spec) writes a spec as JSON, reads it back to rename Altair's view names, and hashes it:
 about 0.5 ms a chart of 5 KB before a byte leaves the server, and a page draws ten to twenty charts on
 every slider move. Nearly all of a chart is its design (ui.drawing.render.spec_for), which is the same on
-every move; only its title, its description, the values of its parameters and its data change. So each
-design is turned into JSON once, by Streamlit's own functions (exactly as st.vega_lite_chart would turn it),
-and cut around those parts; a draw writes only them as JSON, fills them in, and sends the chart element
-Streamlit would have sent. tests/ui/test_send.py holds the two paths to the same element for every design.
+every move; only its title, its description and its size can change, and its numbers travel apart (as the
+dataset ui.drawing.chart_data.DATASET, in Arrow). So each design is turned into JSON once, by Streamlit's own
+functions (exactly as st.vega_lite_chart would turn it), and cut around those parts; a draw writes only them,
+fills them in, and sends the chart element Streamlit would have sent with the dataset beside it.
 
-A chart that reports clicks (on_select) still goes through st.vega_lite_chart: it is a widget, with state
+The browser keeps a drawn chart whose spec is the same as before and swaps the new rows into it: so a slider
+move that changes only numbers changes nothing in the spec (the description and the title say what a chart
+is, not its values: ui.drawing.alt_text).
+
+Private names used, each checked by tests/ui/test_send.py against the installed Streamlit (the same element
+both ways, for every design): `_prepare_vega_lite_spec` and `_stabilize_vega_json_spec` (what
+st.vega_lite_chart does to a spec) and `DeltaGenerator._enqueue` (sends an element where the page is).
+
+A chart that reports clicks (on_select) goes through st.vega_lite_chart itself: it is a widget, with state
 and a callback that Streamlit keeps. There is one such chart on a page at most.
 """
 
@@ -22,12 +31,12 @@ from streamlit.elements.lib.layout_utils import LayoutConfig
 from streamlit.elements.vega_charts import _prepare_vega_lite_spec, _stabilize_vega_json_spec
 from streamlit.proto.VegaLiteChart_pb2 import VegaLiteChart as VegaLiteChartProto
 
-from ui.drawing.chart_data import ChartData, inner_kind, split
+from ui.drawing.chart_data import DATASET, inner_kind, split
 
 # The parts a draw fills in. Each stands in the design's JSON as a string no spec holds ("\u0000title"),
 # and is replaced by its own JSON. (Parameters stay in the design: a selection names the view it listens to,
 # and Streamlit renames views in the design's JSON, so the two must be written together.)
-HOLES = ("title", "description", "data", "transform", "width", "height", "columns")
+HOLES = ("title", "description", "width", "height", "columns")
 
 
 def _hole(name: str) -> str:
@@ -36,25 +45,20 @@ def _hole(name: str) -> str:
 
 @dataclass(frozen=True)
 class Design:
-    """A chart design as JSON, cut at its holes: pieces[0] hole[0] pieces[1] hole[1] ... pieces[-1].
-    transforms: the design's own transforms of the inner view (after the data's unpacking), as JSON."""
+    """A chart design as JSON, cut at its holes: pieces[0] hole[0] pieces[1] hole[1] ... pieces[-1]."""
 
     pieces: tuple[str, ...]
     holes: tuple[str, ...]
-    transforms: str
     width: str
 
-    def fill(self, data: ChartData, title=None, description: str | None = None, step: int | None = None,
+    def fill(self, title=None, description: str | None = None, step: int | None = None,
              columns: int | None = None, row_step: int | None = None) -> str:
         """The chart's JSON with these parts in it (a part the design has no hole for is left out). step: the
         size in pixels of each cell of a design whose width and height are holes (row_step, when given, the
         height of each row instead); columns: how many panels a faceted grid puts in a row."""
-        unpack = ",".join(json.dumps(step, ensure_ascii=False) for step in data.unpack())
         parts = {
             "title": json.dumps(title, ensure_ascii=False),
             "description": json.dumps(description or "", ensure_ascii=False),
-            "data": json.dumps({"values": [data.datum()]}, ensure_ascii=False),
-            "transform": "[" + ",".join(part for part in (unpack, self.transforms) if part) + "]",
             "width": json.dumps({"step": step}),
             "height": json.dumps({"step": row_step or step}),
             "columns": json.dumps(columns),
@@ -79,8 +83,7 @@ def design(spec: dict, width: str | None = None, described: bool = True, stepped
     if width is None:
         width = "content" if kind == "vconcat" and any(k in inner for k in ("facet", "hconcat", "repeat")) \
             else "stretch"
-    transforms = ",".join(json.dumps(step, ensure_ascii=False) for step in inner.pop("transform", []))
-    inner["data"], inner["transform"] = _hole("data"), _hole("transform")
+    inner["data"] = {"name": DATASET}
     skeleton = {**outer, kind: [inner]}
     if described:
         skeleton["description"] = _hole("description")
@@ -105,14 +108,17 @@ def design(spec: dict, width: str | None = None, described: bool = True, stepped
         rest = pieces.pop()
         pieces += [rest[:at], rest[at + len(json.dumps(_hole(hole))):]]
         holes.append(hole)
-    return Design(tuple(pieces), tuple(holes), transforms, width)
+    return Design(tuple(pieces), tuple(holes), width)
 
 
-def chart(text: str, width: str, alt: str | None = None) -> None:
-    """Send a chart's finished JSON (Design.fill) where the page is, as st.vega_lite_chart would."""
+def chart(text: str, width: str, table: bytes, alt: str | None = None) -> None:
+    """Send a chart's finished JSON (Design.fill) where the page is, with its numbers (ChartData.arrow) as the
+    dataset it reads, as st.vega_lite_chart(spec with datasets={DATASET: table}) would."""
     proto = VegaLiteChartProto()
     proto.spec = text
     proto.theme = "streamlit"
+    dataset = proto.datasets.add()
+    dataset.name, dataset.has_name, dataset.data.data = DATASET, True, table
     if alt:  # a spec without a description of its own is named by alt (Streamlit's own rule)
         proto.alt = alt
     # _enqueue writes to the container of the `with` block the page is in, as st.vega_lite_chart does

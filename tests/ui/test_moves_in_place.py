@@ -1,0 +1,45 @@
+"""A slider move that changes only numbers leaves every chart's spec as it was, so the browser updates the charts
+it drew instead of building them again (ui/drawing/chart_data.py; MEASURED.md, "What a move costs in the browser").
+
+The browser keeps a Vega view while the spec it is sent stays the same byte for byte, and swaps the new rows of
+its dataset into it; any change to the spec (a title, a description, a size that carries a number) throws the
+view away and draws it from nothing. Each case moves one control whose move changes values, never shapes or
+labels, and compares the specs sent before and after; the numbers themselves must have changed somewhere.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.apptest_helpers import charts, chart_title, ok, run_page
+
+MOVES = [  # (lesson, slider key, a new value): moves that change numbers only
+    ("bigram", "bg_alpha", 0.5),
+    ("qkv", "seed", 5),
+    ("scaling", "attn_temp", 0.5),
+    ("scaling", "seed", 7),
+    ("masking", "masking_pos", 2),
+    ("masking", "seed", 3),
+    ("multi_head", "seed", 4),
+    ("communication", "seed", 2),
+    ("block", "seed", 9),
+    ("tiles", "seed", 6),
+]
+
+
+def _sent(at) -> list[tuple[str, str, bytes]]:
+    return [(chart_title(c), c.proto.spec, b"".join(d.data.data for d in c.proto.datasets)) for c in charts(at)]
+
+
+@pytest.mark.parametrize(("lesson", "key", "value"), MOVES)
+def test_a_move_of_numbers_keeps_every_spec(lesson, key, value):
+    at = ok(run_page(f"lessons/{lesson}/page.py", timeout=120))
+    before = _sent(at)
+    slider = next(s for s in at.slider if s.key == key)
+    assert slider.value != value
+    slider.set_value(type(slider.value)(value))
+    after = _sent(ok(at.run(timeout=120)))
+    assert len(after) == len(before) > 0
+    moved = [title for (title, spec, _), (_, spec_after, _) in zip(before, after) if spec != spec_after]
+    assert not moved, f"{lesson}: a move of {key} changed the spec of {moved}: the browser draws them again"
+    assert any(data != data_after for (*_, data), (*_, data_after) in zip(before, after)), "no number moved"
