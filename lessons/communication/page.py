@@ -11,7 +11,7 @@ from lessons.communication import views as context_views
 from lessons.communication.questions import questions
 from ui.frame import page, prose
 from ui.sections import trained_views, views
-from ui.state import controls
+from ui.state import controls, phone
 from ui.text import code_span, escape_md
 
 SENTENCE_1 = "I sat on the bank of the river"
@@ -109,6 +109,7 @@ def controls_and_sections() -> None:
     """The page's controls and the sections they drive: a move of a control reruns this alone."""
     trained = trained_views.weights_switch()  # only the first section has a trained model to show
     sentence, max_tokens, D, d_k, seed = views.sentence_settings()
+    phone.in_reach("seq_len")  # on a phone, the number of tokens stays beside the outputs it changes
     controls.show_url_notes()  # now, in case an empty sidebar text stops the page below
 
     # The sections with controls of their own are live parts of their own: a move of one reruns that alone.

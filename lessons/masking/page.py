@@ -13,7 +13,7 @@ from ui.drawing import charts, plots, render
 from ui.frame import page, prose
 from ui.sections import views, walkthrough_views
 from ui.sections.views import Heatmap, beside, heatmaps, numbers_text, square, token_rows, weights_map
-from ui.state import controls
+from ui.state import controls, phone
 from ui.text import code_span, counted, every, shape_caption
 
 MAX_DIMS_IN_TABLE = 6
@@ -173,6 +173,7 @@ def peek_changes(p: dict, tokens: list[str]) -> None:
 def controls_and_sections() -> None:
     """The page's controls and the sections they drive: a move of a control reruns this alone."""
     sentence, max_tokens, D, d_k, seed = views.sentence_settings(seq_len_hi=MAX_T)
+    phone.in_reach("seq_len")  # on a phone, the number of tokens stays beside the masks it grows
     controls.show_url_notes()
 
     tokens = views.tokens_line(sentence, max_tokens)

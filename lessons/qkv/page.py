@@ -16,7 +16,7 @@ from ui.drawing.charts import unique_labels
 from ui.frame import page, prose
 from ui.sections import trained_views, views, walkthrough_views
 from ui.sections.views import Heatmap, dim_labels, heatmaps, square, token_rows, weights_map
-from ui.state import controls
+from ui.state import controls, phone
 from ui.text import code_span, counted
 
 ROLES = {"Q": "what each token asks", "K": "what each token offers", "V": "what each token hands over"}
@@ -102,6 +102,7 @@ def controls_and_sections() -> None:
         trained.view()
         return
     sentence, max_tokens, D, d_k, seed = views.sentence_settings()
+    phone.in_reach("d_k")  # on a phone, d_k stays beside the Q, K and scores it reshapes
     controls.show_url_notes()
 
     tokens = views.tokens_line(sentence, max_tokens)

@@ -23,7 +23,7 @@ from ui.sections.views import (
     tokens_line,
     weights_map,
 )
-from ui.state import controls
+from ui.state import controls, phone
 from ui.text import counted
 
 compute = cached.scaling_view
@@ -139,6 +139,7 @@ def d_v_section(a: dict, tokens: list[str], d_k: int) -> None:
 def controls_and_sections() -> None:
     """The sentence's controls and the sections they drive: a move of one reruns this alone."""
     sentence, max_tokens, D, d_k, seed = sentence_settings(d_k_hi=512, d_k_default=64)
+    phone.in_reach("d_k")  # on a phone, d_k stays beside the scores whose spread it sets
     controls.show_url_notes()
 
     tokens = tokens_line(sentence, max_tokens)

@@ -11,7 +11,7 @@ from lessons.training.questions import questions
 from lessons.training.setup import Settings, bundled_problem
 from ui.drawing import export
 from ui.frame import page
-from ui.state import controls
+from ui.state import controls, phone
 
 
 def sidebar() -> Settings:
@@ -48,6 +48,7 @@ def live(session: ts.TrainingSession, settings: Settings) -> None:
 def controls_and_sections() -> None:
     """The run's settings, its buttons and the live panel: a move of a setting reruns this alone."""
     settings = sidebar()
+    phone.in_reach("tr_steps")  # on a phone, the number of steps stays beside the run it sets
     if settings.corpus == "induction":  # one fixed length: position solves it
         st.info(view.induction_note(settings), icon=":material/straighten:")
     session = ts.get(st.session_state)

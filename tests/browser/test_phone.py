@@ -17,6 +17,10 @@ from lessons import COURSE
 from tests.browser.harness import CHART, PAGE_TIMEOUT_MS, RERUN_TIMEOUT_MS, expect, wait_until_drawn
 from ui.frame import glossary
 
+# These tests measure where each legend and label was drawn at a phone's width. The maps are drawn as svg here, laid
+# out exactly as on the canvas a student sees, so that every label is an element to measure (conftest.py).
+CHART_RENDERER = "svg"
+
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
 
 PHONE = {"width": 390, "height": 844}
@@ -198,6 +202,24 @@ def test_the_main_control_and_its_chart_are_in_view_together_on_a_phone(server, 
     sidebar = phone.locator('[data-testid="stSidebar"]')
     expect(sidebar.locator(".st-key-seed")).to_be_visible(timeout=RERUN_TIMEOUT_MS)
     expect(sidebar.get_by_role("button", name="Share this view")).to_be_visible()
+
+
+IN_REACH = [("qkv", "d_k"), ("scaling", "d_k"), ("masking", "seq_len"), ("communication", "seq_len"),
+            ("training", "tr_steps"), ("bigram", "bg_alpha"), ("tiles", "tl_block")]
+
+
+@pytest.mark.parametrize(("path", "key"), IN_REACH, ids=[path for path, _ in IN_REACH])
+def test_each_lesson_keeps_its_main_control_in_reach_on_a_phone(server, phone, path, key):
+    """With the sidebar folded, the lesson's main control is on screen wherever the student has scrolled to, and
+    the sidebar's other controls are not (they wait in the opened sidebar)."""
+    phone.goto(f"{server.url}/{path}")
+    wait_until_drawn(phone)
+    expect(phone.locator('[data-testid="stExpandSidebarButton"]').first).to_be_visible()
+    control = phone.locator(f'[data-testid="stSidebar"] .st-key-{key}')
+    expect(control).to_be_in_viewport()
+    phone.locator(CHART).last.scroll_into_view_if_needed()
+    expect(control).to_be_in_viewport()
+    expect(phone.locator('[data-testid="stSidebar"] .st-key-seed')).to_be_hidden()
 
 
 # Every table cell's type size, and the interactive tables' count (drawn on a canvas no page style reaches)
