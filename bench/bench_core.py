@@ -1,10 +1,11 @@
-"""Timing of the NumPy core: one multi-head attention forward, and generation with and without the KV cache.
+"""Timing of the NumPy core: causal attention alone, one multi-head attention forward, and generation with and
+without the KV cache.
 
 Run from the repository root:  python bench/bench_core.py
 Prints median and minimum wall-clock times over several repeats (after a warm-up), measured with
-time.perf_counter. Shapes: T sequence length, D d_model, H heads.
+time.perf_counter. Shapes: T sequence length, D d_model, H heads, d_k = D / H per head.
 
-Where PyTorch happens to be installed, the attention table gains PyTorch's columns for the same forward on
+Where PyTorch happens to be installed, the attention tables gain PyTorch's columns for the same maths on
 the CPU, same weights, same thread count: `torch.nn.functional.scaled_dot_product_attention` (fused, causal,
 returns no weights) and the same maths written out (matmul, masked softmax: the weights, as the core
 returns them). PyTorch is in no requirements file; use an environment of its own with this checkout on
@@ -30,11 +31,12 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from core.attention import causal_mask, multi_head_attention  # noqa: E402
+from core.attention import causal_mask, multi_head_attention, scaled_dot_product_attention  # noqa: E402
 from core.model import ModelConfig, init_params  # noqa: E402
 from core.sampling import generate  # noqa: E402
 
 MHA_SHAPES = [(16, 64, 4), (64, 64, 4), (256, 256, 8), (512, 256, 8), (1024, 256, 8)]  # (T, D, H)
+SDPA_SHAPES = [(64, 4, 16), (512, 8, 32)]  # (T, H, d_k): the attention inside MHA_SHAPES' (64, 64, 4) and (512, 256, 8)
 
 try:
     import torch
@@ -82,6 +84,46 @@ def torch_forwards(x, w_qkv, b_qkv, w_o, b_o, H):
             return (weights @ v).transpose(0, 1).reshape(T, D) @ w_o + b_o, weights
 
     return fused, explicit
+
+
+def torch_attentions(q, k, v):
+    """PyTorch's fused causal attention and the same maths written out (weights materialised), on (H, T, d_k)."""
+    F = torch.nn.functional
+    T, d_k = q.shape[-2:]
+    q, k, v = (torch.from_numpy(a) for a in (q, k, v))
+    mask = torch.ones(T, T, dtype=torch.bool).tril()
+
+    def fused():
+        with torch.inference_mode():
+            return F.scaled_dot_product_attention(q, k, v, is_causal=True)
+
+    def explicit():
+        with torch.inference_mode():
+            weights = torch.softmax((q @ k.transpose(-1, -2) / d_k**0.5).masked_fill(~mask, float("-inf")), dim=-1)
+            return weights @ v, weights
+
+    return fused, explicit
+
+
+def bench_sdpa() -> None:
+    print("scaled_dot_product_attention alone, float32, causal mask, heads (H, T, d_k); median ms (min ms)")
+    head = f"{'T':>5} {'H':>3} {'d_k':>4} {'repeats':>8} {'core':>17}"
+    if torch is not None:
+        head += f" {'torch SDPA':>17} {'torch explicit':>17} {'core/SDPA':>10} {'core/explicit':>14}"
+    print(head)
+    rng = np.random.default_rng(0)
+    for T, H, d_k in SDPA_SHAPES:
+        q, k, v = (rng.standard_normal((H, T, d_k)).astype(np.float32) for _ in range(3))
+        repeats = 200 if T <= 64 else 40
+        core = time_it(partial(scaled_dot_product_attention, q, k, v, causal_mask(T)), repeats, warmup=3)
+        line = f"{T:>5} {H:>3} {d_k:>4} {repeats:>8} {cell(core):>17}"
+        if torch is not None:
+            t_fused, t_explicit = (time_it(f, repeats, warmup=3) for f in torch_attentions(q, k, v))
+            line += (f" {cell(t_fused):>17} {cell(t_explicit):>17}"
+                     f" {statistics.median(core) / statistics.median(t_fused):>10.1f}"
+                     f" {statistics.median(core) / statistics.median(t_explicit):>14.1f}")
+        print(line, flush=True)
+    print()
 
 
 def bench_attention() -> None:
@@ -150,6 +192,7 @@ def main() -> None:
     start = time.perf_counter()
     print(f"Attention Lab core benchmark | Python {platform.python_version()}, NumPy {np.__version__}, "
           f"{platform.machine()}\n")
+    bench_sdpa()
     bench_attention()
     print(f"(attention section: {time.perf_counter() - start:.1f} s)")
     bench_generation()

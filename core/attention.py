@@ -33,11 +33,17 @@ def softmax(x: np.ndarray, axis: int = -1, *, out: np.ndarray | None = None) -> 
     return e
 
 
-def causal_mask(T: int) -> np.ndarray:
-    """(T, T) bool: True where query i may attend to key j, i.e. j <= i (PyTorch's bool attn_mask)."""
+def causal_mask(T: int, start: int = 0) -> np.ndarray:
+    """(T, start + T) bool: True where query i may attend to key j, i.e. j <= start + i (PyTorch's bool attn_mask).
+
+    start = 0 gives the square (T, T) mask. With `start` keys already cached, query i sits at position start + i:
+    the rows start..start + T of the square mask, built without the rows above them.
+    """
     if int(T) != T or T < 1:
         raise ValueError(f"The sequence length must be a positive whole number, got {T!r}.")
-    return np.tril(np.ones((int(T), int(T)), dtype=bool))
+    if int(start) != start or start < 0:
+        raise ValueError(f"The first query's position must be a whole number >= 0, got {start!r}.")
+    return np.tri(int(T), int(start) + int(T), int(start), dtype=bool)  # ones on and below diagonal `start`
 
 
 def check_attention_inputs(q, k, v, mask=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -96,8 +102,9 @@ def scaled_dot_product_attention(
     q, k, v = check_attention_inputs(q, k, v, mask)
     if scale is None:
         scale = 1.0 / np.sqrt(q.shape[-1])  # 1/sqrt(d_k)
+    # (q * scale) k^T = (q k^T) * scale: scaling q, (..., Tq, d_k), is a pass over fewer numbers than the scores.
+    q = q * np.asarray(scale, dtype=q.dtype)  # in q's precision: a float32 model stays float32
     scores = q @ np.swapaxes(k, -1, -2)  # (..., Tq, d_k) @ (..., d_k, Tk) -> (..., Tq, Tk)
-    scores *= np.asarray(scale, dtype=q.dtype)  # in q's precision: a float32 model stays float32
     if mask is not None:
         # Hidden scores become -inf, so exp gives them weight exactly 0. A row whose every key is hidden is then all
         # -inf, and softmax above returns zeros for it (a plain max-shifted softmax would give NaN: -inf minus -inf).
@@ -145,7 +152,8 @@ def _per_head(mask):
 def qkv_heads(x, w_qkv, b_qkv, n_heads):
     """Project x and split into heads. x (..., T, D) -> q, k, v each (..., H, T, d_k)."""
     qkv = linear(x, w_qkv, b_qkv)  # (..., T, 3D) laid out [Q | K | V]
-    q, k, v = np.split(qkv, 3, axis=-1)  # each (..., T, D)
+    D = x.shape[-1]
+    q, k, v = qkv[..., :D], qkv[..., D : 2 * D], qkv[..., 2 * D :]  # each (..., T, D), views (np.split costs more)
     return split_heads(q, n_heads), split_heads(k, n_heads), split_heads(v, n_heads)
 
 

@@ -29,9 +29,10 @@ def layer_norm(x: np.ndarray, g: np.ndarray, b: np.ndarray, eps: float = 1e-5) -
 
     x (..., D), g (D,), b (D,) -> (..., D).
     """
-    mean = x.mean(axis=-1, keepdims=True)
-    var = x.var(axis=-1, keepdims=True)  # biased: divides by D, not D - 1
-    return (x - mean) / np.sqrt(var + eps) * g + b
+    centred = x - x.mean(axis=-1, keepdims=True)
+    # The biased variance (divides by D, not D - 1), as x.var computes it, from the centred x already at hand.
+    var = np.mean(centred * centred, axis=-1, keepdims=True)
+    return centred / np.sqrt(var + eps) * g + b
 
 
 def gelu(x: np.ndarray) -> np.ndarray:
@@ -73,8 +74,8 @@ def ffn_with_hidden(x, w_fc, b_fc, w_proj, b_proj, activation: str = "gelu"):
     return linear(act, w_proj, b_proj), pre, act
 
 
-def sinusoidal_encoding(T: int, D: int) -> np.ndarray:
-    """Vaswani et al.'s positional encoding, (T, D).
+def sinusoidal_encoding(T: int, D: int, start: int = 0) -> np.ndarray:
+    """Vaswani et al.'s positional encoding of positions start..start + T - 1, (T, D).
 
     PE[p, 2i] = sin(p / 10000^(2i/D)), PE[p, 2i+1] = cos(p / 10000^(2i/D)).
     Low dimensions turn fast (short wavelengths), high dimensions slowly, so every position gets a
@@ -82,7 +83,7 @@ def sinusoidal_encoding(T: int, D: int) -> np.ndarray:
     """
     if T < 1 or D < 1:
         raise ValueError(f"Positional encodings need T >= 1 and D >= 1, got T={T}, D={D}.")
-    pos = np.arange(T)[:, None]  # (T, 1)
+    pos = np.arange(start, start + T)[:, None]  # (T, 1)
     two_i = np.arange(0, D, 2)  # (ceil(D/2),)
     angle = pos / np.power(10000.0, two_i / D)  # (T, ceil(D/2))
     pe = np.zeros((T, D))
@@ -91,14 +92,15 @@ def sinusoidal_encoding(T: int, D: int) -> np.ndarray:
     return pe
 
 
-def positional_encoding(T: int, D: int, kind: str = "sinusoidal", wpe: np.ndarray | None = None):
-    """(T, D) positions added to the token embeddings: computed sinusoids, or rows of a learned table."""
+def positional_encoding(T: int, D: int, kind: str = "sinusoidal", wpe: np.ndarray | None = None, start: int = 0):
+    """(T, D) encodings of positions start..start + T - 1, added to the token embeddings: computed sinusoids,
+    or rows of a learned table."""
     if kind == "sinusoidal":
-        return sinusoidal_encoding(T, D)
+        return sinusoidal_encoding(T, D, start)
     if kind == "learned":
         if wpe is None:
             raise ValueError("Learned positional encodings need the table wpe (max_len, D).")
-        if T > wpe.shape[0]:
-            raise ValueError(f"The learned table has {wpe.shape[0]} positions; cannot encode {T}.")
-        return wpe[:T]
+        if start + T > wpe.shape[0]:
+            raise ValueError(f"The learned table has {wpe.shape[0]} positions; cannot encode {start + T}.")
+        return wpe[start : start + T]
     raise ValueError(f"Unknown positional encoding {kind!r}; choose 'sinusoidal' or 'learned'.")

@@ -117,17 +117,44 @@ def init_params(cfg: ModelConfig, rng: np.random.Generator, dtype=np.float32) ->
 
 @dataclass
 class KVCache:
-    """Keys and values of every position seen so far, per layer: each (B, H, T_seen, d_k).
+    """Keys and values of every position seen so far, per layer: keys[layer], values[layer] each (B, H, T_seen, d_k).
 
-    With it, a new token's attention costs O(T) instead of recomputing the whole prompt.
+    With it, a new token's attention costs O(T) instead of recomputing the whole prompt. Each layer's keys and values
+    are the filled part of a buffer with room to spare, and a new position is written into the room: appending with
+    np.concatenate would copy all T_seen earlier positions again at every step.
     """
 
     keys: list = field(default_factory=list)
     values: list = field(default_factory=list)
+    buffers: list = field(default_factory=list, repr=False)  # per layer (keys, values), each (B, H, room, d_k)
 
     @property
     def length(self) -> int:
         return 0 if not self.keys else self.keys[0].shape[-2]
+
+    def extend(self, layer: int, k: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Add the new positions' k, v (B, H, T, d_k) after the layer's cached ones; return all the layer's keys and
+        values, (B, H, T_seen + T, d_k). They are views of the buffers, whose filled part later steps never change."""
+        if layer == len(self.keys):  # the layer's first keys
+            self.keys.append(k[..., :0, :])
+            self.values.append(v[..., :0, :])
+        if layer == len(self.buffers):  # no room yet: the first extension below moves these keys into buffers
+            self.buffers.append((self.keys[layer], self.values[layer]))
+        seen = self.keys[layer].shape[-2]
+        end = seen + k.shape[-2]
+        k_room, v_room = self.buffers[layer]
+        if end > k_room.shape[-2]:  # full: buffers twice the size needed, so a position is copied O(1) times on average
+            k_room, v_room = self.buffers[layer] = (_moved(k_room, seen, 2 * end), _moved(v_room, seen, 2 * end))
+        k_room[..., seen:end, :], v_room[..., seen:end, :] = k, v
+        self.keys[layer], self.values[layer] = k_room[..., :end, :], v_room[..., :end, :]
+        return self.keys[layer], self.values[layer]
+
+
+def _moved(buffer: np.ndarray, seen: int, room: int) -> np.ndarray:
+    """(B, H, n, d_k) -> a new (B, H, room, d_k) buffer holding its first `seen` positions."""
+    moved = np.empty((*buffer.shape[:-2], room, buffer.shape[-1]), dtype=buffer.dtype)
+    moved[..., :seen, :] = buffer[..., :seen, :]
+    return moved
 
 
 KNOCKOUT_MODES = ("zero", "mean")
@@ -193,26 +220,25 @@ def check_ids(cfg: ModelConfig, ids, start: int = 0) -> np.ndarray:
 def embed(params, cfg: ModelConfig, ids: np.ndarray, start: int = 0) -> np.ndarray:
     """wte[ids] + PE[start:start+T]: (..., T) -> (..., T, D). No sqrt(D) scaling, no dropout."""
     T = ids.shape[-1]
-    pe = positional_encoding(start + T, cfg.d_model, cfg.pos_encoding, params.get("wpe"))[start:]
+    pe = positional_encoding(T, cfg.d_model, cfg.pos_encoding, params.get("wpe"), start)  # only the new positions
     return params["wte"][ids] + pe.astype(params["wte"].dtype)
 
 
-def attention_layer(p, x, n_heads, past_k=None, past_v=None, start=0, heads_off=(), off_mode="zero"):
-    """Causal multi-head self-attention with optional cached keys/values.
+def attention_layer(p, x, n_heads, cache=None, layer=0, heads_off=(), off_mode="zero"):
+    """Causal multi-head self-attention, optionally after the keys/values a KV cache holds for this layer.
 
-    x (B, T, D); past_k, past_v (B, H, T_past, d_k). Returns out (B, T, D) and what the UI draws and the
-    backward pass reads: q (B, H, T, d_k), k and v (B, H, Tk, d_k) with Tk = T_past + T, weights
-    (B, H, T, Tk) and heads (B, H, T, d_k).
+    x (B, T, D); cache: a KVCache with T_past keys and values of layer `layer`, to which this call adds T. Returns
+    out (B, T, D) and what the UI draws and the backward pass reads: q (B, H, T, d_k), k and v (B, H, Tk, d_k)
+    with Tk = T_past + T, weights (B, H, T, Tk) and heads (B, H, T, d_k).
     heads_off: heads whose output is replaced (see switch_off) before W_O; their weights still show what
     they would have looked at.
     """
     q, k, v = qkv_heads(x, p["w_qkv"], p["b_qkv"], n_heads)  # (B, H, T, d_k)
-    if past_k is not None:
-        k = np.concatenate([past_k, k], axis=-2)  # (B, H, T_past + T, d_k)
-        v = np.concatenate([past_v, v], axis=-2)
+    if cache is not None:
+        k, v = cache.extend(layer, k, v)  # (B, H, T_past + T, d_k): the cached positions, then these
     T, Tk = q.shape[-2], k.shape[-2]
-    # Query i sits at absolute position start + i and may see keys 0..start + i.
-    mask = causal_mask(Tk)[start : start + T]  # (T, Tk)
+    # Query i sits at absolute position T_past + i and may see keys 0..T_past + i.
+    mask = causal_mask(T, Tk - T)  # (T, Tk)
     heads, weights = scaled_dot_product_attention(q, k, v, mask)  # (B, H, T, d_k), (B, H, T, Tk)
     if heads_off:
         heads = switch_off(heads, heads_off, off_mode)
@@ -257,16 +283,17 @@ class ForwardTrace:
     h: np.ndarray  # (B, T, D) ln_f of the last block's out: the output head reads it
 
 
-def block(p, x, cfg: ModelConfig, past_k=None, past_v=None, start=0, heads_off=(), off_mode="zero"):
+def block(p, x, cfg: ModelConfig, cache=None, layer=0, heads_off=(), off_mode="zero"):
     """One transformer block, pre-norm or post-norm. x (B, T, D) -> out (B, T, D), BlockTrace.
-    heads_off, off_mode: heads of this layer to switch off (attention_layer).
+    cache, layer: a KVCache and this block's index in it; heads_off, off_mode: heads of this layer to switch
+    off (attention_layer).
     """
     eps, pre = cfg.ln_eps, cfg.norm == "pre"
     # pre (GPT-2): x + attn(ln_1(x)), then x + mlp(ln_2(x)); post (the 2017 paper): ln_1(x + attn(x)),
     # then ln_2(x + mlp(x))
     attn_in = layer_norm(x, **p["ln_1"], eps=eps) if pre else x
-    attn_out, q, k, v, weights, heads = attention_layer(p["attn"], attn_in, cfg.n_heads, past_k, past_v, start,
-                                                        heads_off, off_mode)
+    attn_out, q, k, v, weights, heads = attention_layer(p["attn"], attn_in, cfg.n_heads, cache, layer, heads_off,
+                                                        off_mode)
     res_1 = x + attn_out
     attention = dict(x=x, attn_in=attn_in, q=q, k=k, v=v, weights=weights, heads=heads, attn_out=attn_out,
                      res_1=res_1)
@@ -298,16 +325,7 @@ def forward(params, cfg: ModelConfig, ids, cache: KVCache | None = None,
     embedded = embed(params, cfg, ids2, start)  # (B, T, D)
     x, layers = embedded, []
     for layer, p in enumerate(params["blocks"]):
-        past_k = past_v = None
-        if cache is not None and layer < len(cache.keys):
-            past_k, past_v = cache.keys[layer], cache.values[layer]
-        x, tr = block(p, x, cfg, past_k, past_v, start, knockout.in_layer(layer), knockout.mode)
-        if cache is not None:
-            if layer < len(cache.keys):
-                cache.keys[layer], cache.values[layer] = tr.k, tr.v
-            else:
-                cache.keys.append(tr.k)
-                cache.values.append(tr.v)
+        x, tr = block(p, x, cfg, cache, layer, knockout.in_layer(layer), knockout.mode)  # extends the cache
         layers.append(tr)
     h = layer_norm(x, **params["ln_f"], eps=cfg.ln_eps)
     logits = linear(h, params["wte"].T)  # tied output head, h @ wte.T: (B, T, V)

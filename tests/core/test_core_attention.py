@@ -192,6 +192,18 @@ def test_causal_mask_rejects_bad_lengths(T):
         causal_mask(T)
 
 
+@pytest.mark.parametrize("T, start", [(1, 0), (1, 7), (3, 4), (5, 0)])
+def test_causal_mask_after_cached_keys_is_rows_of_the_square_mask(T, start):
+    """With `start` keys cached, the T new queries see what rows start..start + T of the full mask see."""
+    np.testing.assert_array_equal(causal_mask(T, start), causal_mask(start + T)[start:])
+
+
+@pytest.mark.parametrize("start", [-1, 1.5])
+def test_causal_mask_rejects_bad_starts(start):
+    with pytest.raises(ValueError, match="position"):
+        causal_mask(3, start)
+
+
 # ---- scaled dot-product attention ---------------------------------------------------------------
 
 # The worked example: Q, K and the scale 1/sqrt(2). Checked by hand: row 0's scaled scores are

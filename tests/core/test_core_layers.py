@@ -53,6 +53,15 @@ def test_layer_norm_matches_loop_with_gain_and_bias():
         np.testing.assert_allclose(layer_norm(x, g, b, eps=eps), expected, rtol=1e-12, atol=1e-13)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_layer_norm_is_the_textbook_expression_to_the_bit(dtype):
+    """layer_norm reuses x - mean for the variance: the same numbers as (x - mean) / sqrt(x.var() + eps) * g + b."""
+    rng = np.random.default_rng(5)
+    x, g, b = (rng.standard_normal(shape).astype(dtype) for shape in ((3, 7, 24), (24,), (24,)))
+    mean, var = x.mean(axis=-1, keepdims=True), x.var(axis=-1, keepdims=True)
+    np.testing.assert_array_equal(layer_norm(x, g, b), (x - mean) / np.sqrt(var + 1e-5) * g + b)
+
+
 def test_layer_norm_uses_biased_variance():
     # mean 2.5, biased variance 1.25 (the unbiased one would be 5/3)
     y = layer_norm(np.array([1.0, 2.0, 3.0, 4.0]), np.ones(4), np.zeros(4), eps=0.0)
@@ -187,6 +196,17 @@ def test_positional_encoding_kinds():
     wpe = np.arange(12.0).reshape(6, 2)
     np.testing.assert_array_equal(positional_encoding(4, 2, "learned", wpe), wpe[:4])
     np.testing.assert_array_equal(positional_encoding(5, 3, "sinusoidal"), sinusoidal_encoding(5, 3))
+
+
+@pytest.mark.parametrize("kind", ["sinusoidal", "learned"])
+def test_encoding_from_a_start_position_is_rows_of_the_full_one(kind):
+    """The KV cache encodes only its new positions: the very numbers the full table has at those rows."""
+    wpe = np.random.default_rng(0).standard_normal((9, 6))
+    full = positional_encoding(9, 6, kind, wpe)
+    for start, T in [(0, 9), (4, 1), (5, 4)]:
+        np.testing.assert_array_equal(positional_encoding(T, 6, kind, wpe, start), full[start : start + T])
+    with pytest.raises(ValueError, match="9 positions"):
+        positional_encoding(2, 6, "learned", wpe, start=8)
 
 
 def test_learned_encoding_errors():

@@ -365,6 +365,25 @@ def test_kv_cache_prompt_then_chunks(opts, d_ff):
     np.testing.assert_allclose(np.concatenate(pieces, axis=1), full, rtol=1e-10, atol=1e-10)
 
 
+def test_kv_cache_steps_leave_earlier_traces_as_they_were():
+    """The cache writes each new position into room after the filled part of its buffers, and a trace's k and v are
+    views of that filled part: later steps, and the buffers' growth, must not change what an earlier trace shows."""
+    cfg, p = make(max_len=40)
+    ids = np.random.default_rng(5).integers(0, 11, size=40)
+    cache, kept = KVCache(), []
+    for lo, hi in [(0, 3), (3, 4), (4, 9), (9, 10), (10, 25), (25, 40)]:  # past the buffers' room several times
+        _, trace = forward(p, cfg, ids[lo:hi], cache)
+        kept.append([(tr.k, tr.k.copy(), tr.v, tr.v.copy()) for tr in trace.layers])
+    for step in kept:
+        for k, k_then, v, v_then in step:
+            np.testing.assert_array_equal(k, k_then)
+            np.testing.assert_array_equal(v, v_then)
+    _, full = forward(p, cfg, ids)
+    for layer, tr in enumerate(full.layers):
+        np.testing.assert_allclose(cache.keys[layer][0], tr.k, rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(cache.values[layer][0], tr.v, rtol=1e-12, atol=1e-12)
+
+
 def test_kv_cache_cannot_pass_max_len():
     cfg, p = make()
     cache = KVCache()
