@@ -25,6 +25,7 @@ from tests.browser.harness import (
     stop_all,
     wait_until_drawn,
 )
+from ui.drawing.charts import RENDERER_ENV
 
 # These tests measure the type size of every label drawn. The maps are drawn as svg here, laid out exactly as on the
 # canvas a student sees, so that every label is an element to measure (conftest.py).
@@ -41,7 +42,8 @@ THEMES = ("light", "dark")
 @pytest.fixture(scope="module")
 def themed_servers():
     """The app as `streamlit run streamlit_app.py --theme.base <theme>` starts it, one server a theme."""
-    servers = {theme: serve(lambda port, theme=theme: Server(port, ("--theme.base", theme)))[0]
+    env = {RENDERER_ENV: CHART_RENDERER}
+    servers = {theme: serve(lambda port, theme=theme: Server(port, ("--theme.base", theme), env))[0]
                for theme in THEMES}
     try:
         yield servers

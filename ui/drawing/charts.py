@@ -219,9 +219,9 @@ def on_canvas(chart):
     ATTENTION_LAB_CHART_RENDERER=svg (read when a design is built) draws them as svg instead: Vega lays a chart
     out the same way for both, and in svg every label and legend is an element a test or a reader's browser tools
     can measure (the browser tests of the charts' layout start their server so)."""
-    if os.environ.get(RENDERER_ENV, "canvas") == "svg":
-        return chart
-    return chart.properties(usermeta={"embedOptions": {"renderer": "canvas"}})
+    renderer = "svg" if os.environ.get(RENDERER_ENV) == "svg" else "canvas"  # named either way: the browser
+    # otherwise picks one itself by the number of marks
+    return chart.properties(usermeta={"embedOptions": {"renderer": renderer}})
 
 
 def _axes(x_title: str, y_title: str, cell_px: int, font_scale: float) -> tuple[alt.X, alt.Y]:
