@@ -28,8 +28,9 @@ context per server. For each lesson of lessons.COURSE:
   nowhere); the first move of a candidate is the test, and the first whose move changed a chart's DOM is kept;
 - after one more warm-up move, --moves timed moves, each with the arrow key toward the far end of the range, so
   each move reaches a value the slider has not had on this page (no cached result hides the work);
-- a move is timed in the page: from the key press (a keydown listener) to the last DOM mutation (a
-  MutationObserver on the whole document: child lists, attributes, text) once the page has been quiet for 400 ms
+- a move is timed in the page: from the key press (a keydown listener) to the last change, a DOM mutation (a
+  MutationObserver on the whole document: child lists, attributes, text) or a chart's canvas painted again (a
+  chart updated in place on a canvas changes no element), once the page has been quiet for 400 ms
   after a chart changed, with no run going on and every chart drawn (at most 15 s).
   Its mutation records are counted, and the chart SVGs or canvases removed (Vega building a new view);
 - after the moves: the elements on the page (document.getElementsByTagName('*')), any exception box
@@ -101,12 +102,24 @@ DRAWN = """() => {
 # One observer for the page's life; an arrow key arms it (capturing, so before the slider handles the key).
 OBSERVE = """() => {
     if (window.benchMoves) return;
-    const w = window.benchMoves = {armed: false, start: 0, last: 0, count: 0, replaced: 0, chart: false, ran: false};
+    const w = window.benchMoves = {armed: false, start: 0, last: 0, count: 0, replaced: 0, paints: 0, chart: false,
+                                   ran: false};
     document.addEventListener('keydown', e => {
         if (e.key !== 'ArrowRight' && e.key !== 'ArrowLeft') return;
-        Object.assign(w, {armed: true, start: performance.now(), last: 0, count: 0, replaced: 0, chart: false,
-                          ran: false});
+        Object.assign(w, {armed: true, start: performance.now(), last: 0, count: 0, replaced: 0, paints: 0,
+                          chart: false, ran: false});
     }, true);
+    // A chart drawn on a canvas and updated in place changes no element: its paint is the change. Vega's canvas
+    // renderer clears the canvas before each paint, so a clear in a chart counts as a change of that chart.
+    const clear = CanvasRenderingContext2D.prototype.clearRect;
+    CanvasRenderingContext2D.prototype.clearRect = function (...args) {
+        if (w.armed && this.canvas.closest && this.canvas.closest('[data-testid="stVegaLiteChart"]')) {
+            w.last = performance.now();
+            w.chart = true;
+            w.paints++;
+        }
+        return clear.apply(this, args);
+    };
     new MutationObserver(records => {
         if (!w.armed) return;
         w.last = performance.now();
@@ -132,7 +145,7 @@ OBSERVE = """() => {
 # which then leaves it as it was.)
 SETTLED = """([quiet, chart, late]) => {
     const w = window.benchMoves, app = document.querySelector('[data-testid="stApp"]'), now = performance.now();
-    if (!w || !w.armed || !w.count || !app || app.dataset.testScriptState !== 'notRunning'
+    if (!w || !w.armed || !(w.count || w.paints) || !app || app.dataset.testScriptState !== 'notRunning'
         || now - w.last < quiet || app.querySelector('[data-testid="stSkeleton"]')) return false;
     if (!(chart ? w.chart : w.chart || w.ran || now - w.start > late)) return false;
     return [...app.querySelectorAll('[data-testid="stVegaLiteChart"]')]
