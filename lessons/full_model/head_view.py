@@ -14,7 +14,7 @@ import pandas as pd
 import streamlit as st
 
 from ui.compute.model_store import Model
-from ui.drawing import colours, render
+from ui.drawing import alt_text, colours, render
 from ui.drawing.chart_data import ChartData, numbers
 from ui.drawing.charts import FONT, LABEL_PX, px, themed
 from ui.frame import prose
@@ -125,7 +125,8 @@ def head_view_section(model: Model, ids: tuple, weights: np.ndarray) -> None:
     render.show(head_view_chart, frame(w, heads, labels), width="content", n_positions=w.shape[-1], heads=heads,
                 title=f"Layer {layer + 1}: each character (left) and what it reads (right)",
                 subtitle=f"weights · shape {tuple(w[list(heads)].shape)} = (heads drawn, T, T)",
-                description=describe(layer, heads, labels, reads)[:500], record=recorded(w, heads, labels))
+                description=alt_text.finished(describe(layer, heads, labels, reads)),
+                record=recorded(w, heads, labels))
     cut = (" " + prose.text("full_model", "head_view_cut", drawn=w.shape[-1], T=len(ids))
            if w.shape[-1] < len(ids) else "")
     looks = "; ".join(f"{head} → {code_span(key)} ({weight:.2f})" for head, key, weight in reads)

@@ -13,7 +13,7 @@ import pandas as pd
 
 from core.demos import heads
 from ui.compute.memo import Shared
-from ui.drawing import render
+from ui.drawing import alt_text, render
 from ui.drawing.chart_data import ChartData, numbers
 from ui.drawing.charts import FONT, LABEL_PX, TITLE_PX, px, themed
 from ui.drawing.colours import subtitle_colour
@@ -81,4 +81,4 @@ def arrows_description(g: dict) -> str:
 def draw_arrows(g: dict, title: str) -> None:
     """The arrows of lessons.qkv.maths.two_arrows's result g, with its description for screen readers."""
     render.show(arrows_chart, arrows_frame(g["a"], g["b"]), width="content", title=title,
-                description=arrows_description(g))
+                description=alt_text.finished(arrows_description(g)))

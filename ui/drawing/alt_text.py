@@ -21,44 +21,74 @@ from ui.drawing.chart_data import ChartData
 MAX_CHARS = 500  # a short description, not the table: the page shows the numbers too
 MAX_NAMED = 6  # labels, series or panels named one by one; more are counted
 NUMBERS = " Its numbers are in the table its Show data button opens."
+# Labels drawn as symbols (charts.visible) said as words: a speech engine reads "␣" as "open box" or nothing.
+SPOKEN = {"␣": "space", "⏎": "newline", "⇥": "tab", "␍": "carriage return", "∅": "empty"}
+CLICK = ": click a row"  # a title's call to the mouse; a keyboard picks the query in the page's box instead
 
 
 def _named(title: str, kind: str) -> str:
+    title = title.replace(CLICK, "")
     return f"{kind} {title}".strip() if title else kind
 
 
-def _names(names: list[str]) -> str:
-    shown = ", ".join(names[:MAX_NAMED])
-    return shown + (f" and {len(names) - MAX_NAMED} more" if len(names) > MAX_NAMED else "")
+def _spoken(label) -> str:
+    text = str(label)
+    return " ".join(SPOKEN.get(part, part) for part in text.split(" ")) if text else "empty"
 
 
-def heatmap(matrix, row_labels, col_labels, title: str) -> str:
-    """A heatmap: its size and what its rows and columns are."""
+def _names(names) -> str:
+    """The first few names, said one by one (a name may hold a comma: they are parted by semicolons)."""
+    names = [_spoken(n) for n in names]
+    shown = "; ".join(names[:MAX_NAMED])
+    return shown + (f"; and {len(names) - MAX_NAMED} more" if len(names) > MAX_NAMED else "")
+
+
+def _count(n: int, thing: str) -> str:
+    return f"{n} {thing}" if n == 1 else f"{n} {thing}s"
+
+
+def _each(what: str) -> str:
+    return f", one per {what}" if what else ""
+
+
+def finished(text: str) -> str:
+    """text with the Show data sentence, cut to MAX_CHARS in its own part so that the sentence is never lost."""
+    return text[:MAX_CHARS - len(NUMBERS)] + NUMBERS
+
+
+def heatmap(matrix, row_labels, col_labels, title: str, row_title: str = "query", col_title: str = "key") -> str:
+    """A heatmap: its size, and what its rows and columns are (row_title, col_title: its axes' titles)."""
     m = np.asarray(matrix)
-    return (f"{_named(title, 'Heatmap')}: {m.shape[0]} rows ({_names(list(map(str, row_labels)))}) by "
-            f"{m.shape[1]} columns ({_names(list(map(str, col_labels)))}).{NUMBERS}")
+    return finished(f"{_named(title, 'Heatmap')}: {_count(m.shape[0], 'row')}{_each(row_title)} "
+                    f"({_names(row_labels)}), by {_count(m.shape[1], 'column')}{_each(col_title)} "
+                    f"({_names(col_labels)}).")
 
 
 def bars(data: ChartData, title: str, x_title: str, y_title: str) -> str:
-    """A bar chart: how many bars, of what, and their labels."""
+    """A bar chart: how many bars, of what, their labels, and the groups their colours mark."""
     labels = data.column("label")
-    return (f"{_named(title, 'Bar chart')}: {x_title} for {len(labels)} values of {y_title} "
-            f"({_names(list(map(str, labels)))}).{NUMBERS}")
+    groups = list(dict.fromkeys(map(str, data.column("group")))) if "group" in data.names() else []
+    coloured = f" Each bar is coloured by its group: {_names(groups)}." if groups else ""
+    length = f"; bar length: {x_title}" if x_title else ""
+    return finished(f"{_named(title, 'Bar chart')}: {_count(len(labels), 'bar')}{_each(y_title)} "
+                    f"({_names(labels)}){length}.{coloured}")
 
 
 def lines(data: ChartData, title: str, x_title: str, y_title: str) -> str:
     """A line chart: its series and its axes."""
     names = list(dict.fromkeys(map(str, data.column("series"))))
-    count = f"{len(names)} {'line' if len(names) == 1 else 'lines'}"
-    return f"{_named(title, 'Line chart')}: {y_title} against {x_title}, {count} ({_names(names)}).{NUMBERS}"
+    return finished(f"{_named(title, 'Line chart')}: {y_title} against {x_title}, {_count(len(names), 'line')} "
+                    f"({_names(names)}).")
 
 
-def grid(data: ChartData, title: str) -> str:
-    """Small multiples of heatmaps: how many, which, and their size."""
+def grid(data: ChartData, title: str, row_title: str = "query", col_title: str = "key") -> str:
+    """Small multiples of heatmaps: how many, which, and the rows and columns of each."""
     sizes = dict(data.grid)
     panels = data.labels.get("panel", [])
-    return (f"{_named(title, 'Grid of heatmaps')}: {len(panels)} maps ({_names(panels)}), each "
-            f"{sizes.get('row_i', 0)} rows by {sizes.get('col_i', 0)} columns.{NUMBERS}")
+    return finished(f"{_named(title, 'Grid of heatmaps')}: {_count(len(panels), 'map')} ({_names(panels)}); "
+                    f"in each map {_count(sizes.get('row_i', 0), 'row')}{_each(row_title)} "
+                    f"({_names(data.labels.get('row', []))}), by {_count(sizes.get('col_i', 0), 'column')}"
+                    f"{_each(col_title)}.")
 
 
 @functools.cache
@@ -77,7 +107,7 @@ def for_chart(builder: Callable, data: ChartData, settings: dict) -> str | None:
     elif kind == "line_chart":
         text = lines(data, title, given["x_title"], given["y_title"])
     elif kind == "grid_chart":
-        text = grid(data, title)
+        text = grid(data, title, given["y_title"], given["x_title"])
     else:
         return None
-    return text[:MAX_CHARS]
+    return text

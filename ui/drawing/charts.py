@@ -268,7 +268,7 @@ def _missing_cells(base, tooltip):
     """Cells with no finite value (NaN, or -inf where a mask struck a score), drawn light grey, not left as holes,
     so "-inf" and "NaN" read as values in both themes."""
     # Hidden from screen readers (aria=False): with no such cell, Vega exposes the empty layer as an image
-    # with no name. The chart's description counts these cells; their printed "-inf" stays readable.
+    # with no name. Their values (null) stay in the chart's Show data table; their printed "-inf" stays readable.
     return base.transform_filter("!isValid(datum.value) || !isFinite(datum.value)").mark_rect(
         fill=colours.MISSING_FILL, stroke="white", strokeWidth=0.5, aria=False).encode(tooltip=tooltip)
 

@@ -120,7 +120,8 @@ def _make(matrix: np.ndarray, row_labels: list, col_labels: list, title: str, su
     # smallest cell that draws alike (charts.design_cell), and this map's own cells go in as its steps.
     text, _ = render.chart_text(
         charts.heatmap_chart, numbers, "content" if sized.fits else "stretch",
-        alt_text.heatmap(matrix, row_labels, col_labels, title)[:alt_text.MAX_CHARS],
+        alt_text.heatmap(matrix, row_labels, col_labels, title, look.get("y_title", "query"),
+                         look.get("x_title", "key")),
         step=sized.cell, row_step=sized.row, title=title, subtitle=subtitle, annotate=annotate,
         cell_px=charts.design_cell(sized.cell, scale), select_rows=picked is not None, font_scale=scale, **look)
     if picked is not None:  # the outlined row is a parameter of the design: set its value
