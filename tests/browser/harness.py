@@ -244,4 +244,4 @@ def wait_for_cells(page, title: str, rows: int, cols: int) -> None:
             const c = [...document.querySelectorAll('[data-testid="stVegaLiteChart"]')]
                 .find(e => name(e).includes(title) || e.textContent.includes(title));
             return c && c.querySelector('canvas.marks, svg.marks') && name(c).includes(rows) && name(c).includes(cols);
-        }""", arg=[title, f": {rows} rows (", f" by {cols} columns ("], timeout=RERUN_TIMEOUT_MS)
+        }""", arg=[title, f": {rows} row", f" by {cols} column"], timeout=RERUN_TIMEOUT_MS)
