@@ -30,8 +30,9 @@ the page reruns at once (the browser sends a text on Enter or when the box loses
 inside a form the value is held in the browser and sent with nothing else, until the form's submit button is
 pressed (`press`): then one rerun_script carries the form's held values and the button's trigger together (the
 fragment's own rerun when the form is in one). What a run drew, to read, is in its Render: markdown, captions,
-alerts (st.info, st.error, ...), toasts, metrics (label -> value), charts (each Vega-Lite spec) and
-`Render.text`, all of it. A run cut short by st.rerun leaves only the next run's page, as in the browser.
+alerts (st.info, st.error, ...), toasts, metrics (label -> value), charts (each Vega-Lite spec, its numbers put
+back inside it) and `Render.text`, all of it. A run cut short by st.rerun leaves only the next run's page, as in
+the browser.
 
 Fragments with `run_every` (st.fragment(f, run_every=...)): the server does not rerun them itself. During a
 full run it sends a ForwardMsg `auto_rerun` (fragment_id, interval in seconds), and the browser then sends a
@@ -93,6 +94,18 @@ FINISHED = ForwardMsg.ScriptFinishedStatus
 # a fragment that calls st.rerun(scope="app") ends early and the full run after it ends the wait).
 DONE = {FINISHED.FINISHED_SUCCESSFULLY, FINISHED.FINISHED_WITH_COMPILE_ERROR,
         FINISHED.FINISHED_FRAGMENT_RUN_SUCCESSFULLY}
+
+
+def chart_spec(chart) -> dict:
+    """A chart element's Vega-Lite spec with its numbers inside it: the app sends them beside the spec, as a named
+    dataset in Arrow (ui/drawing/chart_data.py), and a reader of the page wants them where a spec holds them."""
+    spec = json.loads(chart.spec)
+    tables = {d.name: d.data.data for d in chart.datasets}
+    if not tables:
+        return spec
+    from ui.drawing.chart_data import DATASET, ChartData  # the app's own format: read only where a chart has one
+
+    return ChartData.from_arrow(tables[DATASET]).inlined(spec) if DATASET in tables else spec
 
 
 # ---- the server ---------------------------------------------------------------------------------------
@@ -714,7 +727,7 @@ class Session:
         elif kind == "metric":
             self._current.metrics[el.metric.label] = el.metric.body
         elif kind == "vega_lite_chart":
-            self._current.charts.append(json.loads(el.vega_lite_chart.spec))
+            self._current.charts.append(chart_spec(el.vega_lite_chart))
         elif kind == "progress":
             self._current.progress.append(el.progress.text)
         elif kind == "markdown" and el.markdown.element_type == el.markdown.Type.CAPTION:
