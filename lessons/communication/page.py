@@ -109,7 +109,7 @@ def controls_and_sections() -> None:
     """The page's controls and the sections they drive: a move of a control reruns this alone."""
     trained = trained_views.weights_switch()  # only the first section has a trained model to show
     sentence, max_tokens, D, d_k, seed = views.sentence_settings()
-    phone.in_reach("seq_len")  # on a phone, the number of tokens stays beside the outputs it changes
+    phone.in_reach("d_k")  # on a phone, d_k stays beside the outputs it changes
     controls.show_url_notes()  # now, in case an empty sidebar text stops the page below
 
     # The sections with controls of their own are live parts of their own: a move of one reruns that alone.

@@ -173,7 +173,7 @@ def peek_changes(p: dict, tokens: list[str]) -> None:
 def controls_and_sections() -> None:
     """The page's controls and the sections they drive: a move of a control reruns this alone."""
     sentence, max_tokens, D, d_k, seed = views.sentence_settings(seq_len_hi=MAX_T)
-    phone.in_reach("seq_len")  # on a phone, the number of tokens stays beside the masks it grows
+    phone.in_reach("d_k")  # on a phone, d_k stays beside the scores the mask hides
     controls.show_url_notes()
 
     tokens = views.tokens_line(sentence, max_tokens)

@@ -204,7 +204,7 @@ def test_the_main_control_and_its_chart_are_in_view_together_on_a_phone(server, 
     expect(sidebar.get_by_role("button", name="Share this view")).to_be_visible()
 
 
-IN_REACH = [("qkv", "d_k"), ("scaling", "d_k"), ("masking", "seq_len"), ("communication", "seq_len"),
+IN_REACH = [("qkv", "d_k"), ("scaling", "d_k"), ("masking", "d_k"), ("communication", "d_k"),
             ("training", "tr_steps"), ("bigram", "bg_alpha"), ("tiles", "tl_block")]
 
 

@@ -173,7 +173,8 @@ def test_the_projector_counts_then_reveals_the_rooms_answers(db):
     assert [m.value for m in at.metric] == ["3 of 3"]
     store.set_state(db, code, key, qid, "revealed", time.time())
     at.run()
-    assert "3 answers, 2 right" in " ".join(json.dumps(chart_spec(c), ensure_ascii=False) for c in at.get("vega_lite_chart"))
+    drawn = " ".join(json.dumps(chart_spec(c), ensure_ascii=False) for c in at.get("vega_lite_chart"))
+    assert "3 answers, 2 right" in drawn
     assert "Answer:" in texts(ok(at))
 
 

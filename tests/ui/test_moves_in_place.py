@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.apptest_helpers import charts, chart_title, ok, run_page
+from tests.apptest_helpers import chart_title, charts, ok, run_page
 
 MOVES = [  # (lesson, slider key, a new value): moves that change numbers only
     ("bigram", "bg_alpha", 0.5),

@@ -5,15 +5,17 @@ from __future__ import annotations
 import streamlit as st
 
 # The controls the style below may keep in reach: each lesson's main sidebar control (a key, never a page's text).
-IN_REACH = ("heads", "bg_alpha", "block_pos", "ci_length", "tl_block", "d_k", "seq_len", "tr_steps")
+IN_REACH = ("heads", "bg_alpha", "block_pos", "ci_length", "tl_block", "d_k", "tr_steps")
 
 
 # On a phone the sidebar, once opened, covers most of the screen, so a student never saw a sidebar slider and the
 # chart it moves at once. Folded on a narrow screen, the sidebar becomes a strip along the screen's bottom edge
 # holding only the lesson's main control(s): the same widget (its key, its place in the link), moved by the page's
-# style, not drawn twice. Opened, the sidebar is as it always was. Only keys from IN_REACH (constants: no page puts
-# its own text into HTML) are written into the style, each page's own, so a control another lesson keeps in reach
-# does not crowd this one's strip.
+# style, not drawn twice. Opened, the sidebar is as it always was. The keys are written into the style (a constant:
+# no page puts its own text into HTML, tests/system/test_security.py), so one style serves every page: a key in
+# IN_REACH is kept in reach on every page whose sidebar holds it. Each page's sidebar holds one of them (Attention in
+# tiles two: d_k and its block size), so a lesson that keeps another control in reach picks a key no other page's
+# sidebar holds, or one its own sidebar alone does, and adds it to both.
 _IN_REACH_CSS = """
 <style>
   @media (max-width: 640px) {
@@ -27,7 +29,8 @@ _IN_REACH_CSS = """
     .stApp:has([data-testid="stExpandSidebarButton"]) section[data-testid="stSidebar"]
       :is([data-testid="stSidebarHeader"], [data-testid="stSidebarNav"], [data-testid="stSidebarNavSeparator"],
           [data-testid="stSidebarUserContent"] [data-testid="stVerticalBlock"]
-            > :not(KEPT))
+            > :not(.st-key-heads, .st-key-bg_alpha, .st-key-block_pos, .st-key-ci_length, .st-key-tl_block,
+                   .st-key-d_k, .st-key-tr_steps))
       { display: none; }
     .stApp:has([data-testid="stExpandSidebarButton"]) [data-testid="stSidebarUserContent"] {
       padding: 0.5rem 1.25rem 0.25rem;
@@ -44,6 +47,7 @@ def in_reach(*keys: str) -> None:
     """Keep the sidebar controls `keys` (the ones the lesson is about) in reach on a phone: while the sidebar is
     folded on a narrow screen they sit on a strip along the screen's bottom edge, beside whatever chart is in view.
     Call it once a run, after drawing them."""
-    if not keys or not set(keys) <= set(IN_REACH):
-        raise ValueError(f"{sorted(set(keys) - set(IN_REACH))} may not be written into the style: add them to IN_REACH")
-    st.html(_IN_REACH_CSS.replace("KEPT", ", ".join(f".st-key-{key}" for key in keys)))
+    if not set(keys) <= set(IN_REACH):
+        raise ValueError(f"{sorted(set(keys) - set(IN_REACH))} are not written into the style: add them to IN_REACH "
+                         "and to _IN_REACH_CSS")
+    st.html(_IN_REACH_CSS)
