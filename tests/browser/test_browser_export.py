@@ -49,12 +49,19 @@ def options(page, panel) -> list[str]:
     expect(listed.first).to_be_visible(timeout=RERUN_TIMEOUT_MS)
     names = listed.all_inner_texts()
     page.keyboard.press("Escape")
+    expect(listed).to_have_count(0)
     return names
 
 
 def pick(page, panel, starts: str) -> None:
-    panel.locator('[data-testid="stSelectbox"]').click()
-    page.get_by_role("option").filter(has_text=re.compile(rf"^\d+\. {re.escape(starts)}")).first.click()
+    """Choose the matrix whose name starts with `starts`, typed into the picker as a student may: typing opens the
+    list whatever state it was in (a click toggles it, so a click that lands while it closes leaves it shut)."""
+    box = panel.get_by_role("combobox", name="Matrix")
+    box.click()
+    box.press_sequentially(starts)
+    option = page.get_by_role("option").filter(has_text=re.compile(rf"^\d+\. {re.escape(starts)}")).first
+    expect(option).to_be_visible(timeout=RERUN_TIMEOUT_MS)
+    option.click()
     expect(panel.get_by_role("combobox", name="Matrix")).to_have_value(re.compile(rf"^\d+\. {re.escape(starts)}"),
                                                                        timeout=RERUN_TIMEOUT_MS)
     wait_until_drawn(page, RERUN_TIMEOUT_MS)
