@@ -5,9 +5,17 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from sqlalchemy import Engine, case, func, or_, select
+from sqlalchemy import Engine, case, func, select
 
-from classroom.codes import clean_answer, clean_nickname, hash_secret
+from classroom.codes import (
+    ANSWER_MAX,
+    NICKNAME_MAX,
+    clean_answer,
+    clean_character,
+    clean_nickname,
+    hash_secret,
+    too_long,
+)
 from classroom.database import guarded, reading, writing
 from classroom.records import (
     AnswerRow,
@@ -22,7 +30,11 @@ from classroom.records import (
 )
 from classroom.schema import answers, questions, students
 
-BURST, BURST_S = 10, 10.0  # a student's answers: at most BURST in a window of BURST_S seconds
+# A student's answers: BURST at once at most, then one more every BURST_S seconds, so that no BURST + 1 answers
+# fall within less than BURST_S seconds, wherever that window is put (a fixed window lets 2 * BURST through at its
+# edge). students.burst_start holds when the student's budget is whole again (GCRA, the cell-rate algorithm);
+# burst_count is no longer used. A student who joins has a whole budget.
+BURST, BURST_S = 10, 10.0
 TOKEN_LENGTHS = range(16, 201)  # codes.new_token() makes 22 characters
 
 
@@ -36,6 +48,8 @@ def join(engine: Engine, code: object, token: object, nickname: object, now: flo
     Joining again with the same token is the same student, now with the nickname given (None: anonymous)."""
     if not _token_ok(token):
         return Refusal("no token")
+    if too_long(nickname, clean_nickname(nickname), NICKNAME_MAX):
+        return Refusal("nickname too long")
     with writing(engine) as conn:
         row = live_row(conn, code, now)
         if isinstance(row, Refusal):
@@ -52,11 +66,11 @@ def join(engine: Engine, code: object, token: object, nickname: object, now: flo
 @guarded
 def answer(engine: Engine, code: object, token: object, question_id: int | str, value: object,
            now: float) -> Refusal | None:
-    """Record the student's answer (text, cut to 200 characters) to an open question of a live session: None
-    once it is committed, else why not. A second answer replaces the first (`changes` counts the changes).
-    More than BURST answers within BURST_S seconds are refused, and nothing of a refused answer is written."""
-    text = clean_answer(value)
-    if text is None:
+    """Record the student's answer (text, at most ANSWER_MAX characters) to an open question of a live session:
+    None once it is committed, else why not. A one-character question's answer is kept as typed (a space is an
+    answer); another's is one line, its ends stripped. A second answer replaces the first (`changes` counts the
+    changes). Past the burst limit (BURST) an answer is refused, and nothing of a refused answer is written."""
+    if clean_character(value) is None:  # nothing at all, however it is read
         return Refusal("empty")
     if not _token_ok(token):
         return Refusal("no token")
@@ -71,18 +85,18 @@ def answer(engine: Engine, code: object, token: object, question_id: int | str, 
         if student_id is None:
             return Refusal("not joined")
         # FOR SHARE: a teacher's close or reveal waits until this answer is in, and none comes after it
-        state = conn.scalar(select(questions.c.state).where(
-            questions.c.id == question_id, questions.c.session_id == row.id).with_for_update(read=True))
-        if state is None:
+        question = conn.execute(select(questions.c.state, questions.c.kind).where(
+            questions.c.id == question_id, questions.c.session_id == row.id).with_for_update(read=True)).first()
+        if question is None:
             return Refusal("no such question")
-        if state != "open":
-            return Refusal(state)
-        in_window = now - students.c.burst_start < BURST_S
-        counted = conn.execute(students.update().where(
-            students.c.id == student_id, or_(~in_window, students.c.burst_count < BURST),
-        ).values(burst_start=case((in_window, students.c.burst_start), else_=now),
-                 burst_count=case((in_window, students.c.burst_count + 1), else_=1))).rowcount
-        if counted == 0:
+        if question.state != "open":
+            return Refusal(question.state)
+        text = (clean_character if question.kind == "char" else clean_answer)(value)
+        if text is None:
+            return Refusal("empty")
+        if too_long(value, text, ANSWER_MAX):
+            return Refusal("too long")
+        if not _counted(conn, student_id, now):
             return Refusal("too many")
         insert = upsert(engine, answers).values(
             question_id=question_id, student_id=student_id, value=text, answered_at=now, changed_at=now, changes=0)
@@ -93,6 +107,15 @@ def answer(engine: Engine, code: object, token: object, question_id: int | str, 
                   "changed_at": case((same, answers.c.changed_at), else_=insert.excluded.changed_at),
                   "changes": answers.c.changes + case((same, 0), else_=1)}))
     return None
+
+
+def _counted(conn, student_id: int, now: float) -> bool:
+    """Take one answer from the student's budget, in one statement (two processes cannot both take the last):
+    whether there was one. The budget is whole again at burst_start; each answer moves that BURST_S later."""
+    whole_at = students.c.burst_start
+    return conn.execute(students.update().where(
+        students.c.id == student_id, whole_at <= now + (BURST - 1) * BURST_S,
+    ).values(burst_start=case((whole_at > now, whole_at), else_=now) + BURST_S)).rowcount == 1
 
 
 @guarded
@@ -127,6 +150,19 @@ def joined(engine: Engine, code: object) -> int:
         if isinstance(row, Refusal):
             return 0
         return conn.scalar(select(func.count()).select_from(students).where(students.c.session_id == row.id))
+
+
+@guarded
+def enrolled(engine: Engine, code: object, token: object) -> bool:
+    """Whether the student with `token` has joined the session `code` (and has not been removed from it)."""
+    if not _token_ok(token):
+        return False
+    with reading(engine) as conn:
+        row = session_row(conn, code)
+        if isinstance(row, Refusal):
+            return False
+        return conn.scalar(select(students.c.id).where(
+            students.c.session_id == row.id, students.c.token_hash == hash_secret(token))) is not None
 
 
 @guarded

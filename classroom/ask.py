@@ -8,13 +8,12 @@ the core cannot make a fair question of (one token, an empty prompt) is refused 
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import Callable
 
 import streamlit as st
 from sqlalchemy import Engine
 
-from classroom import asked, predict, store
+from classroom import asked, faults, predict, store
 from classroom.questions import ClassQuestion, bank
 from classroom.quiz import quiz
 from classroom.reveal import short
@@ -128,11 +127,12 @@ def panel(engine: Engine, code: str, key: str) -> None:
                 st.markdown(f"**{n}.**")
                 preview(q)
     if st.button("Put to the room", key="ask_put"):
-        round_ = ROUND.get(source)
-        batch = secrets.token_hex(4) if len(chosen) > 1 else None
-        for i, q in enumerate(chosen):
-            result = asked.put(engine, code, key, q, round_, close_others=i == 0, batch=batch)
-            if isinstance(result, store.Refusal):
-                st.error(result.message)
-                return
+        try:  # a quiz's items all at once, or none: a failure leaves no half quiz on the phones
+            result = asked.put_all(engine, code, key, list(chosen), ROUND.get(source))
+        except store.StoreError as error:
+            st.error(faults.failed(error))
+            return
+        if isinstance(result, store.Refusal):
+            st.error(result.message)
+            return
         st.rerun(scope="app")

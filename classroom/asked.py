@@ -4,11 +4,12 @@ work out the class's gain. Also the few lookups every view of a class makes."""
 
 from __future__ import annotations
 
+import secrets
 import time
 
 from sqlalchemy import Engine
 
-from classroom import store
+from classroom import quiz_store, store
 from classroom.questions import ClassQuestion, from_spec, to_spec
 
 ROUNDS = {"pre": "the quiz before the lesson", "post": "the quiz after the lesson"}
@@ -22,6 +23,18 @@ def put(engine: Engine, code: str, key: str, q: ClassQuestion, round_: str | Non
         raise ValueError(f"A quiz round is one of {sorted(ROUNDS)}, not {round_!r}")
     return store.put_question(engine, code, key, q.kind, {"question": to_spec(q), "round": round_, "batch": batch},
                               time.time(), close_others=close_others)
+
+
+def put_all(engine: Engine, code: str, key: str, items: list[ClassQuestion],
+            round_: str | None = None) -> list[int] | store.Refusal:
+    """Put the items to the room together, in one transaction (all or none): a quiz's items, or one question;
+    their ids, or why not. Two or more share a batch name, so the room sees them together."""
+    if round_ is not None and round_ not in ROUNDS:
+        raise ValueError(f"A quiz round is one of {sorted(ROUNDS)}, not {round_!r}")
+    batch = secrets.token_hex(4) if len(items) > 1 else None
+    return quiz_store.put_questions(
+        engine, code, key, [(q.kind, {"question": to_spec(q), "round": round_, "batch": batch}) for q in items],
+        time.time())
 
 
 def question(row: store.Question) -> ClassQuestion:

@@ -80,29 +80,73 @@ def same_secret(given: object, stored_hash: object) -> bool:
     return hmac.compare_digest(hash_secret(given), stored_hash.encode("ascii", "replace").decode())
 
 
+MAX_MARKS = 3  # combining marks kept on one character: Vietnamese stacks 2; more only pile up over the lines above
+
+
 def clean_text(text: object, limit: int) -> str | None:
     """`text` as one line: control and format characters dropped (line breaks, bidi overrides, zero-width
     joiners: they can reorder or hide what a page shows), runs of whitespace made one space, ends stripped,
     cut to `limit` characters. None when nothing is left, or when `text` is not a string."""
-    if not isinstance(text, str):
-        return None
-    text = unicodedata.normalize("NFC", text[:_TYPED_MAX])
-    # whitespace first (a tab or line break is a space, not nothing), then the other control characters
-    kept = "".join(c for c in " ".join(text.split()) if not unicodedata.category(c).startswith("C"))
-    kept = " ".join(kept.split())[:limit].rstrip()
+    kept = _one_line(text)
+    kept = kept[:limit].rstrip() if kept is not None else None
     return kept or None
 
 
+def _one_line(text: object) -> str | None:
+    """clean_text without the cut: whitespace made single spaces, ends stripped, the rest dropped or capped."""
+    if not isinstance(text, str):
+        return None
+    text = _nfc(text[:_TYPED_MAX])
+    # whitespace first (a tab or line break is a space, not nothing), then the other control characters
+    kept = "".join(c for c in " ".join(text.split()) if not unicodedata.category(c).startswith("C"))
+    return " ".join(kept.split())
+
+
+def _nfc(text: str) -> str:
+    """`text` in NFC with at most MAX_MARKS combining marks on each character (counted decomposed, so that é
+    counts its accent): a name of 200 stacked accents would draw over the rows above it on the teacher's list."""
+    kept, run = [], 0
+    for c in unicodedata.normalize("NFD", text):
+        run = run + 1 if unicodedata.combining(c) else 0
+        if run <= MAX_MARKS:
+            kept.append(c)
+    return unicodedata.normalize("NFC", "".join(kept))
+
+
+def too_long(typed: object, kept: str | None, limit: int) -> bool:
+    """Whether an answer or a nickname is over its limit: `kept` (what a clean_* function kept of `typed`) has
+    more than `limit` characters, or `typed` was too long to clean at all. The store refuses it rather than keep
+    a part the student did not choose."""
+    return (isinstance(typed, str) and len(typed) > _TYPED_MAX) or (kept is not None and len(kept) > limit)
+
+
 def clean_nickname(text: object) -> str | None:
-    """A nickname as it is stored and shown (at most 24 characters); None means anonymous."""
-    return clean_text(text, NICKNAME_MAX)
+    """A nickname as it is stored and shown, not cut (too_long says when it is over NICKNAME_MAX); None means
+    anonymous."""
+    return _one_line(text) or None
 
 
 def clean_answer(text: object) -> str | None:
-    """An answer as it is stored (at most 200 characters); None when there is nothing to store. Numbers are
-    answered as text: the page that asked decides how to read them."""
-    if isinstance(text, bool):
-        text = str(text).lower()
-    elif isinstance(text, int | float):
-        text = repr(text)
-    return clean_text(text, ANSWER_MAX)
+    """An answer as it is stored, not cut (too_long says when it is over ANSWER_MAX); None when there is nothing
+    to store. Numbers are answered as text: the page that asked decides how to read them."""
+    return _one_line(_as_typed(text)) or None
+
+
+def clean_character(text: object) -> str | None:
+    """An answer to a one-character question as it is stored: as typed, spaces kept (a space is a character a
+    student can mean: the model's answer is often one), other whitespace made a space, control and format
+    characters dropped; not cut. None when nothing is left."""
+    text = _as_typed(text)
+    if not isinstance(text, str):
+        return None
+    text = _nfc(text[:_TYPED_MAX])
+    spaced = "".join(" " if c.isspace() else c for c in text)
+    return "".join(c for c in spaced if not unicodedata.category(c).startswith("C")) or None
+
+
+def _as_typed(value: object) -> object:
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, int | float):
+        return repr(value)
+    return value

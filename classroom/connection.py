@@ -1,18 +1,26 @@
 """The class mode's database: the app's (ui.compute.database says where it is), its tables made or upgraded on
-the first use (classroom.store.prepare). A database that cannot be reached raises StoreError, whose text the class
-page shows; the lessons never need it.
+the first use (classroom.store.prepare), and classes past their keeping time deleted (classroom.store.purge) at
+most once every PURGE_EVERY_S in a process, so the stated retention holds without a class being started. A
+database that cannot be reached raises StoreError, whose text the class page shows; the lessons never need it.
 """
 
 from __future__ import annotations
+
+import threading
+import time
 
 from sqlalchemy import Engine
 
 from classroom import store
 from classroom.database import in_class_words
 from ui.compute import database
-from ui.compute.database import DEFAULT_FILE, ENVIRONMENT, database_url
+from ui.compute.database import ENVIRONMENT, database_url, default_file
 
-__all__ = ["DEFAULT_FILE", "ENVIRONMENT", "database_url", "engine"]
+__all__ = ["ENVIRONMENT", "PURGE_EVERY_S", "database_url", "default_file", "engine"]
+
+PURGE_EVERY_S = 3600  # a class is deleted within an hour of its time, on a page of the class mode
+_last_purge = {"at": float("-inf")}
+_purge_lock = threading.Lock()
 
 
 def engine() -> Engine:
@@ -23,4 +31,16 @@ def engine() -> Engine:
     except store.StoreError as error:
         raise in_class_words(error) from error
     store.prepare(made)
+    _purge_now_and_then(made, time.time())
     return made
+
+
+def _purge_now_and_then(made: Engine, now: float) -> None:
+    with _purge_lock:  # one session's run pays for it; the others go on
+        if now - _last_purge["at"] < PURGE_EVERY_S:
+            return
+        _last_purge["at"] = now
+    try:
+        store.purge(made, now)
+    except store.StoreError:  # busy now: the page goes on, and the next visit tries again
+        _last_purge["at"] = float("-inf")

@@ -4,9 +4,9 @@ Three links to one class, each to the Class page (its url path is PAGE):
 - the join link, `/class?code=K7M4QX`: what students open (the QR code holds it; the code alone works too);
 - the projector's link, `/class?code=K7M4QX&view=projector`: the question, the count, the room's answers on
   Reveal, never a nickname and never a control; safe to show, since all of it is on the projector anyway;
-- the teacher's link, `/class?code=K7M4QX&key=...`: the only one that opens, closes, reveals, ends or exports.
-  The page takes the key out of the address bar as soon as it has read it (a teacher's screen on the projector
-  shows its address bar), and keeps it in the tab's session.
+- the teacher's page, `/class?code=K7M4QX&teacher=1`: it holds no key. The browser that started the class is
+  its teacher there (classroom.device); another browser is let in by the teacher pasting the key, which never
+  goes in an address (an address stays in the browser's history and the address bar's suggestions).
 
 The links are built from the address the browser used (st.context.url), so they are right behind a proxy or
 under another host name, as the students will reach the server.
@@ -54,8 +54,8 @@ def projector_link(code: str) -> str:
     return link(code=code, view="projector", present="true")
 
 
-def teacher_link(code: str, key: str) -> str:
-    return link(code=code, key=key)
+def teacher_page_link(code: str) -> str:
+    return link(code=code, teacher="1")
 
 
 @functools.lru_cache(maxsize=64)

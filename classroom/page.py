@@ -1,8 +1,10 @@
 """The Class page: a teacher starts a class, students join it on their phones, the projector shows it.
 
-Who sees what is decided by the address: no code, the start page (start a class, or type a code to join); a
-code alone, a student's page; `view=projector`, the projector's; the teacher's key (from the teacher's link, or
-kept by this tab since), the teacher's page. The key is taken out of the address bar as soon as it is read.
+Who sees what: no code in the address, the start page (start a class, or type a code to join); a code alone, a
+student's page; `view=projector`, the projector's; `teacher=1` and the class's teacher key, the teacher's page. The
+key is never in an address the app makes: the browser that started the class finds it again from its device
+number (classroom.device), another browser is given it by the teacher pasting it. An old link's `key=` is read
+once and taken out of the address bar.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ import time
 
 import streamlit as st
 
-from classroom import codes, connection, projector, store, student, teacher
+from classroom import codes, connection, device, projector, store, student, teacher
 from ui.frame import page as frame
 from ui.text import escape_md
 
@@ -25,7 +27,8 @@ def start_page(engine) -> None:
         st.header("Teach")
         title = st.text_input("Title (optional)", max_chars=codes.TITLE_MAX, placeholder="e.g. Tuesday, group B")
         if st.form_submit_button("Start a class"):
-            code, key = store.start_session(engine, time.time(), title=title)
+            code, key = store.start_session(engine, time.time(), title=title,
+                                            key_for=lambda code: device.teacher_key(code)[0])
             teacher.remember(code, key)
             st.query_params.from_dict({"code": code, "teacher": "1"})
             st.rerun()
@@ -45,6 +48,7 @@ def main() -> None:
     if st.query_params.get("view") == "projector":
         projector.presenting()
     frame.switches()
+    device.number()  # a browser's first visit: it makes its device number, then the page reloads with it
     try:
         engine = connection.engine()
     except store.StoreError as error:
@@ -60,7 +64,7 @@ def main() -> None:
         start_page(engine)
         return
     given, refused = st.query_params.get("key"), False
-    if given:  # the teacher's link: keep the key in this tab, take it out of the address bar
+    if given:  # an old teacher link: keep the key in this tab, take it out of the address bar
         if isinstance(store.teacher(engine, code, given), store.Session):
             teacher.remember(code, given)
         else:
@@ -69,18 +73,23 @@ def main() -> None:
                      "copied the whole link.")
         del st.query_params["key"]
         st.query_params["teacher"] = "1"
-    session = store.find_session(engine, code, time.time())
-    key = teacher.key_for(code)
-    if key is not None and isinstance(store.teacher(engine, code, key), store.Session):
-        teacher.page(engine, store.teacher(engine, code, key), key)
-    elif st.query_params.get("teacher"):
+    asks_to_teach = bool(st.query_params.get("teacher"))
+    key = teacher.key_for(code) or (device.teacher_key(code)[0] if asks_to_teach else None)
+    if key is not None and isinstance(found := store.teacher(engine, code, key), store.Session):
+        teacher.remember(code, key)
+        teacher.page(engine, found, key)
+        return
+    if asks_to_teach:
         if not refused:
-            st.warning("This tab no longer holds this class's teacher key (a reload or a new tab forgets it): open "
-                       "the teacher link you copied. Without it this class cannot be controlled any more: start a "
-                       "new one.")
-    elif isinstance(session, store.Refusal):
-        st.error(session.message)
-        start_page(engine)
+            teacher.key_form(engine, code)
+        return
+    session = store.find_session(engine, code, time.time())
+    if isinstance(session, store.Refusal):
+        if session.reason in ("ended", "expired"):  # a student of that class: no start page to confuse them
+            st.info(session.message)
+        else:
+            st.error(session.message)
+            start_page(engine)
     elif st.query_params.get("view") == "projector":
         projector.page(engine, session)
     else:

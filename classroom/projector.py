@@ -13,7 +13,7 @@ import time
 import streamlit as st
 from sqlalchemy import Engine
 
-from classroom import asked, codes, links, reveal, store
+from classroom import asked, codes, faults, links, reveal, store
 from ui.state import presenter
 from ui.text import counted, escape_md
 
@@ -34,8 +34,9 @@ def how_to_join(code: str, big: bool) -> None:
 
 
 def live(engine: Engine, code: str) -> None:
-    """The part that refreshes: the current question (or quiz), its count, and the reveal."""
-    try:
+    """The part that refreshes: the current question (or quiz), its count, and the reveal. A fault says a
+    sentence and the rest keeps drawing: the join block stays, and the next refresh tries again."""
+    with faults.caught(faults.PROJECTOR):
         session = store.find_session(engine, code, time.time())
         if isinstance(session, store.Refusal):
             st.info(session.message)
@@ -45,12 +46,12 @@ def live(engine: Engine, code: str) -> None:
         how_to_join(code, big=not rows)
         if not rows:
             st.markdown(f"## {counted(joined, 'student')} joined so far. The first question comes next.")
-        elif len(rows) > 1:
-            quiz(engine, rows, joined)
-        else:
-            one_question(engine, rows[0], joined)
-    except store.StoreError as error:
-        st.warning(str(error))
+            return
+        with faults.caught(faults.PROJECTOR):
+            if len(rows) > 1:
+                quiz(engine, rows, joined)
+            else:
+                one_question(engine, rows[0], joined)
 
 
 def one_question(engine: Engine, row: store.Question, joined: int) -> None:

@@ -30,8 +30,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-import numpy as np
-
+from classroom.histogram import FAR, histogram
 from classroom.typed import (
     NUMBER_WORDS,
     asked_decimals,
@@ -60,9 +59,6 @@ from ui.text import code_span
 
 KINDS = ("choice", "number", "key", "char")
 SPEC_VERSION = 1  # a stored spec says which layout it has; from_spec refuses another
-BINS = 10  # bars of the histogram of a class's typed numbers
-FENCE = 10.0  # a typed number this many scales from the room's median is counted apart (histogram)
-MAD_TO_SD = 1.4826  # the median absolute deviation times this is the standard deviation, for normal data
 MAX_DECIMALS = 12
 
 
@@ -105,8 +101,8 @@ def _check(q: ClassQuestion) -> None:
     if any(not _is_index(i, len(q.options)) or i == q.answer for i in q.also_right) or (
             q.also_right and q.kind != "key"):
         raise ValueError(f"also_right lists other keys of a key question, got {q.also_right!r}.")
-    if q.kind == "number" and not (isinstance(q.answer, float) and math.isfinite(q.answer)):
-        raise ValueError(f"A number question's answer is a finite float, got {q.answer!r}.")
+    if q.kind == "number" and not (isinstance(q.answer, float) and abs(q.answer) <= FAR):
+        raise ValueError(f"A number question's answer is a float of size {FAR:g} at most, got {q.answer!r}.")
     if q.kind == "char" and not (isinstance(q.answer, str) and len(q.answer) == 1):
         raise ValueError(f"A char question's answer is one character, got {q.answer!r}.")
     if not (isinstance(q.tolerance, float | int) and math.isfinite(q.tolerance) and q.tolerance >= 0):
@@ -204,34 +200,6 @@ def summary(q: ClassQuestion, values: Sequence[str]) -> dict:
                       "unreadable": typed.count(None)}
     numbers = [x for x in map(read_number, values) if x is not None]
     return out | histogram(numbers, q.answer) | {"unreadable": len(values) - len(numbers)}
-
-
-def histogram(numbers: Sequence[float], answer: float, bins: int = BINS) -> dict:
-    """Equal bins over the typed numbers and the answer: {"edges": (bins + 1,), "counts": (bins,), "below", "above"}.
-
-    A number more than FENCE times the answers' scale away from their median is counted apart, below or above the
-    bins, so that one slip (1e9 typed for 8) does not squash the room's answers into one bar, while a
-    misconception's answer (64 for 8) keeps its own. The scale is the larger of the median absolute deviation (as a
-    standard deviation) and the median's size: neither moves when a few answers go far astray, so a slip cannot
-    widen the fence that should keep it out, even in a room of four.
-    Every number is counted once: sum(counts) + below + above == len(numbers). The last bin includes its right edge.
-    """
-    x = np.asarray(numbers, dtype=np.float64)
-    inside = x
-    if x.size:
-        median = float(np.median(x))
-        scale = max(MAD_TO_SD * float(np.median(np.abs(x - median))), abs(median))
-        if scale > 0:
-            inside = x[np.abs(x - median) <= FENCE * scale]
-    lo = min(answer, float(inside.min())) if inside.size else answer
-    hi = max(answer, float(inside.max())) if inside.size else answer
-    if hi == lo:  # everyone typed the answer (or nobody typed): one bar around it
-        half = 0.05 * max(1.0, abs(lo))
-        lo, hi = lo - half, hi + half
-    edges = np.linspace(lo, hi, bins + 1)
-    counts, _ = np.histogram(x[(x >= lo) & (x <= hi)], bins=edges)
-    return {"edges": [float(e) for e in edges], "counts": [int(c) for c in counts],
-            "below": int((x < lo).sum()), "above": int((x > hi).sum())}
 
 
 # ---- every lesson's check-yourself exercises ------------------------------------------------------------------

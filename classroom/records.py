@@ -10,11 +10,12 @@ from typing import Literal, NamedTuple
 from sqlalchemy import Connection, Engine, Row, select
 from sqlalchemy.dialects import postgresql, sqlite
 
-from classroom.codes import CODE_RULE, normal_code, same_secret
+from classroom.codes import ANSWER_MAX, CODE_RULE, NICKNAME_MAX, normal_code, same_secret
 from classroom.schema import class_sessions, students
 
 Reason = Literal["not a code", "unknown", "ended", "expired", "wrong key", "no such question", "no token",
-                 "not joined", "closed", "revealed", "stays revealed", "empty", "too many"]
+                 "not joined", "closed", "revealed", "stays revealed", "empty", "too many", "too long",
+                 "nickname too long"]
 MESSAGES: dict[str, str] = {
     "not a code": f"That is not a class code: {CODE_RULE}.",
     "unknown": "No class has this code. Check it against the projector.",
@@ -29,6 +30,8 @@ MESSAGES: dict[str, str] = {
     "stays revealed": "A question whose answer has been shown stays revealed.",
     "empty": "Nothing was sent: the answer is empty.",
     "too many": "Too many answers at once: wait a few seconds, then send it again.",
+    "too long": f"Nothing was sent: an answer is at most {ANSWER_MAX} characters.",
+    "nickname too long": f"A nickname is at most {NICKNAME_MAX} characters: shorten it, then join.",
 }
 
 

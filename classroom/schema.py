@@ -12,6 +12,9 @@ given by the caller. Keys and tokens are stored as SHA-256 hex digests only (cla
     answers        one row per (question, student): the latest value, when first given, when last changed,
                    how many times changed
 
+A class's rows go with it: questions and students by ON DELETE CASCADE, their answers with them (SQLite does it
+only with foreign keys on, which ui.compute.sql turns on for every connection the store makes).
+
 A fresh database gets the current tables at once. A database at an older version is brought up step by step
 (MIGRATIONS); one at a newer version than this code knows is refused (SchemaTooNew), never written to.
 """
@@ -87,7 +90,8 @@ students = Table(
     Column("token_hash", String(HASH_LENGTH), nullable=False),
     Column("nickname", String(NICKNAME_MAX)),  # NULL: anonymous
     Column("joined_at", Double, nullable=False),
-    # the answers limit: how many since burst_start (a fixed window of BURST_S seconds)
+    # the answers limit (classroom.answers): burst_start is when the student's budget of BURST answers is whole
+    # again; burst_count is no longer used (kept: dropping a column needs a migration for nothing)
     Column("burst_start", Double, nullable=False),
     Column("burst_count", Integer, nullable=False, default=0),
     UniqueConstraint("session_id", "token_hash"),

@@ -1,11 +1,15 @@
 """The teacher's side of the class store: start and end a session, put questions, open, close and reveal them;
-and what every page reads about them (the session a code names, the current question)."""
+and what every page reads about them (the session a code names, the current question). And how long a class is
+kept: keep_days() days after it ends or expires (whichever is first), then purge deletes it with its questions,
+students and answers; delete_session deletes one at once, for its teacher."""
 
 from __future__ import annotations
 
 import json
+import os
+from collections.abc import Callable
 
-from sqlalchemy import Engine, exc, func, select
+from sqlalchemy import Connection, Engine, and_, case, exc, func, select
 
 from classroom.codes import TITLE_MAX, clean_text, hash_secret, new_code, new_key
 from classroom.database import guarded, reading, writing
@@ -21,20 +25,44 @@ from classroom.records import (
     teacher_row,
 )
 from classroom.schema import STATES, StoreError, class_sessions, questions
+from ui.compute import sql
 
 SPEC_MAX = 64_000  # characters of a question's JSON spec
 KIND_MAX = 40
+KEEP_ENV = "ATTENTION_LAB_KEEP_DAYS"
+# Four weeks after a class: time to export, mark and come back to a question over a holiday week; past it,
+# pupils' nicknames and answers serve no lesson, so they go.
+KEEP_DAYS = 28
+KEEP_MAX_DAYS = 3650
+DAY_S = 86_400
+
+
+def keep_days() -> int:
+    """Whole days a class (its questions, students, answers) is kept after it ends or expires: the setting
+    ATTENTION_LAB_KEEP_DAYS, else KEEP_DAYS. The one place it is read. StoreError when it is not such a number:
+    a mistyped setting must not keep pupils' data longer than someone meant."""
+    text = os.environ.get(KEEP_ENV, "").strip()
+    if not text:
+        return KEEP_DAYS
+    if not (text.isascii() and text.isdigit()) or int(text) > KEEP_MAX_DAYS:
+        raise StoreError(f"The setting {KEEP_ENV} is how many whole days a class is kept after it ends, 0 to "
+                         f"{KEEP_MAX_DAYS}; it says {text[:20]!r}. Fix it, or leave it out for {KEEP_DAYS} days.")
+    return int(text)
 
 
 @guarded
-def start_session(engine: Engine, now: float, ttl_s: float = 4 * 3600, title: str = "") -> tuple[str, str]:
-    """A new class session, live for `ttl_s` seconds: (join code, teacher key). No student may see the key."""
+def start_session(engine: Engine, now: float, ttl_s: float = 4 * 3600, title: str = "",
+                  key_for: Callable[[str], str] | None = None) -> tuple[str, str]:
+    """A new class session, live for `ttl_s` seconds: (join code, teacher key). No student may see the key.
+    `key_for(code)` gives the key for the code drawn (a browser's own, classroom.device); else a random one."""
     if not ttl_s > 0:
         raise ValueError(f"A session must last some time: ttl_s = {ttl_s}")
     for _ in range(10):  # 10 collisions in a row would need ~1e8 codes in use: the loop is a formality
-        code, key = new_code(), new_key()
+        code = new_code()
+        key = key_for(code) if key_for is not None else new_key()
         try:
             with writing(engine) as conn:
+                _purge(conn, now)  # starting a class is the cheap moment to forget the old ones
                 conn.execute(class_sessions.insert().values(
                     code=code, key_hash=hash_secret(key), title=clean_text(title, TITLE_MAX) or "",
                     created_at=now, expires_at=now + ttl_s))
@@ -70,6 +98,35 @@ def end_session(engine: Engine, code: object, key: object, now: float) -> Refusa
         if row.ended_at is None:
             conn.execute(class_sessions.update().where(class_sessions.c.id == row.id).values(ended_at=now))
     return None
+
+
+@guarded
+def delete_session(engine: Engine, code: object, key: object) -> Refusal | None:
+    """Delete the session now, with its questions, students and answers (the tables' ON DELETE CASCADE; foreign
+    keys are on for every SQLite connection the store makes). Its code then opens nothing."""
+    with writing(engine) as conn:
+        row = teacher_row(conn, code, key, lock=True)
+        if isinstance(row, Refusal):
+            return row
+        conn.execute(class_sessions.delete().where(class_sessions.c.id == row.id))
+    sql.reclaim(engine)  # the freed pages leave a SQLite file, with what they held
+    return None
+
+
+@guarded
+def purge(engine: Engine, now: float) -> int:
+    """Delete every session whose keeping time is over (keep_days() after it ended or expired); how many."""
+    with writing(engine) as conn:
+        deleted = _purge(conn, now)
+    if deleted:
+        sql.reclaim(engine)
+    return deleted
+
+
+def _purge(conn: Connection, now: float) -> int:
+    ended, expires = class_sessions.c.ended_at, class_sessions.c.expires_at
+    over = case((and_(ended.is_not(None), ended < expires), ended), else_=expires)  # the first of the two
+    return conn.execute(class_sessions.delete().where(over < now - keep_days() * DAY_S)).rowcount
 
 
 @guarded

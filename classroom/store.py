@@ -13,6 +13,9 @@ before `answer` returns.
     find_session(engine, code, now) -> Session | Refusal          not a code / unknown / ended / expired
     teacher(engine, code, key) -> Session | Refusal               wrong key
     end_session(engine, code, key, now) -> Refusal | None
+    delete_session(engine, code, key) -> Refusal | None           the class and all it holds, now
+    purge(engine, now) -> int                                     classes past their keeping time deleted
+    keep_days() -> int                                            ATTENTION_LAB_KEEP_DAYS, else KEEP_DAYS (28)
     put_question(engine, code, key, kind, spec, now, close_others=True) -> question id | Refusal
     set_state(engine, code, key, question_id, state, now) -> Refusal | None
     current_question(engine, code) -> Question | None
@@ -23,6 +26,7 @@ before `answer` returns.
     counts(engine, question_id) -> Tally(counts={value: n}, total)
     answered_by(engine, question_ids) -> int                     students who answered any of them
     joined(engine, code) -> int
+    enrolled(engine, code, token) -> bool                        the student joined (not removed)
     my_answer(engine, question_id, token) -> str | None
     answers_of(engine, code, key, question_id) -> [AnswerRow] | Refusal
     export_rows(engine, code, key, with_names=False) -> [dict] | Refusal
@@ -33,6 +37,10 @@ that is missing, locked or down raises StoreError, whose str() is a sentence to 
 (a state that is not one, a spec that is not JSON) raises ValueError. Codes, keys and tokens: classroom.codes.
 Only the teacher's key (compared in constant time with its stored hash) changes a session or reads who answered
 what; a student is known by a token the student's page keeps, and the store keeps only its hash.
+
+Nothing is kept for ever: a class, with its questions, students and answers, is deleted keep_days() days after it
+ended or expired, whichever came first (purge: at every start_session, and hourly from classroom.connection), and
+its teacher can delete it sooner (delete_session). On SQLite the freed pages leave the file at once.
 """
 
 from __future__ import annotations
@@ -44,6 +52,7 @@ from classroom.answers import (
     answered_by,
     answers_of,
     counts,
+    enrolled,
     export_rows,
     join,
     joined,
@@ -53,10 +62,15 @@ from classroom.database import engine_for, prepare
 from classroom.records import AnswerRow, Question, Refusal, Session, Tally
 from classroom.schema import SCHEMA_VERSION, SchemaTooNew, StoreError
 from classroom.sessions import (
+    KEEP_DAYS,
+    KEEP_ENV,
     all_questions,
     current_question,
+    delete_session,
     end_session,
     find_session,
+    keep_days,
+    purge,
     put_question,
     set_state,
     start_session,
@@ -64,8 +78,9 @@ from classroom.sessions import (
 )
 
 __all__ = [
-    "BURST", "BURST_S", "SCHEMA_VERSION", "AnswerRow", "Question", "Refusal", "SchemaTooNew", "Session",
-    "StoreError", "Tally", "all_questions", "answer", "answered_by", "answers_of", "counts", "current_question",
-    "end_session", "engine_for", "export_rows", "find_session", "join", "joined", "my_answer", "prepare",
-    "put_question", "set_state", "start_session", "teacher",
+    "BURST", "BURST_S", "KEEP_DAYS", "KEEP_ENV", "SCHEMA_VERSION", "AnswerRow", "Question", "Refusal", "SchemaTooNew",
+    "Session", "StoreError", "Tally", "all_questions", "answer", "answered_by", "answers_of", "counts",
+    "current_question", "delete_session", "end_session", "engine_for", "enrolled", "export_rows", "find_session",
+    "join", "joined", "keep_days", "my_answer", "prepare", "purge", "put_question", "set_state", "start_session",
+    "teacher",
 ]

@@ -40,6 +40,17 @@ def _scan_installed_components_once() -> None:
 _scan_installed_components_once()
 
 
+def _show_error_details_in_page_tests() -> None:
+    """The app hides an error's details from visitors (.streamlit/config.toml, client.showErrorDetails); a page
+    test that fails on an exception should say which one. Servers the tests start read the file as it is."""
+    import streamlit.config
+
+    streamlit.config.set_option("client.showErrorDetails", "full")
+
+
+_show_error_details_in_page_tests()
+
+
 def pytest_configure(config) -> None:
     """Pages that keep something in the app's database (a trained run a link shares) keep it in a file of this
     test session's own, never in the one a server on this machine uses; a test that needs another sets its own."""

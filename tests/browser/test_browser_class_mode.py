@@ -15,7 +15,7 @@ import re
 
 import pytest
 
-from classroom import predict
+from classroom import device, predict
 from core.tokenize import word_tokens
 from tests.browser import harness
 from tests.browser.axe_check import STILL, report, serious_violations
@@ -56,6 +56,16 @@ def open_tab(browser, errors: list[str], viewport: dict, theme: str = "light", p
     return tab
 
 
+def arrive(tab, url: str) -> None:
+    """Open `url` as a student or teacher does. A browser's first visit makes its device number and reloads the
+    page once (classroom.device): wait for that reload, as a person's first tap comes after it."""
+    first_visit = not any(c["name"] == device.DEVICE for c in tab.context.cookies())
+    tab.goto(url)
+    if first_visit:
+        tab.wait_for_function("performance.getEntriesByType('navigation')[0]?.type === 'reload'",
+                              timeout=PAGE_TIMEOUT_MS)
+
+
 def charts_drawn(tab) -> None:
     """Every chart on the tab holds Vega's svg or canvas."""
     charts = tab.locator(CHART)
@@ -77,7 +87,7 @@ def test_a_class_from_start_to_reveal(server, browser):
     errors: list[str] = []
 
     teacher = open_tab(browser, errors, PROJECTOR)
-    teacher.goto(f"{server.url}/class")
+    arrive(teacher, f"{server.url}/class")
     teacher.get_by_role("button", name="Start a class").click()
     expect(teacher.get_by_text("Teacher's page")).to_be_visible(timeout=PAGE_TIMEOUT_MS)
     expect(teacher).to_have_url(re.compile(r"code=\w{6}"))
@@ -90,17 +100,17 @@ def test_a_class_from_start_to_reveal(server, browser):
     expect(qr_code).to_be_visible(timeout=RERUN_TIMEOUT_MS)
 
     projector = open_tab(browser, errors, PROJECTOR)
-    projector.goto(f"{server.url}/class?code={code}&view=projector")
+    arrive(projector, f"{server.url}/class?code={code}&view=projector")
     expect(projector.get_by_text("0 students joined so far")).to_be_visible(timeout=PAGE_TIMEOUT_MS)
 
     phones = []
     for i, name in enumerate(NICKNAMES):
         phone = open_tab(browser, errors, PHONE, theme="dark" if i == 1 else "light", phone=True)
-        phone.goto(join_link)
+        arrive(phone, join_link)
         phone.get_by_role("textbox", name="Nickname (optional)").fill(name)
         phone.get_by_role("button", name="Join").click()
         expect(phone.get_by_text("The first question will appear")).to_be_visible(timeout=PAGE_TIMEOUT_MS)
-        expect(phone).to_have_url(re.compile(r"me=\w+"))
+        assert phone.url.endswith(f"/class?code={code}"), "the student is the browser, not a token in the address"
         phones.append(phone)
     expect(projector.get_by_text("3 students joined so far")).to_be_visible(timeout=RERUN_TIMEOUT_MS)
     no_serious_violation(phones[1], "a phone waiting for the question (dark)")
@@ -140,4 +150,61 @@ def test_a_class_from_start_to_reveal(server, browser):
 
     for tab in (teacher, projector, *phones):
         assert tab.locator(EXCEPTION).count() == 0
+    assert not errors, errors
+
+
+def test_two_tabs_of_one_phone_are_one_student_and_a_reload_keeps_the_teacher(server, browser):
+    """The phone's second tab finds the student it already is (its answer too) and sends no second ballot; the
+    teacher reloads mid-question and still reveals; another browser gets control only with the pasted key."""
+    errors: list[str] = []
+    laptop = browser.new_context(viewport=PROJECTOR)
+    teacher = laptop.new_page()
+    teacher.set_default_timeout(PAGE_TIMEOUT_MS)
+    teacher.on("pageerror", lambda error: errors.append(f"teacher: {error}"))
+    arrive(teacher, f"{server.url}/class")
+    teacher.get_by_role("button", name="Start a class").click()
+    expect(teacher.get_by_text("Teacher's page")).to_be_visible(timeout=PAGE_TIMEOUT_MS)
+    code = re.search(r"code=(\w{6})", teacher.url).group(1)
+
+    phone = browser.new_context(viewport=PHONE, has_touch=True, is_mobile=True)
+    first = phone.new_page()
+    first.set_default_timeout(PAGE_TIMEOUT_MS)
+    arrive(first, f"{server.url}/class?code={code}")
+    first.get_by_role("button", name="Join").click()
+    expect(first.get_by_text("The first question will appear")).to_be_visible(timeout=PAGE_TIMEOUT_MS)
+
+    teacher.get_by_text("Predict: the key a query attends to most").click()
+    expect(teacher.get_by_text("which key will the query")).to_be_visible(timeout=RERUN_TIMEOUT_MS)
+    teacher.get_by_role("button", name="Put to the room").click()
+    expect(first.get_by_text("Question 1")).to_be_visible(timeout=RERUN_TIMEOUT_MS)
+    options = the_question().options
+    first.locator('[data-testid="stRadio"]').get_by_text(options[0], exact=True).click()
+    first.get_by_role("button", name="Send").click()
+    expect(first.get_by_text("Your answer:")).to_be_visible(timeout=RERUN_TIMEOUT_MS)
+
+    second = phone.new_page()  # the same phone, a new tab on the join link
+    second.set_default_timeout(PAGE_TIMEOUT_MS)
+    arrive(second, f"{server.url}/class?code={code}")
+    expect(second.get_by_text("Your answer:")).to_be_visible(timeout=PAGE_TIMEOUT_MS)
+    expect(second.get_by_role("button", name="Join")).to_have_count(0)
+    second.locator('[data-testid="stRadio"]').get_by_text(options[-1], exact=True).click()
+    second.get_by_role("button", name="Send").click()
+    expect(teacher.get_by_text("1 student joined.")).to_be_visible(timeout=RERUN_TIMEOUT_MS)
+    expect(teacher.get_by_text(re.compile(r"Question 1\*?\*? \(open\): 1 answered"))).to_be_visible(
+        timeout=RERUN_TIMEOUT_MS)
+
+    teacher.reload()  # a new session on the server: the browser, not the tab, holds the class
+    expect(teacher.get_by_text("Teacher's page")).to_be_visible(timeout=PAGE_TIMEOUT_MS)
+    teacher.get_by_role("button", name="Reveal").click()
+    expect(first.get_by_text("Answer:", exact=False).first).to_be_visible(timeout=RERUN_TIMEOUT_MS)
+
+    other = browser.new_context(viewport=PROJECTOR).new_page()  # another browser on the teacher's page
+    other.set_default_timeout(PAGE_TIMEOUT_MS)
+    arrive(other, f"{server.url}/class?code={code}&teacher=1")
+    expect(other.get_by_text("This browser does not hold this class's teacher key")).to_be_visible(
+        timeout=PAGE_TIMEOUT_MS)
+    expect(other.get_by_role("button", name="Reveal")).to_have_count(0)
+
+    for tab in (teacher, first, second, other):
+        expect(tab.locator(EXCEPTION)).to_have_count(0)
     assert not errors, errors

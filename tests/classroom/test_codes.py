@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import unicodedata
+
 import pytest
 
 from classroom import codes
@@ -70,20 +72,48 @@ def test_a_secret_is_stored_hashed_and_compared_with_its_hash():
     ("  Ann  ", "Ann"), ("Ann   Lee", "Ann Lee"), ("Ann\tLee\n", "Ann Lee"), ("Ann\r\nLee", "Ann Lee"),
     ("Ann\x00\x07Lee", "AnnLee"), ("\u202eevil\u202c", "evil"),  # a right-to-left override would flip the text
     ("a\u200bb", "ab"), ("\u200b \u200b", None), ("", None), ("   ", None), (None, None), (42, None),
-    ("x" * 100, "x" * 24), ("<script>alert(1)</script>", "<script>alert(1)</script"),  # kept as text, cut
+    ("<script>alert(1)</script>", "<script>alert(1)</script>"),  # kept as text
     ("Zoë", "Zoë"), ("Zoe\u0308", "Zoë"), ("李雷", "李雷"), ("🦊 fox", "🦊 fox"),
-    ("twenty-three characters x", "twenty-three characters"),  # cut at 24, then the space at the end
 ])
 def test_nicknames_are_one_short_line_of_visible_text(typed, kept):
     assert codes.clean_nickname(typed) == kept
 
 
-def test_answers_are_text_cut_at_200_characters():
+@pytest.mark.parametrize("typed, over", [
+    ("x" * 24, False), ("x" * 25, True), ("  " + "x" * 24 + "  ", False), ("x " * 12, False), ("x" * 5000, True),
+])
+def test_a_nickname_over_the_limit_is_found_not_cut(typed, over):
+    """The store refuses it (too_long) rather than keep a part the student did not choose."""
+    kept = codes.clean_nickname(typed)
+    assert codes.too_long(typed, kept, codes.NICKNAME_MAX) is over
+    assert over or kept == " ".join(typed.split())
+
+
+def test_answers_are_text_not_cut():
     assert codes.clean_answer("  3 ") == "3"
-    assert codes.clean_answer("a" * 500) == "a" * 200
+    assert codes.clean_answer("a" * 500) == "a" * 500
+    assert codes.too_long("a" * 500, "a" * 500, codes.ANSWER_MAX)
+    assert not codes.too_long(" 3 " * 100, "3", codes.ANSWER_MAX)  # measured on what is kept
     assert codes.clean_answer(3) == "3" and codes.clean_answer(0.25) == "0.25" and codes.clean_answer(True) == "true"
     assert codes.clean_answer("") is None and codes.clean_answer(None) is None and codes.clean_answer([1]) is None
-    assert codes.clean_answer("x\n" * 5000) == " ".join("x" * 100)[:200].rstrip()  # a huge paste stays cheap
+    huge = "x\n" * 5000  # a huge paste stays cheap to clean, and is over the limit however it cleans
+    assert codes.clean_answer(huge) == " ".join("x" * 500) and codes.too_long(huge, "x", codes.ANSWER_MAX)
+
+
+@pytest.mark.parametrize("typed, kept", [
+    (" ", " "), ("  a ", "  a "), ("\t", " "), ("é", "é"), ("e\u0301", "é"), ("\u202e", None), ("", None),
+    (None, None), ("a\u200bb", "ab"),
+])
+def test_a_one_character_answer_is_kept_as_typed(typed, kept):
+    """A space is an answer to "the next character" (the model's is often one): not stripped to nothing."""
+    assert codes.clean_character(typed) == kept
+
+
+def test_combining_marks_cannot_pile_up_over_the_lines_above():
+    tower = "Z" + "\u0301\u0300\u0302\u0303\u0308" * 40 + "oe"
+    for clean in (codes.clean_nickname, codes.clean_answer, codes.clean_character):
+        assert clean(tower) == unicodedata.normalize("NFC", "Z\u0301\u0300\u0302oe"), clean
+    assert codes.clean_nickname("Việt Nam") == "Việt Nam"  # two marks on one letter stay (ệ: dot below, circumflex)
 
 
 def test_the_rule_a_message_gives_is_the_codes_own():

@@ -14,9 +14,10 @@ import time
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from classroom import asked, connection, store
+from classroom import asked, connection, device, store
 from classroom.answers import BURST
 from classroom.questions import bank
+from classroom.schema import students
 from tests.apptest_helpers import ROOT, chart_data, chart_spec
 
 PAGE = str(ROOT / "classroom" / "page.py")
@@ -50,6 +51,11 @@ def texts(at: AppTest) -> str:
 def ok(at: AppTest) -> AppTest:
     assert not at.exception, [e.message for e in at.exception]
     return at
+
+
+def token_of(at: AppTest, code: str) -> str:
+    """The token the store knows this tab's student by (AppTest sends no cookie: the tab's own device number)."""
+    return device.derived(at.session_state[device.TAB_TOKEN], "student", code)
 
 
 def started(db) -> tuple[str, str]:
@@ -86,7 +92,7 @@ def test_a_wrong_key_opens_nothing_and_changes_nothing(db):
 def test_a_student_who_edits_the_link_to_teacher_gets_no_controls(db):
     code, _ = started(db)
     at = ok(visit({"code": code, "teacher": "1"}))
-    assert "no longer holds this class's teacher key" in texts(at)
+    assert "This browser does not hold this class's teacher key" in texts(at)  # asked for the key, never given it
     assert not [b for b in at.button if b.label in ("Close", "Reveal", "End the class", "Put to the room")]
 
 
@@ -125,8 +131,8 @@ def test_a_student_joins_answers_changes_and_sees_the_reveal(db):
     at.text_input[0].input("<b>Ada</b> **x**")
     at.button[0].click().run()  # Join
     ok(at)
-    token = at.query_params["me"]
-    assert "first question will appear" in texts(at)
+    token = token_of(at, code)
+    assert "first question will appear" in texts(at) and set(at.query_params) == {"code"}
     qid = asked.put(db, code, key, q)
     at.run()
     at.radio[0].set_value(1 - q.answer if q.answer in (0, 1) else 0)
@@ -204,7 +210,7 @@ def test_a_typed_answer_that_is_not_one_is_said_and_not_written(db, kind, typed,
     code, key = started(db)
     q = _a_question(kind)
     at = joined_student(db, code)
-    token = at.query_params["me"]
+    token = token_of(at, code)
     qid = asked.put(db, code, key, q)
     at.run()
     at.text_input[0].input(typed)
@@ -226,7 +232,7 @@ def test_send_without_a_pick_is_said_and_not_written(db):
 def test_a_burst_of_answers_is_limited_and_the_last_accepted_one_kept(db):
     code, key = started(db)
     at = joined_student(db, code)
-    token = at.query_params["me"]
+    token = token_of(at, code)
     q = next(q for q in bank() if q.kind == "choice" and len(q.options) >= 2)
     qid = asked.put(db, code, key, q)
     at.run()
@@ -239,26 +245,39 @@ def test_a_burst_of_answers_is_limited_and_the_last_accepted_one_kept(db):
     assert row.changes == BURST - 1
 
 
-def test_an_edited_student_token_is_sent_back_to_join_and_writes_nothing(db):
+def test_a_token_in_the_address_is_nobody(db):
+    """An old join link's `me=` (or one a student made up) makes no one a student: the page asks to join."""
     code, key = started(db)
     qid = asked.put(db, code, key, next(q for q in bank() if q.kind == "choice"))
-    at = ok(visit({"code": code, "me": "made-up-token"}))
-    at.radio[0].set_value(0)
-    at.button[0].click().run()
-    assert "join again" in texts(ok(at))
-    assert "me" not in at.query_params and at.button[0].label == "Join"
+    other = joined_student(db, code)
+    at = ok(visit({"code": code, "me": token_of(other, code)}))
+    assert at.button[0].label == "Join" and not [r for r in at.radio if r.label == "Your answer"]
     assert store.counts(db, qid).total == 0
 
 
-def test_a_student_token_of_another_class_counts_nowhere(db):
+def test_a_student_of_another_class_is_asked_to_join_this_one(db):
     first, _ = started(db)
     second, key = started(db)
-    token = joined_student(db, first).query_params["me"]
+    phone = joined_student(db, first)
     qid = asked.put(db, second, key, next(q for q in bank() if q.kind == "choice"))
-    at = ok(visit({"code": second, "me": token}))
+    phone.query_params["code"] = second
+    phone.run()
+    assert phone.button[0].label == "Join" and not [r for r in phone.radio if r.label == "Your answer"]
+    assert store.counts(db, qid).total == 0 and store.joined(db, second) == 0
+
+
+def test_a_student_the_class_no_longer_has_is_sent_back_to_join_and_writes_nothing(db):
+    """The class no longer has this student (its row is gone): the page offers Join again, and a Send made
+    from the old form writes nothing."""
+    code, key = started(db)
+    qid = asked.put(db, code, key, next(q for q in bank() if q.kind == "choice"))
+    at = joined_student(db, code)
+    at.run()
+    with db.begin() as conn:
+        conn.execute(students.delete())
     at.radio[0].set_value(0)
     at.button[0].click().run()
-    assert "join again" in texts(ok(at))
+    assert ok(at).button[0].label == "Join"
     assert store.counts(db, qid).total == 0
 
 

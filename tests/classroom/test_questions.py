@@ -8,13 +8,12 @@ import json
 import numpy as np
 import pytest
 
+from classroom.histogram import BINS, histogram
 from classroom.questions import (
-    BINS,
     ClassQuestion,
     answer_text,
     from_spec,
     grade,
-    histogram,
     read_character,
     read_index,
     read_number,

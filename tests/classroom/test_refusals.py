@@ -144,14 +144,19 @@ def test_too_many_answers_at_once(engine, room):
     assert message == "Too many answers at once: wait a few seconds, then send it again."
 
 
-def test_over_long_text_is_cut_not_refused(engine, room):
-    code, key, question = room["code"], room["key"], room["question"]
+def test_over_long_text_is_refused_not_cut(engine, room):
+    """The store keeps what the student chose, or nothing: never the first 200 characters of it."""
+    code, question = room["code"], room["question"]
     token = new_token()
-    store.join(engine, code, token, "N" * 500, NOW)
-    assert store.answer(engine, code, token, question, "x" * 5000, NOW) is None
-    (mine,) = [r for r in store.answers_of(engine, code, key, question) if r.nickname == "N" * 24]
-    assert mine.value == "x" * 200
-    store.start_session(engine, NOW, title="T" * 500)  # a title is cut too
+    message = refused(engine, "nickname too long", store.join, code, token, "N" * 25, NOW)
+    assert message == "A nickname is at most 24 characters: shorten it, then join."
+    refused(engine, "nickname too long", store.join, code, token, "N" * 5000, NOW)
+    store.join(engine, code, token, "N" * 24, NOW)
+    message = refused(engine, "too long", store.answer, code, token, question, "x" * 201, NOW)
+    assert message == "Nothing was sent: an answer is at most 200 characters."
+    refused(engine, "too long", store.answer, code, token, question, "x" * 5000, NOW)
+    assert store.answer(engine, code, token, question, "  " + "x" * 200 + "  ", NOW) is None  # measured as kept
+    store.start_session(engine, NOW, title="T" * 500)  # a title is the teacher's: cut, not refused
 
 
 @pytest.mark.parametrize("spec", [{"s": {1, 2}}, {"x": math.nan}, {"x": math.inf}, {"big": "x" * 70_000}])

@@ -32,7 +32,7 @@ import pytest
 from bench.load_test import serve
 from bench.postgres import own_schema
 from bench.streamlit_client import RadioInfo, Render, Session
-from classroom import connection, store
+from classroom import codes, connection, device, store
 from classroom.questions import bank
 from deploy.serve import find_haproxy
 
@@ -95,8 +95,10 @@ def ok(render: Render) -> Render:
     return render
 
 
-async def open_tab(url: str, query: str, process: str) -> tuple[Session, Render]:
-    session, render = await Session.open(url, "class", query, timeout=60, cookies={COOKIE: process})
+async def open_tab(url: str, query: str, process: str, browser: str | None = None) -> tuple[Session, Render]:
+    """A tab on `process`; `browser`: the device number the browser's cookie holds (classroom.device)."""
+    held = {COOKIE: process} | ({device.DEVICE: browser} if browser else {})
+    session, render = await Session.open(url, "class", query, timeout=60, cookies=held)
     assert session.cookies[COOKIE] == process, "HAProxy should keep a tab on the process its cookie names"
     return session, ok(render)
 
@@ -149,11 +151,16 @@ class Phone:
 
 
 async def join(url: str, code: str, i: int) -> Phone:
-    session, page = await open_tab(url, f"code={code}", "s1")
+    browser = codes.new_token()  # the shape of the number a browser makes for its cookie
+    session, page = await open_tab(url, f"code={code}", "s1", browser)
     assert "Join the class" in page.text, page.text
     await session.fill("Nickname (optional)", f"student {i}" if i % 3 else "")  # every third one anonymous
     joined = ok(await session.press("Join"))
-    assert "me=" in session.query and "Joined." in joined.text, joined.text
+    assert session.query == f"code={code}" and "Joined." in joined.text, joined.text
+    if i == 0:  # a second tab of this phone, on the other process: the same student, not a new one
+        again, shown = await open_tab(url, f"code={code}", "s2", browser)
+        assert "Joined." in shown.text and "Join the class" not in shown.text, shown.text
+        await again.close()
     return Phone(i, session)
 
 
@@ -180,11 +187,17 @@ def first_choice_question():
 
 
 async def a_class(url: str) -> dict:
-    teacher, _ = await open_tab(url, "", "s2")
+    laptop = codes.new_token()  # the teacher's browser
+    teacher, _ = await open_tab(url, "", "s2", laptop)
     await teacher.fill("Title (optional)", "System test")
     started = ok(await teacher.press("Start a class"))
     assert "Teacher's page" in started.text, started.text
     code = dict(part.split("=", 1) for part in teacher.query.split("&"))["code"]
+    assert "key" not in teacher.query
+    # a reload, landing on the other process: the teacher's browser is still the teacher, with no key in a link
+    reloaded, shown = await open_tab(url, teacher.query, "s1", laptop)
+    assert "Teacher's page" in shown.text and "ask_put" in shown.buttons, shown.text
+    await reloaded.close()
 
     phones = await asyncio.gather(*(join(url, code, i) for i in range(STUDENTS)))
     projector, shown = await open_tab(url, f"code={code}&view=projector", "s2")

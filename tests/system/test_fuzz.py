@@ -10,6 +10,10 @@ A second family types generated text into every text box a page shows (the sideb
 own, the exercises' answers, then presses every exercise's Check button): again no exception, the title
 still there.
 
+The Class page gets the same links: its `code`, `key`, `me`, `view` and `teacher` parameters any text, or a
+real class's code (as typed), its teacher's key, "projector", "1", in any mix, with a question open: the
+start page, a phone, the projector or the teacher's page, never an exception.
+
 Sized for CI: about a minute in all on two cores. Raise FUZZ_EXAMPLES to search longer, for example
 FUZZ_EXAMPLES=200 python -m pytest tests/system/test_fuzz.py.
 """
@@ -24,7 +28,7 @@ from hypothesis import strategies as st
 from streamlit.testing.v1 import AppTest
 
 from lessons import COURSE
-from tests.apptest_helpers import panel_keys, run_app, type_everywhere
+from tests.apptest_helpers import ROOT, panel_keys, run_app, type_everywhere
 
 pytestmark = pytest.mark.timeout(600)
 
@@ -148,3 +152,47 @@ def test_any_text_typed_into_any_box(lesson, data):
         assert_page_shown(at, lesson, typed)
 
 
+# ---- the Class page ---------------------------------------------------------------------------------------------
+
+CLASS_PAGE = str(ROOT / "classroom" / "page.py")
+CLASS_KEYS = ("code", "key", "me", "view", "teacher")
+
+
+@pytest.fixture
+def a_class(tmp_path, monkeypatch) -> dict[str, str]:
+    """A live class with a question open and a student who answered, in this test's own database: the real
+    values a link can carry, for the generated links to mix with any text."""
+    import time
+
+    from classroom import asked, codes, connection, store
+    from classroom.questions import bank
+
+    url = f"sqlite:///{tmp_path / 'class.sqlite3'}"
+    monkeypatch.setenv(connection.ENVIRONMENT, url)
+    engine = store.engine_for(url)
+    code, key = store.start_session(engine, time.time(), title="<b>[zq](javascript:x)</b>")
+    qid = asked.put(engine, code, key, next(q for q in bank() if q.kind == "number"))
+    token = codes.new_token()
+    store.join(engine, code, token, "**Ada**", time.time())
+    store.answer(engine, code, token, qid, "1e308", time.time())
+    engine.dispose()
+    return {"code": code, "typed code": codes.shown_code(code).lower(), "key": key, "token": token}
+
+
+@settings(FUZZ, max_examples=2 * EXAMPLES)
+@given(data=st.data())
+def test_any_link_opens_the_class_page(a_class, data):
+    real = st.sampled_from([*a_class.values(), "projector", "1", "true"])
+    value = st.one_of(real, real, texts(), numbers())
+    query = data.draw(st.dictionaries(st.sampled_from(CLASS_KEYS), st.one_of(value, st.lists(value, min_size=2,
+                                                                                             max_size=3))),
+                      label="query")
+    at = AppTest.from_file(CLASS_PAGE, default_timeout=60)
+    for key, given_value in query.items():
+        at.query_params[key] = given_value
+    at.run()
+    assert not at.exception, f"{query!r}: {[e.value for e in at.exception]}"
+    shown = [str(e.value) for kind in ("title", "subheader", "markdown", "error", "warning", "info", "metric")
+             for e in getattr(at, kind)]
+    assert shown, f"{query!r}: the page showed nothing"
+    assert not [s for s in shown if "Traceback" in s], query

@@ -58,3 +58,17 @@ def test_strict_validation_fails_on_a_field_the_api_does_not_know():
     container["readinessProbe"]["httpGet"]["paht"] = container["readinessProbe"]["httpGet"].pop("path")
     with pytest.raises(kv.ValidationError):
         kv.validate(deployment, kv.latest_version(), strict=True)
+
+
+def test_the_database_is_required_not_a_per_pod_file():
+    """Replicas on a SQLite file each would split a class across pods (phones told "No class has this code") and
+    keep answers and shared runs in a pod's scratch volume: the Secret with the shared database's URL is required,
+    so a cluster without it starts no pod rather than a class mode that silently half works."""
+    from ui.compute import database
+
+    deployment = next(doc for doc in documents() if doc["kind"] == "Deployment")
+    container = deployment["spec"]["template"]["spec"]["containers"][0]
+    url = next(e for e in container["env"] if e["name"] == database.ENVIRONMENT)
+    secret = url["valueFrom"]["secretKeyRef"]
+    assert (secret["name"], secret["key"]) == ("attention-lab-db", "url")
+    assert secret.get("optional", False) is False, "a missing Secret would leave each pod its own SQLite file"

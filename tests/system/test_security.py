@@ -3,7 +3,9 @@
 1. Nothing a user types, puts in a link or uploads is rendered as HTML or as Markdown (links, emphasis):
    every Markdown-rendered string on every page (text, captions, alerts, headings, labels, help) is
    checked after typing, linking and uploading payloads that would otherwise become a link, a tag or bold
-   text; and every st.html / unsafe_allow_html call in the app is given a constant.
+   text; on the Class page, a class's title and the students' nicknames on the phone, the projector and the
+   teacher's page; and every st.html / unsafe_allow_html call in the app (classroom/ included) is given a
+   constant.
 2. Nothing a user types is executed: no eval / exec / compile / pickle / subprocess in the app's code, and
    exercise answers are parsed as numbers (an expression that would take forever to evaluate is rejected
    at once).
@@ -38,7 +40,9 @@ from ui.frame.exercises import parse_number
 pytestmark = pytest.mark.timeout(300)
 
 LESSONS = COURSE
-APP_SOURCES = sorted([ROOT / "streamlit_app.py", *(ROOT / "ui").rglob("*.py"), *(ROOT / "lessons").rglob("*.py")])
+APP_SOURCES = sorted([ROOT / "streamlit_app.py", *(ROOT / "ui").rglob("*.py"), *(ROOT / "lessons").rglob("*.py"),
+                      *(ROOT / "classroom").rglob("*.py")])
+CLASS_PAGE = str(ROOT / "classroom" / "page.py")
 CONFIG = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
 
 # Each payload carries a marker (zq1...) so the check can find where it landed.
@@ -202,6 +206,82 @@ def test_an_uploaded_file_name_cannot_inject_markdown():
     assert not leaks(at), leaks(at)
 
 
+# Nicknames are at most 24 characters: the same constructs, shorter
+NICKNAMES = {"link": "[zq1](javascript:x)", "html": "<img src=x onerror=zq2>", "emphasis": "**zq3** _zq5_",
+             "code span breakout": "``[zq4](https://e.x)``"}
+
+
+def class_page(query: dict) -> AppTest:
+    at = AppTest.from_file(CLASS_PAGE, default_timeout=60)
+    for key, value in query.items():
+        at.query_params[key] = value
+    return at.run()
+
+
+def raw_html(at: AppTest) -> list[str]:
+    """Markdown sent with its HTML let through (unsafe_allow_html) that carries a payload's marker."""
+    found = []
+    for root in (at.main, at.sidebar):
+        for node in walk(root):
+            proto = getattr(node, "proto", None)
+            if getattr(proto, "allow_html", False) and any(m in proto.body for m in MARKERS):
+                found.append(f"{node.type}: raw HTML in {proto.body[:160]!r}")
+    return found
+
+
+@pytest.fixture
+def class_db(tmp_path, monkeypatch):
+    from classroom import connection, store
+
+    url = f"sqlite:///{tmp_path / 'class.sqlite3'}"
+    monkeypatch.setenv(connection.ENVIRONMENT, url)
+    engine = store.engine_for(url)
+    store.prepare(engine)
+    yield engine
+    engine.dispose()
+
+
+@pytest.mark.parametrize("payload", list(PAYLOADS), ids=list(PAYLOADS))
+def test_a_class_title_and_nicknames_are_shown_escaped(class_db, payload):
+    """A teacher's title and the students' nicknames, each a payload, on every view of the class: the phone
+    before joining and after, the projector before a question, while it is open and revealed, the teacher's
+    page with who answered. The title and the nicknames are really there (the check reads a page that has them)."""
+    from classroom import asked, store
+    from classroom.questions import bank
+
+    title, nickname = PAYLOADS[payload], NICKNAMES[payload]
+    code, key = store.start_session(class_db, time.time(), title=title)
+    q = next(q for q in bank() if q.kind == "choice")
+    seen: dict[str, tuple[list[str], str]] = {}  # view -> (what acts as markup, the Markdown it sent)
+
+    def look(view: str, at: AppTest) -> AppTest:
+        seen[view] = ([*leaks(at), *raw_html(at)], "\n".join(body for _, body in markdown_strings(at)))
+        return at
+
+    look("projector, no question", class_page({"code": code, "view": "projector"}))
+    phone = look("phone, not joined", class_page({"code": code}))
+    qid = asked.put(class_db, code, key, q)
+    for n in range(3):
+        token = f"student-token-{n:04d}-abcdefghij"
+        store.join(class_db, code, token, nickname, time.time())
+        store.answer(class_db, code, token, qid, str(q.answer), time.time())
+    phone.text_input[0].input(nickname)
+    next(b for b in phone.button if b.label == "Join").click()
+    look("phone, joined", phone.run())
+    look("projector, open", class_page({"code": code, "view": "projector"}))
+    look("teacher", class_page({"code": code, "key": key}))
+    store.set_state(class_db, code, key, qid, "revealed", time.time())
+    look("projector, revealed", class_page({"code": code, "view": "projector"}))
+    look("phone, revealed", phone.run())
+    problems = [f"{view}: {p}" for view, (found, _) in seen.items() for p in found]
+    assert not problems, problems
+    marker = next(m for m in MARKERS if m in title)
+    shows_title = [view for view, (_, shown) in seen.items() if marker in shown]
+    assert {"projector, no question", "phone, not joined", "teacher"} <= set(shows_title), shows_title
+    named = next(m for m in MARKERS if m in nickname)
+    assert named in seen["teacher"][1].split("Answered:")[-1], "the teacher's page does not name who answered"
+
+
 def html_calls(tree: ast.AST):
     """st.html(...), components.html(...) and any call with unsafe_allow_html=True."""
     for node in ast.walk(tree):
@@ -232,13 +312,15 @@ def test_raw_html_is_only_ever_a_constant():
             runs_script = any(k.arg == "unsafe_allow_javascript" and not (isinstance(k.value, ast.Constant)
                                                                          and k.value.value is False)
                               for k in call.keywords)
-            # the one script the app runs: ui/state/presenter.py marks scrolling chart frames focusable
-            assert not runs_script or (isinstance(arg, ast.Name) and arg.id in SCRIPTS_ALLOWED), \
+            where = (path.relative_to(ROOT).as_posix(), arg.id if isinstance(arg, ast.Name) else None)
+            assert not runs_script or where in SCRIPTS_ALLOWED, \
                 f"{path.relative_to(ROOT)}:{call.lineno} runs a script that is not one of {SCRIPTS_ALLOWED}"
-    assert seen <= 5, "more raw HTML than expected: check each new use is static"  # 5th: ui/state/phone.py
+    assert seen <= 6, "more raw HTML than expected: check each new use is static"  # 5th: ui/state/phone.py
 
 
-SCRIPTS_ALLOWED = ("FOCUSABLE_FRAMES",)
+# The scripts the app runs, each a constant where it is: one marks scrolling chart frames focusable, one makes a
+# browser's device number for the class mode (its cookie)
+SCRIPTS_ALLOWED = (("ui/state/presenter.py", "FOCUSABLE_FRAMES"), ("classroom/device.py", "SCRIPT"))
 
 
 # ---- 2. nothing typed is executed ---------------------------------------------------------------------------
@@ -323,7 +405,7 @@ def test_a_typed_expression_in_an_exercise_is_refused_at_once():
 WRITE_MODES = re.compile(r"[wax+]")
 WRITING_CALLS = {"write_text", "write_bytes", "save", "savez", "savez_compressed", "savetxt", "to_csv", "to_parquet",
                  "to_pickle", "mkdir", "makedirs", "rename", "replace", "remove", "unlink", "rmtree", "copy",
-                 "copyfile", "move", "mkstemp", "NamedTemporaryFile", "TemporaryDirectory"}
+                 "copyfile", "move", "mkstemp", "NamedTemporaryFile", "TemporaryDirectory", "touch", "chmod"}
 
 
 def test_upload_size_is_capped_in_the_config():
@@ -332,8 +414,11 @@ def test_upload_size_is_capped_in_the_config():
 
 
 # The writes the app makes on purpose, each where it is: the app's database (a SQLite file, by default in the
-# temporary folder: its folder is made once), and a trained run's arrays packed in memory for that database.
-WRITES_ALLOWED = {("ui/compute/sql.py", "mkdir"), ("ui/compute/model_store.py", "savez_compressed")}
+# user's state folder: the folder and the file made private, 0700 / 0600, before SQLite opens them), and a
+# trained run's arrays packed in memory for that database.
+WRITES_ALLOWED = {("ui/compute/sql.py", "mkdir"), ("ui/compute/sql.py", "touch"), ("ui/compute/sql.py", "chmod"),
+                  ("ui/compute/model_store.py", "savez_compressed"),
+                  ("classroom/links.py", "save")}  # the join link's QR code, drawn into a BytesIO
 
 
 def test_the_app_never_writes_files():
@@ -460,3 +545,9 @@ def test_a_websocket_from_another_site_is_refused(server):
     with pytest.raises((InvalidStatus, ConnectionError, OSError)) as err:
         asyncio.run(attempt())
     assert "403" in str(err.value) or "1008" in str(err.value) or isinstance(err.value, InvalidStatus)
+
+
+def test_a_visitor_is_never_shown_an_errors_details():
+    """A fault the pages did not catch shows a plain notice, not a traceback with the server's paths (the full
+    error goes to the server's log)."""
+    assert CONFIG["client"]["showErrorDetails"] == "none"

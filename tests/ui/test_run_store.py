@@ -1,10 +1,14 @@
 """Trained runs kept for a link (ui.compute.run_store) on real databases: a SQLite file and PostgreSQL (the
-class store's fixtures). A run comes back byte for byte; it expires; a session keeps only its newest few; a
-run over the size cap is refused; a database that is not there gives a sentence."""
+class store's fixtures). A run comes back byte for byte; it expires; a session keeps only its newest few, and the
+server its newest within a count and a byte cap, whoever stored them; a run over the size cap is refused; on SQLite
+the file stays bounded under a flood and shrinks when runs go; a database that is not there gives a sentence."""
 
 from __future__ import annotations
 
 import io
+import os
+import sqlite3
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -88,3 +92,88 @@ def test_a_database_that_cannot_be_opened_gives_a_sentence(tmp_path):
     with pytest.raises(sql.StoreError) as failed:
         run_store.store(engine, "AbC123xy", "owner", "run", weights, cfg.to_dict(), {}, NOW)
     assert "could not be" in str(failed.value)
+
+
+def kept(engine, run_ids: list[str]) -> list[str]:
+    """Which of `run_ids` can still be loaded."""
+    found = []
+    for run_id in run_ids:
+        try:
+            run_store.load(engine, run_id, NOW)
+            found.append(run_id)
+        except KeyError:
+            pass
+    return found
+
+
+def test_the_server_keeps_at_most_its_count_of_runs_from_everyone(engine, monkeypatch):
+    """A script that opens a new session for every run meets the global cap: the oldest go first."""
+    weights, cfg, _ = npz()
+    monkeypatch.setattr(run_store, "MAX_RUNS", 3)
+    ids = [f"Flood{i:03d}" for i in range(5)]
+    for i, run_id in enumerate(ids):
+        run_store.store(engine, run_id, f"session-{i}", "run", weights, cfg.to_dict(), {}, NOW + i)
+    assert kept(engine, ids) == ids[2:]
+
+
+def test_the_server_keeps_at_most_its_bytes_of_runs_from_everyone(engine, monkeypatch):
+    weights, cfg, _ = npz()
+    monkeypatch.setattr(run_store, "MAX_TOTAL_BYTES", 2 * len(weights) + len(weights) // 2)
+    ids = [f"Bytes{i:03d}" for i in range(4)]
+    for i, run_id in enumerate(ids):
+        run_store.store(engine, run_id, f"session-{i}", "run", weights, cfg.to_dict(), {}, NOW + i)
+    assert kept(engine, ids) == ids[2:]
+    # a run stored again under its id is the newest now, and another's goes first
+    run_store.store(engine, ids[2], "session-2", "run", weights, cfg.to_dict(), {}, NOW + 10)
+    run_store.store(engine, "Bytes999", "session-9", "run", weights, cfg.to_dict(), {}, NOW + 11)
+    assert kept(engine, [*ids, "Bytes999"]) == [ids[2], "Bytes999"]
+
+
+def file_bytes(engine, path) -> int:
+    """The SQLite file's size once its WAL is copied in and emptied: what the runs take on the disk."""
+    raw = engine.raw_connection()
+    try:
+        raw.driver_connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    finally:
+        raw.close()
+    return path.stat().st_size + Path(f"{path}-wal").stat().st_size
+
+
+def test_a_flood_of_runs_leaves_the_file_bounded_and_it_shrinks_when_they_go(tmp_path, monkeypatch):
+    """Measured: 15 runs of 1 MB from 15 sessions take the file to about the 3 MB cap (15 MB without it), and once
+    they have expired, the next store leaves it near empty (the freed pages go back to the disk)."""
+    path = tmp_path / "app.sqlite3"
+    engine = sql.engine_for(f"sqlite:///{path}")
+    monkeypatch.setattr(run_store, "MAX_TOTAL_BYTES", 3_000_000)
+    try:
+        for i in range(15):
+            run_store.store(engine, f"Flood{i:03d}", f"script-{i}", "run", os.urandom(1_000_000), {}, {}, NOW + i)
+        flooded = file_bytes(engine, path)
+        assert 3_000_000 < flooded < 4_200_000, flooded
+        run_store.store(engine, "Later123", "someone", "run", b"small", {}, {}, NOW + 8 * DAY)
+        emptied = file_bytes(engine, path)
+        assert emptied < 200_000, (flooded, emptied)
+    finally:
+        engine.dispose()
+
+
+def test_a_file_from_before_reclaims_its_space_too(tmp_path):
+    """A SQLite file made without auto-vacuum (by an older version) is converted once, then shrinks as the new."""
+    path = tmp_path / "app.sqlite3"
+    older = sqlite3.connect(path)
+    with older:
+        older.execute("CREATE TABLE kept (x BLOB)")
+        older.execute("INSERT INTO kept VALUES (zeroblob(10000))")
+    assert older.execute("PRAGMA auto_vacuum").fetchone()[0] == 0
+    older.close()
+    engine = sql.engine_for(f"sqlite:///{path}")
+    try:
+        for i in range(3):
+            run_store.store(engine, f"Older{i:03d}", "owner", "run", os.urandom(1_000_000), {}, {}, NOW + i)
+        full = file_bytes(engine, path)
+        run_store.store(engine, "Later123", "someone", "run", b"small", {}, {}, NOW + 8 * DAY)
+        assert file_bytes(engine, path) < full - 2_500_000
+        with engine.connect() as conn:
+            assert conn.exec_driver_sql("PRAGMA auto_vacuum").scalar() == 2  # incremental
+    finally:
+        engine.dispose()

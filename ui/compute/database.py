@@ -5,8 +5,11 @@ Where it is, first found first:
 1. the environment's ATTENTION_LAB_DATABASE_URL (deploy/serve.py and a container set it so);
 2. `.streamlit/secrets.toml`, section [connections.sql], key `url` (Streamlit's own place for it: a hosted
    PostgreSQL on Community Cloud goes there, `url = "postgresql://user:password@host:5432/dbname"`);
-3. a SQLite file in the system's temporary folder, made on first use: nothing to set up, and several server
-   processes on one machine (deploy/serve.py 2) share it.
+3. a SQLite file in the user's state folder, $XDG_STATE_HOME/attention-lab/app.sqlite3, else
+   ~/.local/state/attention-lab/app.sqlite3 (default_file), made on first use: nothing to set up, and every
+   server process of that user on the machine (deploy/serve.py 2) shares it. Not the temporary folder: another
+   local user could make the folder first or read the file there, and a reboot may empty it. The folder is made
+   0700 and the file 0600, and a folder another user owns or can write is refused (ui.compute.sql.private_file).
 
 An address that cannot be used raises ui.compute.sql.StoreError, whose text the page shows.
 """
@@ -14,7 +17,6 @@ An address that cannot be used raises ui.compute.sql.StoreError, whose text the 
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
 
 import streamlit as st
@@ -23,7 +25,22 @@ from sqlalchemy import Engine
 from ui.compute import sql
 
 ENVIRONMENT = "ATTENTION_LAB_DATABASE_URL"
-DEFAULT_FILE = Path(tempfile.gettempdir()) / "attention-lab" / "classroom.sqlite3"  # its first user's name
+STATE_FOLDER = "attention-lab"  # under the user's state home
+FILE_NAME = "app.sqlite3"
+NO_HOME = ("The app's database has no folder: this server's user has no home folder. Set "
+           f"{ENVIRONMENT}, or XDG_STATE_HOME. The lessons work as usual.")
+
+
+def default_file() -> Path:
+    """Where the database is when nothing is set: the XDG state home (an absolute $XDG_STATE_HOME, as the
+    specification asks, else ~/.local/state), read at each call so that a test or a server may set it."""
+    base = os.environ.get("XDG_STATE_HOME", "")
+    if os.path.isabs(base):
+        return Path(base) / STATE_FOLDER / FILE_NAME
+    home = os.path.expanduser("~")  # "~" itself when there is no HOME and no entry in the password database
+    if not os.path.isabs(home):
+        raise sql.StoreError(NO_HOME)
+    return Path(home) / ".local" / "state" / STATE_FOLDER / FILE_NAME
 
 
 def _from_secrets() -> str | None:
@@ -38,13 +55,15 @@ def _from_secrets() -> str | None:
 
 def database_url() -> str:
     """The database the app uses (see the module's docstring for the order)."""
-    return os.environ.get(ENVIRONMENT) or _from_secrets() or f"sqlite:///{DEFAULT_FILE}"
+    return os.environ.get(ENVIRONMENT) or _from_secrets() or f"sqlite:///{default_file()}"
 
 
 def engine() -> Engine:
     """The app's engine, with ui.compute.sql's connection settings (made once per process by Streamlit). Raises
     StoreError with a sentence to show when the database cannot be opened."""
     url = database_url()
+    if url == f"sqlite:///{default_file()}":
+        sql.private_file(default_file())  # the one place nobody chose: it must be this user's alone
     try:
         options = {}
         if url.startswith("postgres://") or url.startswith("postgresql://"):  # "postgres://" is Heroku's spelling

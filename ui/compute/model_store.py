@@ -225,7 +225,8 @@ def _stored_run(run_id: str) -> Model:
     except KeyError:  # expired runs are deleted when any run is stored: an old link usually ends here
         raise ValueError(f"No trained run {run_id} is kept on this server. Runs are deleted "
                          f"{run_store.EXPIRE_DAYS} days after training, or sooner when the session that trained "
-                         f"them stores {run_store.PER_SESSION} newer ones; or the link was mistyped.") from None
+                         f"them stores {run_store.PER_SESSION} newer ones or the server's store of runs is full "
+                         "(the oldest go first); or the link was mistyped.") from None
     except StoreError:  # not cached (an error is not a value): the next visit asks the database again
         raise ValueError(f"The trained run {run_id} cannot be opened just now: the server's store of "
                          "trained runs is not answering. Try the link again later.") from None

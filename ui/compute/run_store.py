@@ -7,10 +7,13 @@ Plain SQL (no UI library), one transaction per call, every database failure a St
                    random token, never shown), the run's name, its weights as .npz bytes (core.model_file.save),
                    its config and meta as JSON, when it was stored and when it expires
 
-Limits, so that a class training live cannot fill the database: a run is kept EXPIRE_DAYS days; a browser
-session keeps its PER_SESSION newest runs (an older one is deleted when a newer is stored); a run's weights
-may be at most MAX_RUN_BYTES (the largest model the Training page allows is far below it). Expired rows are
-deleted whenever a run is stored.
+Limits, so that runs cannot fill the disk under the class mode's tables (the same database): a run is kept
+EXPIRE_DAYS days; a browser session keeps its PER_SESSION newest runs (an older one is deleted when a newer is
+stored); a run's weights may be at most MAX_RUN_BYTES (the largest model the Training page allows is far below
+it); and the server keeps at most MAX_RUNS runs and MAX_TOTAL_BYTES of weights in all, whoever stored them: a
+script that makes a new session for every run meets that cap, and its oldest runs go first. All of it is
+enforced whenever a run is stored, in the same transaction; on SQLite the freed pages then leave the file
+(ui.compute.sql.reclaim), so the file shrinks back when runs are deleted.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from dataclasses import dataclass
 
 from sqlalchemy import (
     Column,
+    Connection,
     Double,
     Engine,
     Index,
@@ -44,6 +48,10 @@ from ui.compute.sql import StoreError
 EXPIRE_DAYS = 7
 PER_SESSION = 5  # runs kept per browser session, the newest
 MAX_RUN_BYTES = 8_000_000  # a run's .npz: d_model 64, 2 layers and a large vocabulary stay under 2 MB
+# In all, whoever stored them: 250 MB is 125 runs of the largest model, 300 students' five small runs each
+# several times over, and a bound a server's disk can take under the class tables.
+MAX_RUNS = 2_000
+MAX_TOTAL_BYTES = 250_000_000
 ID_LENGTH = 8
 ID_CHARS = string.ascii_letters + string.digits  # 62^8: about 2e14 ids, none guessable
 RUNS_LOCK = 4_141_742  # PostgreSQL advisory lock: one process at a time creates the table
@@ -51,7 +59,8 @@ RUNS_LOCK = 4_141_742  # PostgreSQL advisory lock: one process at a time creates
 UNREACHABLE = "The database that keeps trained runs could not be reached."  # the reason; the page says the rest
 # What the page says of a stored run, wherever it promises a link: the run's limits, as the code keeps them
 KEPT_RULE = (f"A browser session keeps its {PER_SESSION} newest stopped runs (each Stop stores one): a newer one "
-             "replaces the oldest, and the oldest's link stops working.")
+             "replaces the oldest, and the oldest's link stops working. The server keeps at most "
+             f"{MAX_RUNS:,} runs ({MAX_TOTAL_BYTES // 1_000_000} MB) from everyone together, the oldest going first.")
 
 metadata = MetaData()
 
@@ -104,6 +113,7 @@ def _prepare(engine: Engine) -> None:
         if engine in _ready:
             return
         sql.tune(engine)
+        sql.make_reclaimable(engine)  # a file from before incremental auto-vacuum: converted once
         with sql.writing(engine) as conn:
             if engine.dialect.name == "postgresql":
                 conn.execute(select(func.pg_advisory_xact_lock(RUNS_LOCK)))
@@ -124,8 +134,8 @@ def _guard(call):
 def store(engine: Engine, run_id: str, owner: str, name: str, weights: bytes, config: dict, meta: dict,
           now: float) -> float:
     """Keep (or replace) the run `run_id`; returns when it expires. ValueError when it is over MAX_RUN_BYTES.
-    The owner's runs beyond the PER_SESSION newest, and every expired run, are deleted in the same
-    transaction."""
+    Every expired run, the owner's runs beyond the PER_SESSION newest and everyone's oldest beyond MAX_RUNS or
+    MAX_TOTAL_BYTES are deleted in the same transaction."""
     if len(weights) > MAX_RUN_BYTES:
         raise ValueError(f"This run's weights take {len(weights) / 1e6:.1f} MB, over the "
                          f"{MAX_RUN_BYTES / 1e6:.0f} MB a stored run may take.")
@@ -134,18 +144,40 @@ def store(engine: Engine, run_id: str, owner: str, name: str, weights: bytes, co
     def write() -> float:
         _prepare(engine)
         with sql.writing(engine) as conn:
-            conn.execute(trained_runs.delete().where(trained_runs.c.expires_at < now))
-            conn.execute(trained_runs.delete().where(trained_runs.c.id == run_id))
+            if engine.dialect.name == "postgresql":  # stores take turns, so the cap counts every other store's run
+                conn.execute(select(func.pg_advisory_xact_lock(RUNS_LOCK)))
+            freed = conn.execute(trained_runs.delete().where(trained_runs.c.expires_at < now)).rowcount
+            freed += conn.execute(trained_runs.delete().where(trained_runs.c.id == run_id)).rowcount
             conn.execute(trained_runs.insert().values(
                 id=run_id, owner=owner, name=name[:200], weights=weights, config=json.dumps(config),
                 meta=json.dumps(meta), size=len(weights), stored_at=now, expires_at=expires))
             older = conn.scalars(select(trained_runs.c.id).where(trained_runs.c.owner == owner)
                                  .order_by(trained_runs.c.stored_at.desc()).offset(PER_SESSION)).all()
-            if older:
-                conn.execute(trained_runs.delete().where(trained_runs.c.id.in_(older)))
+            freed += _delete(conn, older) + _delete(conn, _over_the_cap(conn, run_id, len(weights)))
+        if freed:
+            sql.reclaim(engine)
         return expires
 
     return _guard(write)
+
+
+def _over_the_cap(conn: Connection, kept_id: str, kept_size: int) -> list[str]:
+    """The runs past the newest that fit MAX_RUNS and MAX_TOTAL_BYTES together, the one just stored counted
+    first (it always stays: it is at most MAX_RUN_BYTES)."""
+    others = conn.execute(select(trained_runs.c.id, trained_runs.c.size).where(trained_runs.c.id != kept_id)
+                          .order_by(trained_runs.c.stored_at.desc(), trained_runs.c.id)).all()
+    count, total = 1, kept_size
+    for n, (_, size) in enumerate(others):
+        count, total = count + 1, total + size
+        if count > MAX_RUNS or total > MAX_TOTAL_BYTES:
+            return [run_id for run_id, _ in others[n:]]
+    return []
+
+
+def _delete(conn: Connection, run_ids: list[str]) -> int:
+    if not run_ids:
+        return 0
+    return conn.execute(trained_runs.delete().where(trained_runs.c.id.in_(run_ids))).rowcount
 
 
 def load(engine: Engine, run_id: str, now: float) -> StoredRun:

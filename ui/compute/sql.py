@@ -4,7 +4,10 @@ per call. Plain SQL: no UI library, so the class store (classroom.store) and the
 
 SQLite (the default, a file several processes on one machine share): WAL journal (readers never wait for the
 writer), a 5 s busy timeout (a writer waits for another's lock instead of failing at once), full sync (a write
-committed is on disk), foreign keys on. Python's sqlite3 would open a transaction only at the first write, and a
+committed is on disk), foreign keys on, incremental auto-vacuum (a deleted run's pages can go back to the disk:
+reclaim) and a cap on the size the WAL file keeps after a checkpoint. The app's own file lives in a folder only
+its user can enter (private_file: folder 0700, file 0600; SQLite gives the -wal and -shm files the main file's
+mode). Python's sqlite3 would open a transaction only at the first write, and a
 read-then-write transaction in WAL mode fails at once when another process wrote in between; so the stores open
 their own: BEGIN IMMEDIATE (the write lock first) for a writing call, BEGIN for a reading one.
 
@@ -14,9 +17,11 @@ connect timeout and a 5 s lock timeout, so a server that is down or a stuck lock
 
 from __future__ import annotations
 
+import os
+import stat
 import threading
 import weakref
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -24,11 +29,15 @@ from sqlalchemy import Connection, Engine, create_engine, event, exc, make_url
 from sqlalchemy.engine import URL
 
 BUSY_TIMEOUT_S = 5
+WAL_KEEP_BYTES = 64 * 2**20  # the WAL file is truncated to this after a checkpoint, not kept at its largest
 WRITE = "classroom_write"  # the execution option that makes a SQLite transaction BEGIN IMMEDIATE
 
 UNOPENED = ("The app's database file could not be opened or written (check that its folder exists and can be "
             "written, and that the disk is not full). The lessons work as usual.")
 BAD_URL = "The app's database address is not one this app can use ({url_kind}): check the setting."
+NOT_PRIVATE = ("The app's database folder is not private to the user this server runs as (another user owns it, "
+               "or others can write to it), so nothing is kept there: give it to this user with mode 0700, or set "
+               "another database. The lessons work as usual.")
 
 _write_locks: weakref.WeakKeyDictionary[Engine, threading.Lock] = weakref.WeakKeyDictionary()
 _locks_lock = threading.Lock()
@@ -89,11 +98,40 @@ def _make_folder(url: URL) -> None:
             raise StoreError(UNOPENED) from error
 
 
+def private_file(path: Path) -> None:
+    """Make `path`'s folder (0700) and the file (0600) if missing, and refuse a folder this process's user does not
+    own or that others can write (another local user could swap the file or read it). Raises StoreError."""
+    folder = path.parent
+    try:
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        _check_private(folder)
+        path.touch(mode=0o600, exist_ok=True)  # before SQLite makes it 0644; the -wal and -shm copy its mode
+        for each in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
+            if each.exists() and each.stat().st_mode & 0o077:  # a file from before: nobody else reads it now
+                each.chmod(0o600)
+    except OSError as error:
+        raise StoreError(UNOPENED) from error
+
+
+def _check_private(folder: Path) -> None:
+    if not hasattr(os, "getuid"):  # Windows: a user's profile folder is private by its access lists
+        return
+    link, target = folder.lstat(), folder.stat()  # a symbolic link counts only if this user made it
+    mine = link.st_uid == target.st_uid == os.getuid()
+    if not mine or not stat.S_ISDIR(target.st_mode) or target.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        raise StoreError(NOT_PRIVATE)
+
+
 def _sqlite_connect(dbapi_connection, _record) -> None:
     dbapi_connection.isolation_level = None  # sqlite3 opens no transaction of its own: _sqlite_begin does
     cursor = dbapi_connection.cursor()
     cursor.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")  # first: the next line may wait
+    # before WAL and any table: a new file only takes the mode then (an older file keeps none until reclaim's VACUUM)
+    cursor.execute("PRAGMA auto_vacuum = INCREMENTAL")
     cursor.execute("PRAGMA journal_mode = WAL")  # kept in the file; a no-op once it is WAL
+    cursor.execute(f"PRAGMA journal_size_limit = {WAL_KEEP_BYTES}")
+    # a deleted row's bytes zeroed in its page at no extra I/O (some builds leave it off); freed pages: reclaim
+    cursor.execute("PRAGMA secure_delete = FAST")
     cursor.execute("PRAGMA synchronous = FULL")  # WAL's NORMAL could lose the last commits on power loss
     cursor.execute("PRAGMA foreign_keys = ON")
     cursor.close()
@@ -140,6 +178,39 @@ def _turn(engine: Engine) -> Iterator[None]:
         yield
     finally:
         lock.release()
+
+
+def reclaim(engine: Engine) -> None:
+    """After a transaction that deleted rows: give a SQLite file's free pages back to the disk. Not inside that
+    transaction: the pragma frees one page a step, and only a script steps it to the end. PostgreSQL needs nothing
+    (its autovacuum makes a deleted row's room reusable)."""
+    _outside_transaction(engine, lambda sqlite: sqlite.executescript("PRAGMA incremental_vacuum"))
+
+
+def make_reclaimable(engine: Engine) -> None:
+    """Bring a SQLite file made before incremental auto-vacuum to it: the mode changes only with a VACUUM, which
+    rewrites the file once (a second or so at the runs' cap)."""
+    def convert(sqlite) -> None:
+        if sqlite.execute("PRAGMA auto_vacuum").fetchone()[0] == 0:
+            sqlite.execute("PRAGMA auto_vacuum = INCREMENTAL")
+            sqlite.execute("VACUUM")
+
+    _outside_transaction(engine, convert)
+
+
+def _outside_transaction(engine: Engine, work: Callable) -> None:
+    """work(the sqlite3 connection) in autocommit (_sqlite_connect left it so), in this process's write turn. Busy
+    or locked: skipped, since nothing is lost (free pages are reused meanwhile) and the next call tries again."""
+    if engine.dialect.name != "sqlite":
+        return
+    with _turn(engine):
+        raw = engine.raw_connection()
+        try:
+            work(raw.driver_connection)
+        except engine.dialect.loaded_dbapi.OperationalError:
+            pass
+        finally:
+            raw.close()
 
 
 @contextmanager

@@ -1,0 +1,83 @@
+"""A quiz's items put, and closed or revealed, in one transaction, on a SQLite file and on PostgreSQL: a failure
+half-way (a database error, a refused item) leaves the class as it was, never half a quiz."""
+
+from __future__ import annotations
+
+import pytest
+from sqlalchemy import event
+
+from classroom import asked, quiz_store, store
+from classroom.quiz import quiz
+from tests.classroom.conftest import snapshot
+
+NOW = 1_800_000_000.0
+
+
+@pytest.fixture
+def class_(engine):
+    return store.start_session(engine, NOW)
+
+
+def failing_insert(engine, after: int):
+    """Make the database fail at the (after + 1)-th INSERT INTO questions, as a full disk or a lost link would."""
+    seen = []
+
+    def fail(conn, cursor, statement, parameters, context, executemany):
+        if statement.lstrip().upper().startswith("INSERT INTO QUESTIONS"):
+            seen.append(statement)
+            if len(seen) > after:
+                raise OSError("the disk is full")
+
+    event.listen(engine, "before_cursor_execute", fail)
+    return lambda: event.remove(engine, "before_cursor_execute", fail)
+
+
+def test_a_quiz_is_put_whole(engine, class_):
+    code, key = class_
+    items = quiz()
+    ids = asked.put_all(engine, code, key, items, "pre")
+    rows = store.all_questions(engine, code)
+    assert [r.id for r in rows] == ids and [r.position for r in rows] == list(range(1, len(items) + 1))
+    assert {asked.batch_of(r) for r in rows} != {None} and len({asked.batch_of(r) for r in rows}) == 1
+    assert asked.shown(engine, code) == rows and {r.state for r in rows} == {"open"}
+
+
+def test_a_failure_half_way_puts_no_item(engine, class_):
+    code, key = class_
+    first = asked.put_all(engine, code, key, quiz()[:1])
+    before = snapshot(engine)
+    undo = failing_insert(engine, after=3)
+    try:
+        with pytest.raises(store.StoreError):
+            asked.put_all(engine, code, key, quiz(), "pre")
+    finally:
+        undo()
+    assert snapshot(engine) == before  # the question before it still open, no item of the quiz
+    assert [r.id for r in asked.shown(engine, code)] == first
+
+
+def test_a_quiz_is_revealed_whole_or_not_at_all(engine, class_):
+    code, key = class_
+    ids = asked.put_all(engine, code, key, quiz(), "pre")
+    other_code, other_key = store.start_session(engine, NOW)
+    stranger = store.put_question(engine, other_code, other_key, "choice", {}, NOW)
+    before = snapshot(engine)
+    refused = quiz_store.set_states(engine, code, key, [*ids[:3], stranger, *ids[3:]], "revealed", NOW + 1)
+    assert refused == store.Refusal("no such question")
+    assert snapshot(engine) == before  # the first three were not revealed alone
+    assert quiz_store.set_states(engine, code, key, ids, "revealed", NOW + 2) is None
+    assert {r.state for r in store.all_questions(engine, code)} == {"revealed"}
+    assert quiz_store.set_states(engine, code, key, ids, "open", NOW + 3) == store.Refusal("stays revealed")
+
+
+def test_the_rules_are_set_states_own(engine, class_):
+    code, key = class_
+    ids = asked.put_all(engine, code, key, quiz()[:2])
+    assert quiz_store.set_states(engine, code, "not the key", ids, "closed", NOW) == store.Refusal("wrong key")
+    assert quiz_store.set_states(engine, code, key, ids, "closed", NOW) is None
+    store.end_session(engine, code, key, NOW + 1)
+    assert quiz_store.set_states(engine, code, key, ids, "open", NOW + 2) == store.Refusal("ended")
+    assert quiz_store.set_states(engine, code, key, ids, "revealed", NOW + 2) is None  # reveal after the end
+    assert asked.put_all(engine, code, key, quiz()[:1]) == store.Refusal("ended")
+    with pytest.raises(ValueError):
+        quiz_store.set_states(engine, code, key, ids, "shown", NOW)
