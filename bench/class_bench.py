@@ -15,7 +15,7 @@ then:
 - once every phone has joined, the teacher puts a multiple-choice question (as the teacher page's "Put to the
   room" does); each phone picks an option at a random moment of the next --vote seconds, not before its page
   shows the question, and presses Send; its page's timer goes on meanwhile;
-- the projector (one tab, on the second process when there are two) reruns its live part every 1.5 s, as its
+- the projector (one tab, on the second process when there are two) reruns its live part every 0.8 s, as its
   timer does, and its count is read from every run.
 
 Reported per run: how long the phones took to load and join (p95); the answers sent, acknowledged ("Answer
@@ -28,7 +28,7 @@ the end: every phone's timer, every Send and the projector), the same per reques
 With two processes (deploy/serve.py 2, HAProxy with a sticky cookie; both on one database) the phones are
 placed on each by the cookie they hold, half and half. --kill kills the first process (SIGKILL) halfway into the
 vote: its phones' connections drop, and each reconnects as the browser does (HAProxy sends it to the live
-process; its page reruns from its link, whose token keeps the same student). A phone whose answer the killed
+process; its page reruns, and its device cookie keeps the same student). A phone whose answer the killed
 process had acknowledged sends nothing more; one whose Send was cut off sees its stored answer, or sends again.
 The run then also reports how many answers the killed process had written and how many of them are counted.
 
@@ -63,7 +63,7 @@ from bench.load_test import SERVE_COOKIE, percentile, serve  # noqa: E402
 from bench.machine import Watch  # noqa: E402
 from bench.postgres import own_schema  # noqa: E402
 from bench.streamlit_client import RadioInfo, Render, Server, Session, cpu_seconds  # noqa: E402
-from classroom import asked, connection, store  # noqa: E402
+from classroom import asked, codes, connection, device, store  # noqa: E402
 from classroom.questions import bank  # noqa: E402
 
 SENT = "Answer sent."  # the toast of an answer the store accepted (classroom/student.py)
@@ -88,6 +88,8 @@ class Phone:
     reconnected: bool = False
     back_s: float = math.nan  # from the kill to its page drawn again by the live process
     failures: list[str] = field(default_factory=list)
+    browser: str = field(default_factory=codes.new_token)  # its device cookie (classroom.device): who it is
+
 
     @property
     def nickname(self) -> str:
@@ -105,8 +107,10 @@ class Vote:
     stop: asyncio.Event = field(default_factory=asyncio.Event)
 
 
-async def open_tab(url: str, query: str, home: str) -> tuple[Session, Render]:
-    return await Session.open(url, "class", query, timeout=60, cookies={SERVE_COOKIE: home} if home else None)
+async def open_tab(url: str, query: str, home: str, browser: str = "") -> tuple[Session, Render]:
+    """A tab; `home` the sticky cookie it holds, `browser` its device cookie (what the class knows a phone by)."""
+    cookies = ({SERVE_COOKIE: home} if home else {}) | ({device.DEVICE: browser} if browser else {})
+    return await Session.open(url, "class", query, timeout=60, cookies=cookies or None)
 
 
 async def sleep_until(t: float) -> None:
@@ -137,7 +141,7 @@ async def send(phone: Phone) -> None:
 async def phone_in_class(phone: Phone, url: str, code: str, arrive_at: float, vote: Vote) -> None:
     await sleep_until(arrive_at)
     started = time.monotonic()
-    phone.session, _ = await open_tab(url, f"code={code}", phone.home)
+    phone.session, _ = await open_tab(url, f"code={code}", phone.home, phone.browser)
     session = phone.session
     await session.fill("Nickname (optional)", phone.nickname)
     look(phone, await session.press("Join"))
@@ -190,7 +194,7 @@ def choice_question():
 
 async def a_class(url: str, engine, n: int, homes: list[str], arrive_s: float, vote_s: float, rng: random.Random,
                   pids: dict[str, int], kill: str = "") -> dict:
-    code, key = store.start_session(engine, time.time(), title="bench")
+    code, key = store.start_session(engine, time.time(), title="bench", seats=store.SEATS_MAX)
     for home in homes:  # each process's first view of the class page (imports, caches) before the class
         session, _ = await open_tab(url, f"code={code}&view=projector", home)
         await session.close()

@@ -73,7 +73,7 @@ def one_process(url: str, code: str, questions: list[int], students: range, wind
 
 def run(url: str, n_students: int, n_processes: int, n_questions: int, window: float) -> dict:
     engine = store.engine_for(url)
-    code, key = store.start_session(engine, time.time(), title="bench")
+    code, key = store.start_session(engine, time.time(), title="bench", seats=store.SEATS_MAX)
     questions = [store.put_question(engine, code, key, "choice", {"k": k}, time.time(), close_others=False)
                  for k in range(n_questions)]
     context = multiprocessing.get_context("spawn")

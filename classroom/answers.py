@@ -44,16 +44,24 @@ def _token_ok(token: object) -> bool:
 
 @guarded
 def join(engine: Engine, code: object, token: object, nickname: object, now: float) -> int | Refusal:
-    """Join a live session as the student whose page keeps `token` (codes.new_token()); the student's id.
-    Joining again with the same token is the same student, now with the nickname given (None: anonymous)."""
+    """Join a live session as the student whose page keeps `token` (classroom.device); the student's id.
+    Joining again with the same token is the same student, now with the nickname given (None: anonymous). A new
+    student is refused once the class has its seats, and a student the teacher removed is refused for good."""
     if not _token_ok(token):
         return Refusal("no token")
     if too_long(nickname, clean_nickname(nickname), NICKNAME_MAX):
         return Refusal("nickname too long")
     with writing(engine) as conn:
-        row = live_row(conn, code, now)
+        row = live_row(conn, code, now, lock=True)  # locked: two joins at once cannot both take the last seat
         if isinstance(row, Refusal):
             return row
+        me = students.c.session_id == row.id, students.c.token_hash == hash_secret(token)
+        found = conn.execute(select(students.c.id, students.c.removed_at).where(*me)).first()
+        if found is not None and found.removed_at is not None:
+            return Refusal("removed")
+        if found is None and conn.scalar(select(func.count()).select_from(students).where(
+                students.c.session_id == row.id, students.c.removed_at.is_(None))) >= row.seats:
+            return Refusal("full")
         insert = upsert(engine, students).values(
             session_id=row.id, token_hash=hash_secret(token), nickname=clean_nickname(nickname), joined_at=now,
             burst_start=now, burst_count=0)
@@ -81,7 +89,8 @@ def answer(engine: Engine, code: object, token: object, question_id: int | str, 
         if isinstance(row, Refusal):
             return row
         student_id = conn.scalar(select(students.c.id).where(
-            students.c.session_id == row.id, students.c.token_hash == hash_secret(token)))
+            students.c.session_id == row.id, students.c.token_hash == hash_secret(token),
+            students.c.removed_at.is_(None)))
         if student_id is None:
             return Refusal("not joined")
         # FOR SHARE: a teacher's close or reveal waits until this answer is in, and none comes after it
@@ -144,12 +153,13 @@ def answered_by(engine: Engine, question_ids: list[int | str]) -> int:
 
 @guarded
 def joined(engine: Engine, code: object) -> int:
-    """How many students have joined the session (0 for an unknown code)."""
+    """How many students are in the session (joined, not removed; 0 for an unknown code)."""
     with reading(engine) as conn:
         row = session_row(conn, code)
         if isinstance(row, Refusal):
             return 0
-        return conn.scalar(select(func.count()).select_from(students).where(students.c.session_id == row.id))
+        return conn.scalar(select(func.count()).select_from(students).where(
+            students.c.session_id == row.id, students.c.removed_at.is_(None)))
 
 
 @guarded
@@ -162,7 +172,8 @@ def enrolled(engine: Engine, code: object, token: object) -> bool:
         if isinstance(row, Refusal):
             return False
         return conn.scalar(select(students.c.id).where(
-            students.c.session_id == row.id, students.c.token_hash == hash_secret(token))) is not None
+            students.c.session_id == row.id, students.c.token_hash == hash_secret(token),
+            students.c.removed_at.is_(None))) is not None
 
 
 @guarded

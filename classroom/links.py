@@ -27,17 +27,29 @@ FALLBACK = "http://localhost:8501"  # a run with no browser (tests): the address
 
 def app_address() -> str:
     """The app's own address as the browser sees it, without the page or the query: "https://host/prefix"."""
+    return browser_address() or FALLBACK
+
+
+def browser_address() -> str | None:
+    """app_address as the browser gave it; None in a run with no browser behind it."""
     try:
         url = st.context.url or ""
     except Exception:  # no session to ask (a test outside a run)
         url = ""
     parts = urlsplit(url)
     if not parts.scheme or not parts.netloc:
-        return FALLBACK
+        return None
     path = parts.path
     if path.rstrip("/").endswith("/" + PAGE):
         path = path.rstrip("/")[: -len(PAGE) - 1]
     return urlunsplit((parts.scheme, parts.netloc, path.rstrip("/"), "", ""))
+
+
+def only_this_computer(address: str) -> bool:
+    """Whether an address names the computer it is opened on (localhost, 127.x, ::1): a phone that opens it
+    reaches itself, not the server."""
+    host = (urlsplit(address).hostname or "").lower()
+    return host == "localhost" or host.endswith(".localhost") or host.startswith("127.") or host == "::1"
 
 
 def link(**query: str) -> str:

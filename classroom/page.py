@@ -26,8 +26,11 @@ def start_page(engine) -> None:
     with teach, st.form("class_start"):
         st.header("Teach")
         title = st.text_input("Title (optional)", max_chars=codes.TITLE_MAX, placeholder="e.g. Tuesday, group B")
+        seats = st.number_input("Students in the room", 1, store.SEATS_MAX, store.SEATS, step=1,
+                                help="Joins stop at this number (one browser is one student); you can change it "
+                                     "on the teacher's page.")
         if st.form_submit_button("Start a class"):
-            code, key = store.start_session(engine, time.time(), title=title,
+            code, key = store.start_session(engine, time.time(), title=title, seats=int(seats),
                                             key_for=lambda code: device.teacher_key(code)[0])
             teacher.remember(code, key)
             st.query_params.from_dict({"code": code, "teacher": "1"})

@@ -11,10 +11,11 @@ from sqlalchemy import Connection, Engine, Row, select
 from sqlalchemy.dialects import postgresql, sqlite
 
 from classroom.codes import ANSWER_MAX, CODE_RULE, NICKNAME_MAX, normal_code, same_secret
-from classroom.schema import class_sessions, students
+from classroom.schema import SEATS_MAX, class_sessions, students
 
 Reason = Literal["not a code", "unknown", "ended", "expired", "wrong key", "no such question", "no token",
-                 "not joined", "closed", "revealed", "stays revealed", "empty", "too many", "too long",
+                 "not joined", "closed", "revealed", "stays revealed", "empty", "too many", "full", "removed",
+                 "no such student", "seats", "too long",
                  "nickname too long"]
 MESSAGES: dict[str, str] = {
     "not a code": f"That is not a class code: {CODE_RULE}.",
@@ -30,6 +31,10 @@ MESSAGES: dict[str, str] = {
     "stays revealed": "A question whose answer has been shown stays revealed.",
     "empty": "Nothing was sent: the answer is empty.",
     "too many": "Too many answers at once: wait a few seconds, then send it again.",
+    "full": "This class is full: it takes as many students as your teacher said. Ask your teacher to let more in.",
+    "removed": "Your teacher removed this browser from the class: it cannot join it again.",
+    "no such student": "That student is not in this class (removed already?): nothing was changed.",
+    "seats": f"A class takes 1 to {SEATS_MAX} students: nothing was changed.",
     "too long": f"Nothing was sent: an answer is at most {ANSWER_MAX} characters.",
     "nickname too long": f"A nickname is at most {NICKNAME_MAX} characters: shorten it, then join.",
 }
@@ -55,6 +60,7 @@ class Session:
     expires_at: float
     ended_at: float | None
     current_question_id: int | None
+    seats: int  # how many students may join
 
     def status(self, now: float) -> Literal["live", "ended", "expired"]:
         return "ended" if self.ended_at is not None else "expired" if now >= self.expires_at else "live"
@@ -90,7 +96,7 @@ class AnswerRow:
 
 def session_of(row: Row) -> Session:
     return Session(row.id, row.code, row.title, row.created_at, row.expires_at, row.ended_at,
-                   row.current_question_id)
+                   row.current_question_id, row.seats)
 
 
 def question_of(row: Row) -> Question:

@@ -5,10 +5,10 @@ given by the caller. Keys and tokens are stored as SHA-256 hex digests only (cla
 
     meta           key -> value; "schema_version" is the version the tables are at
     class_sessions one class: its join code, the teacher key's hash, when it started, expires and ended,
-                   and the question the room sees now
+                   the question the room sees now, and how many students may join (seats)
     questions      what the teacher put, in order: kind, spec (JSON text), state open / closed / revealed
-    students       who joined a session: the token's hash, a nickname or NULL (anonymous), and the counter
-                   that limits a burst of answers
+    students       who joined a session: the token's hash, a nickname or NULL (anonymous), the answers
+                   limit, and when the teacher removed the student (NULL: in the class)
     answers        one row per (question, student): the latest value, when first given, when last changed,
                    how many times changed
 
@@ -38,12 +38,14 @@ from sqlalchemy import (
     UniqueConstraint,
     inspect,
     select,
+    text,
 )
 
 from classroom.codes import ANSWER_MAX, CODE_LENGTH, NICKNAME_MAX, TITLE_MAX
 from ui.compute.sql import StoreError  # the app's one database error; the class mode says it as it is
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+SEATS, SEATS_MAX = 40, 500  # students a class takes unless its teacher says otherwise; at most
 STATES = ("open", "closed", "revealed")
 HASH_LENGTH = 64  # SHA-256 in hex
 
@@ -66,6 +68,8 @@ class_sessions = Table(
     Column("ended_at", Double),
     # no foreign key: questions point at their session, and a cycle of keys needs ALTER TABLE, which SQLite lacks
     Column("current_question_id", Integer),
+    # joins are refused past it: one browser is one student, and a script must not flood the room's counts
+    Column("seats", Integer, nullable=False, default=SEATS, server_default=str(SEATS)),
 )
 
 questions = Table(
@@ -94,6 +98,8 @@ students = Table(
     # again; burst_count is no longer used (kept: dropping a column needs a migration for nothing)
     Column("burst_start", Double, nullable=False),
     Column("burst_count", Integer, nullable=False, default=0),
+    # the teacher removed this student: the answers are deleted, and the browser cannot join again
+    Column("removed_at", Double),
     UniqueConstraint("session_id", "token_hash"),
 )
 
@@ -109,9 +115,16 @@ answers = Table(
 )
 Index("answers_by_student", answers.c.student_id)  # a student's own answers; the key serves per question
 
+def _seats_and_removals(conn: Connection) -> None:
+    """Version 2: a class's seats, and a student the teacher removed."""
+    double = Double().compile(dialect=conn.dialect)
+    conn.execute(text(f"ALTER TABLE class_sessions ADD COLUMN seats INTEGER NOT NULL DEFAULT {SEATS}"))
+    conn.execute(text(f"ALTER TABLE students ADD COLUMN removed_at {double}"))
+
+
 # MIGRATIONS[n] brings a database at version n - 1 to version n (ALTER TABLE, copy, ...). A fresh database
-# gets the current tables from create_all and no step. Version 1 is the first, so there is no step yet.
-MIGRATIONS: dict[int, Callable[[Connection], None]] = {}
+# gets the current tables from create_all and no step.
+MIGRATIONS: dict[int, Callable[[Connection], None]] = {2: _seats_and_removals}
 
 
 class SchemaTooNew(StoreError):

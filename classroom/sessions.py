@@ -24,7 +24,7 @@ from classroom.records import (
     session_row,
     teacher_row,
 )
-from classroom.schema import STATES, StoreError, class_sessions, questions
+from classroom.schema import SEATS, SEATS_MAX, STATES, StoreError, class_sessions, questions
 from ui.compute import sql
 
 SPEC_MAX = 64_000  # characters of a question's JSON spec
@@ -52,11 +52,14 @@ def keep_days() -> int:
 
 @guarded
 def start_session(engine: Engine, now: float, ttl_s: float = 4 * 3600, title: str = "",
-                  key_for: Callable[[str], str] | None = None) -> tuple[str, str]:
-    """A new class session, live for `ttl_s` seconds: (join code, teacher key). No student may see the key.
-    `key_for(code)` gives the key for the code drawn (a browser's own, classroom.device); else a random one."""
+                  key_for: Callable[[str], str] | None = None, seats: int = SEATS) -> tuple[str, str]:
+    """A new class session, live for `ttl_s` seconds, taking `seats` students: (join code, teacher key). No
+    student may see the key. `key_for(code)` gives the key for the code drawn (a browser's own,
+    classroom.device); else a random one."""
     if not ttl_s > 0:
         raise ValueError(f"A session must last some time: ttl_s = {ttl_s}")
+    if type(seats) is not int or not 1 <= seats <= SEATS_MAX:
+        raise ValueError(f"A class takes 1 to {SEATS_MAX} students, not {seats!r}")
     for _ in range(10):  # 10 collisions in a row would need ~1e8 codes in use: the loop is a formality
         code = new_code()
         key = key_for(code) if key_for is not None else new_key()
@@ -65,7 +68,7 @@ def start_session(engine: Engine, now: float, ttl_s: float = 4 * 3600, title: st
                 _purge(conn, now)  # starting a class is the cheap moment to forget the old ones
                 conn.execute(class_sessions.insert().values(
                     code=code, key_hash=hash_secret(key), title=clean_text(title, TITLE_MAX) or "",
-                    created_at=now, expires_at=now + ttl_s))
+                    created_at=now, expires_at=now + ttl_s, seats=seats))
             return code, key
         except exc.IntegrityError:
             continue

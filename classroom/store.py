@@ -9,7 +9,7 @@ before `answer` returns.
     engine_for(url) -> Engine
     prepare(engine) -> None                                      tables made or upgraded; SchemaTooNew if newer
 
-    start_session(engine, now, ttl_s=4*3600, title="") -> (code, key)
+    start_session(engine, now, ttl_s=4*3600, title="", key_for=None, seats=SEATS) -> (code, key)
     find_session(engine, code, now) -> Session | Refusal          not a code / unknown / ended / expired
     teacher(engine, code, key) -> Session | Refusal               wrong key
     end_session(engine, code, key, now) -> Refusal | None
@@ -25,7 +25,10 @@ before `answer` returns.
     answer(engine, code, token, question_id, value, now) -> Refusal | None
     counts(engine, question_id) -> Tally(counts={value: n}, total)
     answered_by(engine, question_ids) -> int                     students who answered any of them
-    joined(engine, code) -> int
+    joined(engine, code) -> int                                  students in the class (not removed)
+    roster(engine, code, key) -> [Student] | Refusal             teacher: who is in, by number
+    remove_student(engine, code, key, number, now) -> Refusal | None   answers deleted, no joining again
+    set_seats(engine, code, key, seats) -> Refusal | None        how many may join (1 to SEATS_MAX)
     enrolled(engine, code, token) -> bool                        the student joined (not removed)
     my_answer(engine, question_id, token) -> str | None
     answers_of(engine, code, key, question_id) -> [AnswerRow] | Refusal
@@ -60,7 +63,8 @@ from classroom.answers import (
 )
 from classroom.database import engine_for, prepare
 from classroom.records import AnswerRow, Question, Refusal, Session, Tally
-from classroom.schema import SCHEMA_VERSION, SchemaTooNew, StoreError
+from classroom.roster import Student, remove_student, roster, set_seats
+from classroom.schema import SCHEMA_VERSION, SEATS, SEATS_MAX, SchemaTooNew, StoreError
 from classroom.sessions import (
     KEEP_DAYS,
     KEEP_ENV,
@@ -78,9 +82,9 @@ from classroom.sessions import (
 )
 
 __all__ = [
-    "BURST", "BURST_S", "KEEP_DAYS", "KEEP_ENV", "SCHEMA_VERSION", "AnswerRow", "Question", "Refusal", "SchemaTooNew",
-    "Session", "StoreError", "Tally", "all_questions", "answer", "answered_by", "answers_of", "counts",
-    "current_question", "delete_session", "end_session", "engine_for", "enrolled", "export_rows", "find_session",
-    "join", "joined", "keep_days", "my_answer", "prepare", "purge", "put_question", "set_state", "start_session",
-    "teacher",
+    "BURST", "BURST_S", "KEEP_DAYS", "KEEP_ENV", "SCHEMA_VERSION", "SEATS", "SEATS_MAX", "AnswerRow", "Question",
+    "Refusal", "SchemaTooNew", "Session", "StoreError", "Student", "Tally", "all_questions", "answer", "answered_by",
+    "answers_of", "counts", "current_question", "delete_session", "end_session", "engine_for", "enrolled",
+    "export_rows", "find_session", "join", "joined", "keep_days", "my_answer", "prepare", "purge", "put_question",
+    "remove_student", "roster", "set_seats", "set_state", "start_session", "teacher",
 ]

@@ -15,7 +15,7 @@ import time
 import streamlit as st
 from sqlalchemy import Engine
 
-from classroom import ask, asked, codes, device, export, faults, links, quiz_store, retention, store
+from classroom import ask, asked, codes, device, export, faults, links, quiz_store, retention, store, students_panel
 from classroom.questions import grade
 from classroom.quiz import QuizGain, quiz_gain
 from classroom.reveal import short
@@ -26,6 +26,10 @@ POLL_S = 2.0  # the teacher's count and list of who answered are at most this ol
 # (median; 116 ms at most) for 60 students and two 7-item quizzes on SQLite, under 1% of a core every 5 s.
 RESULTS_S = 5.0
 KEEP = "_class_teacher"  # {code: key} of the classes this tab teaches
+LOCAL_ONLY = ("Phones cannot open these links: this page's address names this computer (localhost), and on a "
+              "phone it names the phone. Open the app at the Network URL that `streamlit run` printed (such as "
+              "http://192.168.1.20:8501), on a network the phones share, and start the class there (or, to keep "
+              "this one, add `/{page}?code={code}&teacher=1` to that address and paste your teacher key).")
 
 
 def remember(code: str, key: str) -> None:
@@ -44,6 +48,8 @@ def share_panel(code: str, key: str) -> None:
     with st.expander("Links and QR code", expanded=True):
         left, right = st.columns((3, 1))
         with left:
+            if links.only_this_computer(links.browser_address() or ""):
+                st.warning(LOCAL_ONLY.format(page=links.PAGE, code=code))
             st.markdown(f"**Students join at** {links.join_link(code)} (code **{codes.shown_code(code)}**)")
             st.markdown(f"**For the projector:** [{links.projector_link(code)}]({links.projector_link(code)}) "
                         "(no nicknames, no controls)")
@@ -77,7 +83,9 @@ def controls_part(engine: Engine, code: str, key: str) -> None:
     (a database that fails on Reveal, say) is said in a sentence; the page and its controls stay."""
     with faults.caught(faults.TEACHER):
         rows = asked.shown(engine, code)
-        st.markdown(f"**{counted(store.joined(engine, code), 'student')} joined.**")
+        seats = store.teacher(engine, code, key)
+        seats = f" (the class takes {seats.seats})" if isinstance(seats, store.Session) else ""
+        st.markdown(f"**{counted(store.joined(engine, code), 'student')} joined**{seats}.")
         if not rows:
             st.caption("No question yet: ask one below.")
             return
@@ -219,8 +227,11 @@ def page(engine: Engine, session: store.Session, key: str) -> None:
                    "included. The results below stay.")
     share_panel(code, key)
     st.fragment(controls_part, run_every=POLL_S)(engine, code, key)
-    with st.expander("Ask the room", expanded=True):
-        ask.panel(engine, code, key)
+    if status == "live":  # an ended class takes no question: nobody could answer it
+        with st.expander("Ask the room", expanded=True):
+            ask.panel(engine, code, key)
+    with st.expander("Students"):
+        students_panel.panel(engine, code, key, session.seats)
     with st.expander("Results and export"):
         st.fragment(results, run_every=RESULTS_S)(engine, code, key)
     with st.expander("Delete this class's data"):

@@ -37,6 +37,7 @@ REFUSALS = "tests/classroom/test_refusals.py"
 SECURITY = "tests/system/test_security.py"
 DEVICE = "tests/classroom/test_device.py"
 RETENTION = "tests/classroom/test_retention.py"
+ROSTER = "tests/classroom/test_roster.py"
 
 
 @dataclass(frozen=True)
@@ -156,6 +157,13 @@ BREAKS = (
     Break("a class kept past its keeping time", "classroom/sessions.py",
           "return conn.execute(class_sessions.delete().where(over < now - keep_days() * DAY_S)).rowcount",
           "return 0", f"{RETENTION}::test_starting_a_class_deletes_the_classes_past_their_time[sqlite]"),
+    Break("joins past the class's seats accepted", "classroom/answers.py", 'return Refusal("full")', "pass",
+          f"{ROSTER}::test_joins_stop_at_the_seats_and_a_returning_student_keeps_theirs[sqlite]"),
+    Break("a removed student joins again", "classroom/answers.py", 'return Refusal("removed")', "pass",
+          f"{ROSTER}::test_a_removed_student_leaves_every_count_and_cannot_join_again[sqlite]"),
+    Break("a removed student's answers still counted", "classroom/roster.py",
+          "conn.execute(delete(answers).where(answers.c.student_id == student_id))", "pass",
+          f"{ROSTER}::test_a_removed_student_leaves_every_count_and_cannot_join_again[sqlite]"),
     Break("the database's folder readable by others", "ui/compute/sql.py",
           "folder.mkdir(mode=0o700, parents=True, exist_ok=True)",
           "folder.mkdir(mode=0o755, parents=True, exist_ok=True)",

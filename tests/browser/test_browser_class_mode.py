@@ -189,7 +189,7 @@ def test_two_tabs_of_one_phone_are_one_student_and_a_reload_keeps_the_teacher(se
     expect(second.get_by_role("button", name="Join")).to_have_count(0)
     second.locator('[data-testid="stRadio"]').get_by_text(options[-1], exact=True).click()
     second.get_by_role("button", name="Send").click()
-    expect(teacher.get_by_text("1 student joined.")).to_be_visible(timeout=RERUN_TIMEOUT_MS)
+    expect(teacher.get_by_text("1 student joined (the class takes 40).")).to_be_visible(timeout=RERUN_TIMEOUT_MS)
     expect(teacher.get_by_text(re.compile(r"Question 1\*?\*? \(open\): 1 answered"))).to_be_visible(
         timeout=RERUN_TIMEOUT_MS)
 

@@ -36,7 +36,7 @@ def changed_value(i: int) -> str:  # the even students change their answer to th
 @pytest.mark.timeout(300)
 def test_sixty_students_answer_at_once_through_two_processes(make_engine):
     a, b, projector = make_engine(), make_engine(), make_engine()
-    code, key = store.start_session(a, NOW)
+    code, key = store.start_session(a, NOW, seats=STUDENTS)
     # a quiz's questions, open together: each student answers all three at once
     questions = [store.put_question(a, code, key, "choice", {"k": k}, NOW, close_others=False)
                  for k in range(QUESTIONS)]
@@ -94,7 +94,7 @@ def test_sixty_students_answer_at_once_through_two_processes(make_engine):
 
 @pytest.mark.timeout(180)
 def test_a_writer_killed_mid_way_keeps_what_it_committed(engine, db_url):
-    code, key = store.start_session(engine, NOW)
+    code, key = store.start_session(engine, NOW, seats=store.SEATS_MAX)  # room for every student it makes
     question = store.put_question(engine, code, key, "choice", {}, NOW)
     process = subprocess.Popen([sys.executable, "-m", "tests.classroom.writer", db_url, code, str(question), "5000"],
                                cwd=ROOT, stdout=subprocess.PIPE, text=True)

@@ -28,11 +28,11 @@ def test_the_tables_are_made_at_first_use_and_once(make_engine):
     first = make_engine()
     code, key = store.start_session(first, NOW)
     assert set(inspect(first).get_table_names()) >= {t.name for t in schema.metadata.sorted_tables}
-    assert version_rows(first) == [("schema_version", "1")]
+    assert version_rows(first) == [("schema_version", str(schema.SCHEMA_VERSION))]
     store.prepare(first)  # again, on the same engine and on another one: nothing changes
     second = make_engine()
     store.prepare(second)
-    assert version_rows(second) == [("schema_version", "1")]
+    assert version_rows(second) == [("schema_version", str(schema.SCHEMA_VERSION))]
     assert store.teacher(second, code, key).code == code
 
 
@@ -51,19 +51,21 @@ def test_two_processes_making_the_tables_at_once(make_engine):
         t.start()
     for t in threads:
         t.join(60)
-    assert errors == [] and version_rows(engines[0]) == [("schema_version", "1")]
+    assert errors == [] and version_rows(engines[0]) == [("schema_version", str(schema.SCHEMA_VERSION))]
 
 
 def test_a_newer_schema_is_refused_and_left_alone(make_engine):
     old = make_engine()
     code, _ = store.start_session(old, NOW)
+    newer_version = schema.SCHEMA_VERSION + 1
     with old.begin() as conn:
-        conn.execute(schema.meta.update().values(value="2"))
+        conn.execute(schema.meta.update().values(value=str(newer_version)))
     before = snapshot(old)
     newer = make_engine()
     with pytest.raises(store.SchemaTooNew) as refused:
         store.start_session(newer, NOW)
-    assert "newer version of Attention Lab" in str(refused.value) and "version 2" in str(refused.value)
+    assert "newer version of Attention Lab" in str(refused.value)
+    assert f"version {newer_version}" in str(refused.value)
     with pytest.raises(store.StoreError):
         store.find_session(newer, code, NOW)
     assert snapshot(old) == before
@@ -73,14 +75,15 @@ def test_a_later_version_runs_its_steps_in_order(make_engine, monkeypatch):
     engine = make_engine()
     code, key = store.start_session(engine, NOW)
 
-    def add_a_colour(conn):  # what a version 2 could do: a column with a default
+    def add_a_colour(conn):  # what a next version could do: a column with a default
         conn.execute(text("ALTER TABLE class_sessions ADD COLUMN colour VARCHAR(20) DEFAULT 'blue'"))
 
-    monkeypatch.setattr(schema, "SCHEMA_VERSION", 2)
-    monkeypatch.setitem(schema.MIGRATIONS, 2, add_a_colour)
+    later = schema.SCHEMA_VERSION + 1
+    monkeypatch.setattr(schema, "SCHEMA_VERSION", later)
+    monkeypatch.setitem(schema.MIGRATIONS, later, add_a_colour)
     upgraded = make_engine()
     assert store.teacher(upgraded, code, key).code == code
-    assert version_rows(upgraded) == [("schema_version", "2")]
+    assert version_rows(upgraded) == [("schema_version", str(later))]
     with upgraded.connect() as conn:
         assert conn.scalar(text("SELECT colour FROM class_sessions")) == "blue"
 
@@ -210,3 +213,20 @@ def test_a_postgres_url_as_hosts_write_it():
     assert engine.url.drivername == "postgresql+psycopg"
     engine.dispose()
 
+
+
+def test_a_version_1_database_gains_seats_and_removals_and_keeps_its_class(make_engine):
+    """Version 2 (a class's seats, a removed student), on a database made at version 1: what it held stays."""
+    old = make_engine()
+    code, key = store.start_session(old, NOW)
+    token = new_token()
+    store.join(old, code, token, "Ada", NOW)
+    with old.begin() as conn:  # back to version 1's tables, as an older app left them
+        conn.execute(text("ALTER TABLE class_sessions DROP COLUMN seats"))
+        conn.execute(text("ALTER TABLE students DROP COLUMN removed_at"))
+        conn.execute(schema.meta.update().values(value="1"))
+    upgraded = make_engine()
+    assert store.teacher(upgraded, code, key).seats == schema.SEATS
+    assert store.enrolled(upgraded, code, token) and store.joined(upgraded, code) == 1
+    assert version_rows(upgraded) == [("schema_version", str(schema.SCHEMA_VERSION))]
+    assert store.remove_student(upgraded, code, key, 1, NOW) is None and store.joined(upgraded, code) == 0

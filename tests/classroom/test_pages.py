@@ -379,3 +379,23 @@ def test_at_the_simple_level_the_picker_leaves_out_technical_questions(db):
     at.selectbox(key="ask_lesson").set_value(lesson).run()
     assert "Technical sections left out at the Simple level" in texts(ok(at))
     assert not any("(Technical)" in o for o in at.selectbox(key="ask_question").options)
+
+
+@pytest.mark.parametrize(("address", "warned"), [("http://localhost:8501", True), ("http://127.0.0.1:8501", True),
+                                                 ("http://[::1]:8501", True), ("http://192.168.1.20:8501", False),
+                                                 ("https://lab.example.org/attention", False)])
+def test_a_teacher_on_an_address_phones_cannot_open_is_told(db, monkeypatch, address, warned):
+    from classroom import links, teacher
+
+    monkeypatch.setattr(links, "browser_address", lambda: address)
+    code, key = started(db)
+    at = ok(visit({"code": code, "key": key}))
+    assert (teacher.LOCAL_ONLY.format(page="class", code=code) in [w.value for w in at.warning]) is warned
+    assert f"{address}/class?code={code}" in texts(at)
+
+
+def test_an_ended_class_offers_no_question_to_put(db):
+    code, key = started(db)
+    store.end_session(db, code, key, time.time())
+    at = ok(visit({"code": code, "key": key}))
+    assert "Put to the room" not in [b.label for b in at.button]

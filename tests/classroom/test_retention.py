@@ -126,8 +126,8 @@ def test_a_deleted_class_leaves_the_sqlite_file(tmp_path):
     path = tmp_path / "class.sqlite3"
     engine = store.engine_for(f"sqlite:///{path}")
     try:
-        gone, key = store.start_session(engine, NOW)
-        stays, _ = store.start_session(engine, NOW)
+        gone, key = store.start_session(engine, NOW, seats=store.SEATS_MAX)
+        stays, _ = store.start_session(engine, NOW, seats=store.SEATS_MAX)
         for n in range(300):  # the two classes' students side by side in the same pages
             store.join(engine, gone, new_token(), f"Zanzibar{n:04d}", NOW + 1)
             store.join(engine, stays, new_token(), f"Kept{n:04d}", NOW + 1)

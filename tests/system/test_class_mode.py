@@ -10,7 +10,7 @@ process by the sticky cookie it holds:
 - STUDENTS phones (process A) open the join link, join (a nickname, or none), and each does what its page's
   timer does (the question part reruns every 2 s) until the question appears; then each picks an option in the
   form and presses Send;
-- the projector (process B) reruns its live part every 1.5 s, as its timer does.
+- the projector (process B) reruns its live part every 0.8 s, as its timer does.
 
 Asserted: every phone's answer is acknowledged; the projector's count reaches STUDENTS and never goes down or
 past it; after Reveal the projector draws the room's answers, option by option, as they were sent, and each phone
