@@ -4,6 +4,7 @@ projector; and, for the teacher's key alone, who answered what and the session's
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import Literal
 
 from sqlalchemy import Engine, case, func, select
 
@@ -163,17 +164,23 @@ def joined(engine: Engine, code: object) -> int:
 
 
 @guarded
-def enrolled(engine: Engine, code: object, token: object) -> bool:
-    """Whether the student with `token` has joined the session `code` (and has not been removed from it)."""
+def standing(engine: Engine, code: object, token: object) -> Literal["in", "removed", "new"]:
+    """Whether the student with `token` is in the session `code`, was removed from it by the teacher, or has not
+    joined it."""
     if not _token_ok(token):
-        return False
+        return "new"
     with reading(engine) as conn:
         row = session_row(conn, code)
         if isinstance(row, Refusal):
-            return False
-        return conn.scalar(select(students.c.id).where(
-            students.c.session_id == row.id, students.c.token_hash == hash_secret(token),
-            students.c.removed_at.is_(None))) is not None
+            return "new"
+        found = conn.execute(select(students.c.removed_at).where(
+            students.c.session_id == row.id, students.c.token_hash == hash_secret(token))).first()
+    return "new" if found is None else "in" if found.removed_at is None else "removed"
+
+
+def enrolled(engine: Engine, code: object, token: object) -> bool:
+    """Whether the student with `token` has joined the session `code` and has not been removed from it."""
+    return standing(engine, code, token) == "in"
 
 
 @guarded

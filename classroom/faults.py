@@ -19,7 +19,7 @@ from ui.text import escape_md
 
 log = logging.getLogger(__name__)
 
-PROJECTOR = "This question cannot be drawn: something went wrong on the server. The next question will show as usual."
+PROJECTOR = "This part cannot be drawn: something went wrong on the server. It tries again in a moment."
 PHONE = "This question cannot be shown here: something went wrong on the server. Tell your teacher."
 TEACHER = ("This part cannot be shown: something went wrong on the server (its log has the details). The rest of "
            "the page works.")

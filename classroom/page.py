@@ -63,7 +63,7 @@ def main() -> None:
         return
     if code is None:
         st.error(f"The link's code is not a class code: {codes.CODE_RULE}, as the projector shows it. Check the "
-                 "link, or type the code below.")
+                 "link, or type the code in the Join box.")
         start_page(engine)
         return
     given, refused = st.query_params.get("key"), False
@@ -72,7 +72,8 @@ def main() -> None:
             teacher.remember(code, given)
         else:
             refused = True
-            st.error("This teacher link does not open this class: its key is not the class's. Check that you "
+            st.error("This teacher link does not open this class: its key is not the class's (or the class's data "
+                     "has been deleted). Check that you "
                      "copied the whole link.")
         del st.query_params["key"]
         st.query_params["teacher"] = "1"
@@ -83,7 +84,9 @@ def main() -> None:
         teacher.page(engine, found, key)
         return
     if asks_to_teach:
-        if not refused:
+        if store.find_session(engine, code, time.time()) == store.Refusal("unknown"):
+            st.error(store.Refusal("unknown").message)  # deleted: no key opens it, and no form should ask for one
+        elif not refused:
             teacher.key_form(engine, code)
         return
     session = store.find_session(engine, code, time.time())

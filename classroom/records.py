@@ -19,10 +19,10 @@ Reason = Literal["not a code", "unknown", "ended", "expired", "wrong key", "no s
                  "nickname too long"]
 MESSAGES: dict[str, str] = {
     "not a code": f"That is not a class code: {CODE_RULE}.",
-    "unknown": "No class has this code. Check it against the projector.",
+    "unknown": "No class has this code (or its data has been deleted). Check it against the projector.",
     "ended": "This class has ended.",
     "expired": "This class's code has expired: ask your teacher for a new one.",
-    "wrong key": "This teacher link does not open this class: nothing was changed.",
+    "wrong key": "This teacher key does not open this class: nothing was changed.",
     "no such question": "That question is not part of this class.",
     "no token": "This page does not know you yet: open the join link again.",
     "not joined": "Join the class first, then answer.",
@@ -30,7 +30,7 @@ MESSAGES: dict[str, str] = {
     "revealed": "The answer has been shown: this question takes no more answers.",
     "stays revealed": "A question whose answer has been shown stays revealed.",
     "empty": "Nothing was sent: the answer is empty.",
-    "too many": "Too many answers at once: wait a few seconds, then send it again.",
+    "too many": "Too many answers at once: wait ten seconds, then send it again.",
     "full": "This class is full: it takes as many students as your teacher said. Ask your teacher to let more in.",
     "removed": "Your teacher removed this browser from the class: it cannot join it again.",
     "no such student": "That student is not in this class (removed already?): nothing was changed.",

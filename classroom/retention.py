@@ -11,29 +11,28 @@ from sqlalchemy import Engine
 from classroom import store
 
 SURE_KEY, DELETE_KEY = "class_delete_sure", "class_delete"
-DELETED = ("Deleted: this class's questions, its students' nicknames and their answers are gone from the server, "
-           "and its code opens nothing now.")
+DELETED = ("Deleted: this class's questions, its students' nicknames and their answers are removed from the app's "
+           "database, and its code opens nothing now. Files you exported are not affected.")
 
 
 def kept_for(days: int) -> str:
-    """How long after a class its data stays, in words: "28 days after the class ends"."""
-    if days == 0:
-        return "until the class ends"
-    return f"{days} day{'' if days == 1 else 's'} after the class ends"
+    """Until when a class's data stays, in words: "28 days after the class ends", or "the class ends"."""
+    return ("" if days == 0 else f"{days} day{'' if days == 1 else 's'} after ") + "the class ends"
 
 
 def kept_sentence() -> str:
     """What a student joining and the teacher read about keeping: from store.keep_days() (the setting). Raises
     store.StoreError, with a sentence to show, when the setting is not a number of days."""
-    return (f"Nicknames and answers are kept on this server {kept_for(store.keep_days())} (or its code expires), "
-            "then deleted; the teacher can delete them sooner.")
+    return (f"Nicknames, answers and a code for each browser are kept in the app's database until "
+            f"{kept_for(store.keep_days())} or its code expires, whichever comes first, then deleted the next time "
+            "the Class page is used; the teacher can delete them sooner.")
 
 
 def delete_control(engine: Engine, code: str, key: str) -> bool:
     """The teacher's "Delete this class's data": a tick that what is needed was exported, then the button. It
     says what happened; True once the class is deleted (the page then has no class to show)."""
-    st.caption("Deleting takes the questions, the nicknames and the answers off the server for good; phones and "
-               "the projector then find no class under this code.")
+    st.caption("Deleting removes this class's questions, nicknames and answers from the app's database now; phones "
+               "and the projector then find no class under this code. Files you exported are not affected.")
     sure = st.checkbox("I have exported what I need", key=SURE_KEY)
     pressed = st.button("Delete this class's data", key=DELETE_KEY, disabled=not sure)
     if not (pressed and sure):  # both: a disabled button is only drawn so, a crafted message could still press it

@@ -29,6 +29,7 @@ before `answer` returns.
     roster(engine, code, key) -> [Student] | Refusal             teacher: who is in, by number
     remove_student(engine, code, key, number, now) -> Refusal | None   answers deleted, no joining again
     set_seats(engine, code, key, seats) -> Refusal | None        how many may join (1 to SEATS_MAX)
+    standing(engine, code, token) -> 'in' | 'removed' | 'new'     enrolled(...): standing == 'in'
     enrolled(engine, code, token) -> bool                        the student joined (not removed)
     my_answer(engine, question_id, token) -> str | None
     answers_of(engine, code, key, question_id) -> [AnswerRow] | Refusal
@@ -60,6 +61,7 @@ from classroom.answers import (
     join,
     joined,
     my_answer,
+    standing,
 )
 from classroom.database import engine_for, prepare
 from classroom.records import AnswerRow, Question, Refusal, Session, Tally
@@ -86,5 +88,5 @@ __all__ = [
     "Refusal", "SchemaTooNew", "Session", "StoreError", "Student", "Tally", "all_questions", "answer", "answered_by",
     "answers_of", "counts", "current_question", "delete_session", "end_session", "engine_for", "enrolled",
     "export_rows", "find_session", "join", "joined", "keep_days", "my_answer", "prepare", "purge", "put_question",
-    "remove_student", "roster", "set_seats", "set_state", "start_session", "teacher",
+    "remove_student", "roster", "set_seats", "set_state", "standing", "start_session", "teacher",
 ]

@@ -25,10 +25,12 @@ CLOSED_QUIZ = {"pre": "The quiz is closed: no more answers. Its answers wait unt
                None: "The quiz is closed: no more answers."}
 FLASH = "_class_student_flash"  # a sentence for the next run of the page (after a rerun that drops the token)
 # What the join form says a student is: honest about what counts as one (classroom.device)
-ONE_BROWSER = ("This browser is one student: its other tabs, a reload, or leaving and coming back are still you. "
-               "Another browser or a private window would be a new student.")
-ONE_TAB = ("This browser keeps no cookie for this app, so this tab alone is you: keep it open. A reload or another "
-           "tab would be a new student.")
+ONE_BROWSER = ("This browser is one student (the app keeps a random number for it in a cookie): its other tabs, "
+               "a reload, or leaving and coming back are still you. Another browser or a private window would be "
+               "a new student.")
+ONE_TAB = ("If this note stays, this browser keeps no cookie for this app, so this tab alone is you: keep it open, "
+           "as a reload or another tab would be a new student.")
+REMOVED = "Your teacher removed this browser from the class: your answers were deleted, and it cannot answer any more."
 
 
 def join_form(engine: Engine, session: store.Session, token: str, shared: bool) -> None:
@@ -101,7 +103,7 @@ def _send(engine: Engine, code: str, token: str, row: store.Question, q: ClassQu
     except store.StoreError as error:
         return faults.failed(error)
     if isinstance(result, store.Refusal) and result.reason in ("not joined", "no token"):  # no longer a student
-        st.session_state[FLASH] = "This browser is not a student of this class any more: join again, then answer."
+        st.session_state[FLASH] = REMOVED
         st.rerun(scope="app")
     return result.message if isinstance(result, store.Refusal) else None
 
@@ -154,6 +156,9 @@ def questions_part(engine: Engine, code: str, token: str) -> None:
         if isinstance(session, store.Refusal):
             st.info(session.message)
             return
+        if not store.enrolled(engine, code, token):  # removed by the teacher since the page was opened
+            st.warning(REMOVED)
+            return
         if not rows:
             st.info("Joined. The first question will appear here when your teacher asks it.",
                     icon=":material/hourglass_top:")
@@ -161,7 +166,8 @@ def questions_part(engine: Engine, code: str, token: str) -> None:
         together = len(rows) > 1  # a quiz: its items open, close and are revealed together
         if together and rows[0].state == "open":
             st.caption("Answer every question, and guess if you are not sure: a quiz with a question left out is "
-                       "not counted. Each question has its own Send button: send each one.")
+                       "left out of the class's before-and-after comparison. Each question has its own Send button: "
+                       "send each one.")
         elif together and rows[0].state == "closed":
             st.info(CLOSED_QUIZ.get(asked.round_of(rows[0]), CLOSED_QUIZ[None]))
         for row in rows:
@@ -183,7 +189,11 @@ def _question(engine: Engine, code: str, token: str, row: store.Question, togeth
 
 def page(engine: Engine, session: store.Session) -> None:
     token, shared = device.student_token(session.code)
-    if not store.enrolled(engine, session.code, token):
+    standing = store.standing(engine, session.code, token)
+    if standing == "removed":
+        st.warning(REMOVED)
+        return
+    if standing == "new":
         join_form(engine, session, token, shared)
         return
     st.fragment(questions_part, run_every=POLL_S)(engine, session.code, token)

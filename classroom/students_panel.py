@@ -45,7 +45,9 @@ def panel(engine: Engine, code: str, key: str, seats: int) -> None:
                         st.warning("Choose a student first: nobody was removed.")
                     else:
                         _done(store.remove_student(engine, code, key, who, time.time()),
-                              f"Removed {_name(by_number[who])}: their answers are out of every count.")
+                              f"Removed {_name(by_number[who])}: their answers are deleted and leave every count, and "
+                              "their browser cannot join again. The nickname stays, hidden, until the class's data "
+                              "is deleted. Their phone says so within seconds.")
         with st.form("class_seats"):
             wanted = st.number_input("Students the class takes", 1, store.SEATS_MAX, seats, step=1,
                                      help="Joins stop at this number. Fewer than have joined removes nobody.")

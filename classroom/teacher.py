@@ -16,7 +16,7 @@ import streamlit as st
 from sqlalchemy import Engine
 
 from classroom import ask, asked, codes, device, export, faults, links, quiz_store, retention, store, students_panel
-from classroom.questions import grade
+from classroom.questions import answer_text, grade, read_index
 from classroom.quiz import QuizGain, quiz_gain
 from classroom.reveal import short
 from ui.text import counted, escape_md
@@ -26,9 +26,12 @@ POLL_S = 2.0  # the teacher's count and list of who answered are at most this ol
 # (median; 116 ms at most) for 60 students and two 7-item quizzes on SQLite, under 1% of a core every 5 s.
 RESULTS_S = 5.0
 KEEP = "_class_teacher"  # {code: key} of the classes this tab teaches
+SHARED_COMPUTER = ("This browser stays this class's teacher for as long as the class is kept: anyone using it can "
+                   "open this page. On a shared computer, delete the class's data when you are done, or clear this "
+                   "site's cookies.")
 LOCAL_ONLY = ("Phones cannot open these links: this page's address names this computer (localhost), and on a "
               "phone it names the phone. Open the app at the Network URL that `streamlit run` printed (such as "
-              "http://192.168.1.20:8501), on a network the phones share, and start the class there (or, to keep "
+              "`http://192.168.1.20:8501`), on a network the phones share, and start the class there (or, to keep "
               "this one, add `/{page}?code={code}&teacher=1` to that address and paste your teacher key).")
 
 
@@ -53,9 +56,11 @@ def share_panel(code: str, key: str) -> None:
             st.markdown(f"**Students join at** {links.join_link(code)} (code **{codes.shown_code(code)}**)")
             st.markdown(f"**For the projector:** [{links.projector_link(code)}]({links.projector_link(code)}) "
                         "(no nicknames, no controls)")
+            st.markdown(f"**Your page:** {links.teacher_page_link(code)} (it opens this page on this browser only)")
             with st.popover("Your teacher key (keep it private)"):
                 st.caption("To teach this class from another browser, open "
-                           f"{links.teacher_page_link(code)} there and paste this key. Do not project it.")
+                           f"{links.teacher_page_link(code)} there and paste this key; that tab keeps it until it "
+                           "is reloaded or closed. Do not project it.")
                 st.code(key, language=None, wrap_lines=True)
         with right:
             st.image(links.qr_png(links.join_link(code)), width=160, output_format="PNG",
@@ -153,8 +158,8 @@ def gain_panel(g: QuizGain) -> None:
                               else "."))
         if g.partial_pre or g.partial_post:
             details.append(f"Left out: {g.partial_pre} before and {g.partial_post} after who skipped an item, and "
-                           "anyone who joined again between the quizzes (a new tab is a new student). If many are "
-                           "left out, ⟨g⟩ describes only those who answered everything.")
+                           "anyone who joined again between the quizzes (another browser or a private window is a "
+                           "new student). If many are left out, ⟨g⟩ describes only those who answered everything.")
         st.caption(" ".join(details))
     st.caption(f"⟨g⟩ as Hake defined it (Am. J. Phys. 66, 64–74, 1998). Over 62 introductory physics courses "
                "(6,542 students) tested on mechanics with validated tests of 29 or 36 items taken a term apart, "
@@ -200,12 +205,39 @@ def _export(engine: Engine, code: str, key: str) -> None:
     if isinstance(rows_out, store.Refusal) or not rows_out:
         st.caption("No answers yet: the export comes with the first one.")
         return
+    rows_out = graded(rows_out, store.all_questions(engine, code))
     st.download_button("Export the answers (CSV)", export.csv_text(rows_out), file_name=f"class-{code}.csv",
                        mime="text/csv", on_click="ignore", key="class_export",
-                       help="One row per answer: the question's number and kind, the student's number, the "
-                            "answer as sent (for a choice or a key, the option's number counted from 0: 0 is "
-                            "A, 1 is B), when it was sent and last changed (UTC), and how often it changed. A "
-                            "text that a spreadsheet would run as a formula starts with an apostrophe.")
+                       help="One row per answer, enough to grade from: the question's number, its quiz round "
+                            "(pre, post or none), kind and text; the student's number; the answer as sent (for a "
+                            "choice or a key, the option's number counted from 0) and as the page reads it (B. the "
+                            "option); the right answer; whether it is right; when it was sent and last changed "
+                            "(UTC), and how often it changed. A text that a spreadsheet would run as a formula "
+                            "starts with an apostrophe.")
+
+
+def graded(rows: list[dict], questions: list[store.Question]) -> list[dict]:
+    """The export's rows with what a teacher grades from: the question's round and text, the answer as read, the
+    right answer, and whether it is right (the pages' own grading)."""
+    by_position = {row.position: (asked.question(row), asked.round_of(row) or "") for row in questions}
+    out = []
+    for row in rows:
+        q, round_ = by_position[row["question"]]
+        read = {"round": round_, "asked": short(q.prompt, 500)}
+        out.append({"question": row["question"], **read, **{k: v for k, v in row.items() if k != "question"},
+                    "answer read as": short(_as_read(q, row["answer"]), 500),
+                    "right answer": short(answer_text(q), 500), "right": "yes" if grade(q, row["answer"]) else "no"})
+    return out
+
+
+def _as_read(q, value: str) -> str:
+    """A stored answer as the page reads it: "B. the option" for a choice, the key for a key, else as sent."""
+    if q.kind == "char":
+        return {" ": "␣ (a space)", "\n": "⏎ (a line break)"}.get(value, value)
+    index = read_index(value, len(q.options)) if q.kind == "key" or q.kind == "choice" else None
+    if index is None:
+        return value
+    return (f"{chr(65 + index)}. " if q.kind == "choice" else "") + q.options[index]
 
 
 def page(engine: Engine, session: store.Session, key: str) -> None:
@@ -220,11 +252,14 @@ def page(engine: Engine, session: store.Session, key: str) -> None:
                    "page shows nicknames and who was right: put the projector link on the projector, not this page.")
         if not device.from_cookie():
             st.info("This browser keeps no cookie for this app, so only this tab holds the teacher key: copy it now "
-                    "(Links and QR code, then Your teacher key). Without it nobody can reveal, end or export this "
-                    "class after a reload.")
+                    "(Links and QR code, then Your teacher key). If you do not, a reload loses it: nobody can then "
+                    "reveal, end, export or delete this class, and its data stays until the keeping time is over.")
+        else:
+            st.caption(SHARED_COMPUTER)
     else:
-        st.warning(f"This class has {status}: students and the projector see only that it has {status}, reveals "
-                   "included. The results below stay.")
+        st.warning(f"This class has {status}: students and the projector now show only that, with no question "
+                   "and no answer, even one you reveal now. The results stay here until the class's data is deleted "
+                   f"(it is kept until {retention.kept_for(store.keep_days())}): export what you need.")
     share_panel(code, key)
     st.fragment(controls_part, run_every=POLL_S)(engine, code, key)
     if status == "live":  # an ended class takes no question: nobody could answer it
@@ -243,7 +278,7 @@ def page(engine: Engine, session: store.Session, key: str) -> None:
     if status == "live" and st.button(
             "End the class", key="class_end",
             help="Students can no longer join, answer or see anything, reveals included: reveal first. The results "
-                 "stay on this page."):
+                 "stay on this page until the class's data is deleted."):
         result = store.end_session(engine, code, key, time.time())
         if isinstance(result, store.Refusal):
             st.error(result.message)

@@ -120,7 +120,7 @@ def test_the_teacher_of_an_ended_class_is_told_what_the_room_sees(db, how):
         code, key = store.start_session(db, time.time() - 5 * 3600, ttl_s=3600)
     at = ok(visit({"code": code, "key": key}))
     said = texts(at)
-    assert f"This class has {how}: students and the projector see only that it has {how}" in said
+    assert f"This class has {how}: students and the projector now show only that" in said
     assert "works for" not in said and not [b for b in at.button if b.label == "End the class"]
 
 

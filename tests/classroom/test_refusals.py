@@ -72,7 +72,7 @@ def test_a_wrong_teacher_key_opens_nothing_and_changes_nothing(engine, room, whi
         which, WRONG_KEYS[which])
     code, question = room["code"], room["question"]
     message = refused(engine, "wrong key", store.teacher, code, key)
-    assert message == "This teacher link does not open this class: nothing was changed."
+    assert message == "This teacher key does not open this class: nothing was changed."
     refused(engine, "wrong key", store.end_session, code, key, NOW)
     refused(engine, "wrong key", store.put_question, code, key, "choice", {}, NOW)
     for state in ("open", "closed", "revealed"):
@@ -141,7 +141,7 @@ def test_too_many_answers_at_once(engine, room):
     for i in range(store.BURST - 1):  # the room's answer was the first of this window
         assert store.answer(engine, code, token, question, f"v{i}", NOW + 1) is None
     message = refused(engine, "too many", store.answer, code, token, question, "flood", NOW + 2)
-    assert message == "Too many answers at once: wait a few seconds, then send it again."
+    assert message == "Too many answers at once: wait ten seconds, then send it again."
 
 
 def test_over_long_text_is_refused_not_cut(engine, room):

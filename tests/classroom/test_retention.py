@@ -175,7 +175,7 @@ def test_a_keeping_time_of_zero_deletes_a_class_once_it_ends(engine, monkeypatch
 
 
 @pytest.mark.parametrize("setting, said", [("", f"{store.KEEP_DAYS} days after the class ends"),
-                                           ("1", "1 day after the class ends"), ("0", "until the class ends")])
+                                           ("1", "1 day after the class ends"), ("0", "until the class ends or")])
 def test_the_page_says_the_keeping_time_the_store_keeps(monkeypatch, setting, said):
     monkeypatch.setenv(store.KEEP_ENV, setting)
     assert said in retention.kept_sentence()

@@ -112,7 +112,7 @@ def test_the_teacher_removes_a_student_and_sets_the_seats_from_the_page(db):
     pick.set_value(2)
     next(b for b in at.button if b.label == "Remove from the class").click().run()
     assert not at.exception
-    assert "Removed student 2 (<b>Bob</b>): their answers are out of every count." in [s.value for s in at.success]
+    assert any(s.value.startswith("Removed student 2 (<b>Bob</b>): their answers are deleted") for s in at.success)
     assert store.joined(db, code) == 1 and at.dataframe[0].value["nickname"].tolist() == ["Ada"]
     next(n for n in at.number_input if n.label == "Students the class takes").set_value(12)
     next(b for b in at.button if b.label == "Set").click().run()
@@ -129,3 +129,24 @@ def test_a_full_class_tells_the_student_why(db, monkeypatch):
     at.button[0].click().run()  # Join
     assert store.Refusal("full").message in [e.value for e in at.error]
     assert store.joined(db, code) == 1
+
+
+def test_a_removed_students_open_page_says_so_and_takes_no_answer(db):
+    from classroom import asked, device, student
+    from classroom.questions import bank
+
+    code, key = store.start_session(db, time.time())
+    at = AppTest.from_file(str(ROOT / "classroom" / "page.py"), default_timeout=60)
+    at.query_params["code"] = code
+    at.run()
+    at.button[0].click().run()  # Join
+    asked.put(db, code, key, next(q for q in bank() if q.kind == "choice"))
+    at.run()
+    assert any(r.label == "Your answer" for r in at.radio)
+    token = device.derived(at.session_state[device.TAB_TOKEN], "student", code)
+    assert store.enrolled(db, code, token)
+    assert store.remove_student(db, code, key, 1, time.time()) is None
+    at.run()
+    said = [e.value for e in (*at.warning, *at.error)]
+    assert student.REMOVED in said or store.Refusal("removed").message in said
+    assert not any(r.label == "Your answer" for r in at.radio)
