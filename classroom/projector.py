@@ -22,15 +22,20 @@ from ui.text import counted, escape_md
 POLL_S = 0.8
 
 
-def how_to_join(code: str, big: bool) -> None:
-    """The join code, the link and its QR code; large while the room is joining."""
-    left, right = st.columns((3, 2) if big else (5, 1), vertical_alignment="center")
+def how_to_join(code: str, size: str) -> None:
+    """The join code, the link and its QR code: "big" while the room is joining; "side" beside a question (a QR
+    code a latecomer at the back can still scan); "line" on a reveal, which needs the screen (the code alone)."""
+    if size == "line":
+        st.markdown(f"Join at {links.join_link(code)} · code **{codes.shown_code(code)}**")
+        return
+    big = size == "big"
+    left, right = st.columns((3, 2) if big else (4, 1), vertical_alignment="center")
     with left:
         st.markdown(f"{'## ' if big else '**'}Join at {links.join_link(code)}{'' if big else '**'}")
         st.markdown(f"{'## ' if big else ''}Code **{codes.shown_code(code)}**")
     with right:
         # PNG as made: a JPEG's blur at the modules' edges makes a QR code harder to scan from the back of a room
-        st.image(links.qr_png(links.join_link(code)), width=360 if big else 120, output_format="PNG",
+        st.image(links.qr_png(links.join_link(code)), width=360 if big else 200, output_format="PNG",
                  alt=f"QR code of the join link, {links.join_link(code)}",
                  caption="Scan to join" if big else None)
 
@@ -45,7 +50,7 @@ def live(engine: Engine, code: str) -> None:
             return
         rows = asked.shown(engine, code)
         joined = store.joined(engine, code)
-        how_to_join(code, big=not rows)
+        how_to_join(code, "big" if not rows else "line" if all(r.state == "revealed" for r in rows) else "side")
         if not rows:
             st.markdown(f"## {counted(joined, 'student')} joined so far. The first question comes next.")
             return

@@ -64,9 +64,7 @@ def room(q: ClassQuestion, values: list[str]) -> dict:
         _bars([_char(c) for c, _ in shown], [n for _, n in shown], [c == q.answer for c, _ in shown], heading,
               "students")
     else:  # numbers: a histogram of what the room typed; the bar holding the answer may hold near misses too
-        edges = s["edges"]
-        labels = [f"{number_text(edges[i])} to {number_text(edges[i + 1])}" for i in range(len(s["counts"]))]
-        right = [edges[i] <= q.answer <= edges[i + 1] for i in range(len(s["counts"]))]
+        labels, right = bins(s["edges"], q.answer)
         _bars(labels, s["counts"], right, heading, "students", groups=NUMBER_GROUPS)
         holding = next((n for n, r in zip(s["counts"], right) if r), 0)
         near = (f" The green bar holds {holding}: it can hold near misses too." if holding > s["right"] else "")
@@ -78,6 +76,17 @@ def room(q: ClassQuestion, values: list[str]) -> dict:
     if s.get("unreadable"):
         st.caption(f"{counted(s['unreadable'], 'answer')} could not be read as {WHAT_ONE_IS[q.kind]}.")
     return s
+
+
+def bins(edges: list[float], answer: float) -> tuple[list[str], list[bool]]:
+    """The histogram's bar labels and which bar holds the answer. A bar holds its left edge and not its right
+    one, as the counting does (classroom.histogram), but the last holds both: "0.58 to under 0.6", then "0.6 to
+    under 0.62", so a typed 0.6 is in one bar by its label too, and so is an answer on an edge."""
+    last = len(edges) - 2
+    labels = [f"{number_text(edges[i])} to {'' if i == last else 'under '}{number_text(edges[i + 1])}"
+              for i in range(last + 1)]
+    right = [edges[i] <= answer < edges[i + 1] or (i == last and answer == edges[i + 1]) for i in range(last + 1)]
+    return labels, right
 
 
 def tolerance_text(q: ClassQuestion) -> str:

@@ -134,3 +134,17 @@ def test_the_results_refresh_themselves(db, monkeypatch):
     asked.put(db, code, key, number_question())
     ok(visit({"code": code, "key": key}))
     assert made.get("results") is not None and made["results"] <= teacher.RESULTS_S
+
+
+def test_each_number_is_in_one_bar_by_its_label_and_by_the_count():
+    """A typed 0.6 on the edge of two bars is counted in the right one (np.histogram: a bar holds its left
+    edge), and the labels say so; the answer on an edge makes one bar green, not two."""
+    import numpy as np
+
+    from classroom.reveal import bins
+
+    edges = [0.5, 0.6, 0.7, 0.8]
+    labels, right = bins(edges, 0.6)
+    assert labels == ["0.5 to under 0.6", "0.6 to under 0.7", "0.7 to 0.8"] and right == [False, True, False]
+    assert np.histogram([0.6], bins=edges)[0].tolist() == [0, 1, 0]
+    assert bins(edges, 0.8)[1] == [False, False, True] and np.histogram([0.8], bins=edges)[0].tolist() == [0, 0, 1]

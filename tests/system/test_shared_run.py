@@ -51,6 +51,13 @@ def test_a_run_trained_on_one_process_opens_from_its_link_on_the_other(served, b
         harness.wait_until_drawn(other)
         harness.expect(other.get_by_text(re.compile("This model was trained on the copy task"))).to_be_visible()
         harness.expect(other.get_by_text(re.compile(rf"kept on this server as run {run_id}"))).to_be_visible()
+        # the address keeps naming the run (with its label now), so a reload or a copied address opens it again
+        harness.expect(other).to_have_url(re.compile(rf"fm_model=run%3A{run_id}\+%C2%B7"))
+        other.wait_for_timeout(3000)  # the binding's later rewrites of the address bar included
+        harness.expect(other).to_have_url(re.compile(rf"fm_model=run%3A{run_id}"))
+        other.reload()
+        harness.wait_until_drawn(other)
+        harness.expect(other.get_by_text(re.compile(rf"kept on this server as run {run_id}"))).to_be_visible()
         assert {c["name"]: c["value"] for c in classmate.cookies()}[COOKIE] == "s2"  # it stayed on process B
         assert {c["name"]: c["value"] for c in trainer.cookies()}[COOKIE] == "s1"
     finally:

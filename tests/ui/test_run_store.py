@@ -177,3 +177,30 @@ def test_a_file_from_before_reclaims_its_space_too(tmp_path):
             assert conn.exec_driver_sql("PRAGMA auto_vacuum").scalar() == 2  # incremental
     finally:
         engine.dispose()
+
+
+def test_an_id_in_use_by_another_session_is_never_replaced(engine):
+    """new_id draws one of 62^8 ids: a draw already in use is refused (the page draws again), and the run it
+    names stays whoever tries to store over it."""
+    first, cfg, _ = npz(0)
+    second, _, _ = npz(1)
+    run_store.store(engine, "Same1234", "owner-1", "theirs", first, cfg.to_dict(), {}, NOW)
+    with pytest.raises(run_store.RunIdTaken):
+        run_store.store(engine, "Same1234", "owner-2", "mine", second, cfg.to_dict(), {}, NOW + 1)
+    kept = run_store.load(engine, "Same1234", NOW + 2)
+    assert (kept.name, kept.weights) == ("theirs", first)
+    run_store.store(engine, "Same1234", "owner-1", "theirs, again", second, cfg.to_dict(), {}, NOW + 3)
+    assert run_store.load(engine, "Same1234", NOW + 4).name == "theirs, again"  # its owner may store it anew
+
+
+def test_the_page_draws_another_id_when_its_first_is_taken(engine, monkeypatch):
+    from ui.compute import database, model_store
+
+    weights, cfg, _ = npz(0)
+    run_store.store(engine, "Taken123", "someone-else", "theirs", weights, cfg.to_dict(), {}, NOW)
+    drawn = iter(["Taken123", "Fresh123"])
+    monkeypatch.setattr(run_store, "new_id", lambda: next(drawn))
+    monkeypatch.setattr(database, "engine", lambda: engine)
+    stored, problem = model_store.keep_for_link(model_store.random_model(0), state={})
+    assert problem is None and stored.meta["run_id"] == "Fresh123"
+    assert run_store.load(engine, "Taken123", NOW + 1).name == "theirs"

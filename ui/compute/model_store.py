@@ -183,15 +183,21 @@ def keep_for_link(model: Model, state=None) -> tuple[Model, str | None]:
     weights, and a server process may keep them in memory by id."""
     state = st.session_state if state is None else state
     owner = state.setdefault(OWNER_KEY, secrets.token_hex(16))
-    run_id = run_store.new_id()
     buffer = io.BytesIO()
     np.savez_compressed(buffer, **flatten(model.params))  # the arrays as core.model_file.save writes them, in memory
     meta = {k: v for k, v in model.meta.items() if k not in ("run_id", "expires_at")}
-    try:
-        expires = run_store.store(database.engine(), run_id, owner, model.name, buffer.getvalue(),
-                                  model.cfg.to_dict(), meta, time.time())
-    except (StoreError, ValueError) as error:
-        return model, str(error)
+    for _ in range(3):  # an id already in use (1 in 2e14 a draw) is drawn again, never another's run replaced
+        run_id = run_store.new_id()
+        try:
+            expires = run_store.store(database.engine(), run_id, owner, model.name, buffer.getvalue(),
+                                      model.cfg.to_dict(), meta, time.time())
+            break
+        except run_store.RunIdTaken:
+            continue
+        except (StoreError, ValueError) as error:
+            return model, str(error)
+    else:
+        return model, "No free id was found for this run: stop and store it again."
     return dataclasses.replace(model, meta={**meta, "run_id": run_id, "expires_at": expires}), None
 
 

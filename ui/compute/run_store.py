@@ -131,9 +131,14 @@ def _guard(call):
         raise StoreError(UNREACHABLE) from error
 
 
+class RunIdTaken(StoreError):
+    """Another browser session's run has this id (new_id drew one already in use): draw another."""
+
+
 def store(engine: Engine, run_id: str, owner: str, name: str, weights: bytes, config: dict, meta: dict,
           now: float) -> float:
-    """Keep (or replace) the run `run_id`; returns when it expires. ValueError when it is over MAX_RUN_BYTES.
+    """Keep the run `run_id` (replacing the owner's own run of that id, never another's: RunIdTaken); returns
+    when it expires. ValueError when it is over MAX_RUN_BYTES.
     Every expired run, the owner's runs beyond the PER_SESSION newest and everyone's oldest beyond MAX_RUNS or
     MAX_TOTAL_BYTES are deleted in the same transaction."""
     if len(weights) > MAX_RUN_BYTES:
@@ -147,7 +152,10 @@ def store(engine: Engine, run_id: str, owner: str, name: str, weights: bytes, co
             if engine.dialect.name == "postgresql":  # stores take turns, so the cap counts every other store's run
                 conn.execute(select(func.pg_advisory_xact_lock(RUNS_LOCK)))
             freed = conn.execute(trained_runs.delete().where(trained_runs.c.expires_at < now)).rowcount
-            freed += conn.execute(trained_runs.delete().where(trained_runs.c.id == run_id)).rowcount
+            freed += conn.execute(trained_runs.delete().where(trained_runs.c.id == run_id,
+                                                              trained_runs.c.owner == owner)).rowcount
+            if conn.scalar(select(trained_runs.c.id).where(trained_runs.c.id == run_id)) is not None:
+                raise RunIdTaken(f"The run id {run_id} is taken: draw another.")
             conn.execute(trained_runs.insert().values(
                 id=run_id, owner=owner, name=name[:200], weights=weights, config=json.dumps(config),
                 meta=json.dumps(meta), size=len(weights), stored_at=now, expires_at=expires))

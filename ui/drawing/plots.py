@@ -39,8 +39,10 @@ def bar_chart(title: str = "", x_title: str = "probability", y_title: str = "tok
     fonts = dict(labelFontSize=px(LABEL_PX, font_scale), titleFontSize=px(TITLE_PX, font_scale))
     x_scale = alt.Scale(domain=list(domain)) if domain else alt.Scale(zero=True, nice=False)
     base = alt.Chart(data if data is not None else pd.DataFrame()).encode(
+        # labelLimit: a bar's name whole up to its limit (a quiz item's start, "0.25 to under 0.285"), where the
+        # default cut them at about 11 characters on a projector
         y=alt.Y("label:N", sort=alt.EncodingSortField("order"), title=y_title,
-                axis=alt.Axis(labelOverlap=False, **fonts)),
+                axis=alt.Axis(labelOverlap=False, labelLimit=px(260, font_scale), **fonts)),
         tooltip=[alt.Tooltip("label:N", title=y_title), alt.Tooltip("value:Q", format=".4f", title=x_title)],
     )
     # bars of counts ("d") tick whole numbers only: a count of 3 is never split at 0.5, 1.5, 2.5

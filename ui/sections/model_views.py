@@ -58,8 +58,8 @@ def chosen_model() -> tuple[Model | None, str | None]:
             label = model_store.link_name(run)
             models[label] = run
             names.append(label)
-            if asked != label:  # a link with the id alone: the picker shows the run's full label
-                st.session_state["fm_model"] = label
+            if asked != label:  # a link with the id alone: the picker shows the run's full label, and so does the link
+                controls.link_means("fm_model", label)
     if not names:
         return None, None
     name = names[0]

@@ -89,6 +89,14 @@ def _show_in_link(key: str, text: str | None) -> None:
             qp.set_corrected_value(key, text, "string_value")
 
 
+def link_means(key: str, value) -> None:
+    """The value a link's `key` stands for (a stored run's id for the run's full label): the control takes it,
+    and the address bar says it once the control is drawn. Without this the binding, finding the link's value
+    among none of the options, drops it from the address bar, and a reload or a copied address loses it."""
+    st.session_state[key] = value
+    st.session_state.setdefault(FROM_LINK, set()).add(key)
+
+
 def apply_settings(settings: dict) -> None:
     """Take settings (a loaded JSON file) as if they came in a link: same checks, same messages.
 
