@@ -127,7 +127,9 @@ def _who_answered(engine: Engine, code: str, key: str, row: store.Question) -> N
         return
     right = sum(grade(q, a.value) for a in answers)
     share = f", {100 * right / len(answers):.0f}% of them right" if answers else ""
-    st.markdown(f"**Question {row.position}** ({row.state}): {len(answers)} answered{share}")
+    # the item named: in a quiz of seven, "Question 5" alone does not say which one it is
+    st.markdown(f"**Question {row.position}**, {escape_md(short(q.prompt, 60))} ({row.state}): {len(answers)} "
+                f"answered{share}")
     if answers:
         st.caption("Answered: " + ", ".join(
             f"{escape_md(a.nickname) if a.nickname else f'student {a.student}'} "
