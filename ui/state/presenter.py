@@ -94,7 +94,10 @@ CSS = """
   .stMainBlockContainer [data-testid="stMarkdownContainer"] .katex-display { font-size: 1.3rem; }
   .stMainBlockContainer [data-testid="stCode"] code { font-size: 1.25rem; }
   .stMainBlockContainer :is(input, textarea) { font-size: 1.3rem; }
-  .stMainBlockContainer [data-testid="stMetricValue"] { font-size: 2.6rem; }
+  /* a metric's value is set in a paragraph: without its own rule it took the prose's size, smaller than without
+     presenter mode (the projector's count of answers) */
+  .stMainBlockContainer [data-testid="stMetricValue"], .stMainBlockContainer [data-testid="stMetricValue"] p {
+    font-size: 2.6rem; }
   .stMainBlockContainer :is(p, li) code { font-size: 0.9em; }
   .stMainBlockContainer button p { font-size: 1.3rem; }
   /* A chart is laid out to fit a projector's column (COLUMN_PX); with the sidebar opened beside it, the column
