@@ -1,9 +1,11 @@
-"""Questions put, or moved (closed, reopened, revealed), together in one transaction: a quiz's items are all put
-or none, and all revealed or none, so a failure half-way (a database gone, a lock timed out) leaves no half quiz.
-The same rules as classroom.sessions' put_question and set_state, which do it for one question; no Streamlit.
+"""Questions put to the room, and moved (closed, reopened, revealed), in one transaction: a quiz's items are all
+put or none, and all revealed or none, so a failure half-way (a database gone, a lock timed out) leaves no half
+quiz. One question is the one-item case (put_question, set_state). No Streamlit.
 
-    put_questions(engine, code, key, items=[(kind, spec)], now) -> [question id] | Refusal
+    put_questions(engine, code, key, items=[(kind, spec)], now, close_others=True) -> [question id] | Refusal
     set_states(engine, code, key, question_ids, state, now) -> Refusal | None
+    put_question(engine, code, key, kind, spec, now, close_others=True) -> question id | Refusal
+    set_state(engine, code, key, question_id, state, now) -> Refusal | None
 """
 
 from __future__ import annotations
@@ -16,7 +18,9 @@ from sqlalchemy import Connection, Engine, Row, func, select
 from classroom.database import guarded, writing
 from classroom.records import Refusal, as_id, session_of, teacher_row
 from classroom.schema import STATES, class_sessions, questions
-from classroom.sessions import KIND_MAX, SPEC_MAX
+
+SPEC_MAX = 64_000  # characters of a question's JSON spec
+KIND_MAX = 40
 
 
 class _Undone(Exception):
@@ -42,9 +46,11 @@ def spec_text(kind: object, spec: object) -> str:
 
 @guarded
 def put_questions(engine: Engine, code: object, key: object, items: Sequence[tuple[str, dict]],
-                  now: float) -> list[int] | Refusal:
-    """Put the questions to the room together, open, in order, every other open question closed; their ids.
-    The last is the current one. All or none: nothing is written when any is refused."""
+                  now: float, close_others: bool = True) -> list[int] | Refusal:
+    """Put the questions to the room together, open, in order; their ids. The last is the current one. Every
+    other open question of the session is closed, unless `close_others` is False (a quiz's items put one by
+    one). All or none: nothing is written when any is refused. A spec is what the pages need to ask the question
+    and to compute its answer, as JSON."""
     texts = [(kind, spec_text(kind, spec)) for kind, spec in items]
     if not texts:
         raise ValueError("Put one question or more.")
@@ -55,8 +61,9 @@ def put_questions(engine: Engine, code: object, key: object, items: Sequence[tup
         if (status := session_of(row).status(now)) != "live":
             return Refusal(status)
         in_session = questions.c.session_id == row.id
-        conn.execute(questions.update().where(in_session, questions.c.state == "open")
-                     .values(state="closed", closed_at=now))
+        if close_others:
+            conn.execute(questions.update().where(in_session, questions.c.state == "open")
+                         .values(state="closed", closed_at=now))
         first = conn.scalar(select(func.coalesce(func.max(questions.c.position), 0) + 1).where(in_session))
         ids = [conn.execute(questions.insert().values(
             session_id=row.id, position=first + n, kind=kind, spec=text, state="open", opened_at=now,
@@ -86,6 +93,21 @@ def set_states(engine: Engine, code: object, key: object, question_ids: Sequence
     except _Undone as undone:
         return undone.refusal
     return None
+
+
+def put_question(engine: Engine, code: object, key: object, kind: str, spec: dict, now: float,
+                 close_others: bool = True) -> int | Refusal:
+    """Put one question to the room: open, and the current one; its id (put_questions' rules)."""
+    put = put_questions(engine, code, key, [(kind, spec)], now, close_others)
+    return put if isinstance(put, Refusal) else put[0]
+
+
+def set_state(engine: Engine, code: object, key: object, question_id: int | str, state: str,
+              now: float) -> Refusal | None:
+    """Move a question: open -> closed -> revealed (revealing an open one closes it too); a closed one may
+    open again, and is then the current one; a revealed one stays revealed. The same state again: no change.
+    Closing and revealing work in an ended or expired session too; opening needs a live one."""
+    return set_states(engine, code, key, [question_id], state, now)
 
 
 def _move(conn: Connection, session: Row, question_id: int | str, state: str, now: float) -> Refusal | None:

@@ -5,11 +5,10 @@ students and answers; delete_session deletes one at once, for its teacher."""
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Callable
 
-from sqlalchemy import Connection, Engine, and_, case, exc, func, select
+from sqlalchemy import Connection, Engine, and_, case, exc, select
 
 from classroom.codes import TITLE_MAX, clean_text, hash_secret, new_code, new_key
 from classroom.database import guarded, reading, writing
@@ -17,18 +16,15 @@ from classroom.records import (
     Question,
     Refusal,
     Session,
-    as_id,
     live_row,
     question_of,
     session_of,
     session_row,
     teacher_row,
 )
-from classroom.schema import SEATS, SEATS_MAX, STATES, StoreError, class_sessions, questions
+from classroom.schema import SEATS, SEATS_MAX, StoreError, class_sessions, questions
 from ui.compute import sql
 
-SPEC_MAX = 64_000  # characters of a question's JSON spec
-KIND_MAX = 40
 KEEP_ENV = "ATTENTION_LAB_KEEP_DAYS"
 # Four weeks after a class: time to export, mark and come back to a question over a holiday week; past it,
 # pupils' nicknames and answers serve no lesson, so they go.
@@ -133,77 +129,6 @@ def _purge(conn: Connection, now: float) -> int:
 
 
 @guarded
-def put_question(engine: Engine, code: object, key: object, kind: str, spec: dict, now: float,
-                 close_others: bool = True) -> int | Refusal:
-    """Put a question to the room: it is open and becomes the current one; its id. Every other open question
-    of the session is closed, unless `close_others` is False (a quiz whose questions are open together).
-    `spec` is what the pages need to ask it and to compute its answer, as JSON."""
-    if not isinstance(kind, str) or not 0 < len(kind) <= KIND_MAX:
-        raise ValueError(f"A question's kind is a short name, e.g. 'choice', not {kind!r}")
-    try:
-        text = json.dumps(spec, sort_keys=True, ensure_ascii=False, allow_nan=False)
-    except (TypeError, ValueError) as error:
-        raise ValueError(f"A question's spec must be plain JSON (no NaN, sets or arrays): {error}") from error
-    if len(text) > SPEC_MAX:
-        raise ValueError(f"A question's spec is at most {SPEC_MAX} characters of JSON, this one {len(text)}")
-    with writing(engine) as conn:
-        row = teacher_row(conn, code, key, lock=True)  # locked: two tabs' questions get distinct positions
-        if isinstance(row, Refusal):
-            return row
-        if (refusal := _not_live(row, now)) is not None:
-            return refusal
-        in_session = questions.c.session_id == row.id
-        if close_others:
-            conn.execute(questions.update().where(in_session, questions.c.state == "open")
-                         .values(state="closed", closed_at=now))
-        position = conn.scalar(select(func.coalesce(func.max(questions.c.position), 0) + 1).where(in_session))
-        question_id = conn.execute(questions.insert().values(
-            session_id=row.id, position=position, kind=kind, spec=text, state="open", opened_at=now,
-        )).inserted_primary_key[0]
-        conn.execute(class_sessions.update().where(class_sessions.c.id == row.id)
-                     .values(current_question_id=question_id))
-    return question_id
-
-
-@guarded
-def set_state(engine: Engine, code: object, key: object, question_id: int | str, state: str,
-              now: float) -> Refusal | None:
-    """Move a question: open -> closed -> revealed (revealing an open one closes it too); a closed one may
-    open again, and is then the current one; a revealed one stays revealed. The same state again: no change.
-    Closing and revealing work in an ended or expired session too; opening needs a live one."""
-    if state not in STATES:
-        raise ValueError(f"A question's state is one of {STATES}, not {state!r}")
-    with writing(engine) as conn:
-        row = teacher_row(conn, code, key)
-        if isinstance(row, Refusal):
-            return row
-        if state == "open" and (refusal := _not_live(row, now)) is not None:
-            return refusal
-        if (question_id := as_id(question_id)) is None:
-            return Refusal("no such question")
-        query = select(questions).where(questions.c.id == question_id, questions.c.session_id == row.id)
-        # FOR UPDATE: answers being written to it commit first (they hold it FOR SHARE), none after
-        question = conn.execute(query.with_for_update()).first()
-        if question is None:
-            return Refusal("no such question")
-        if question.state == state:
-            return None
-        if question.state == "revealed":
-            return Refusal("stays revealed")
-        changes: dict = {"state": state}
-        if state == "open":
-            changes.update(opened_at=now, closed_at=None)
-            conn.execute(class_sessions.update().where(class_sessions.c.id == row.id)
-                         .values(current_question_id=question_id))
-        elif state == "revealed":
-            changes.update(revealed_at=now, closed_at=question.closed_at or now)
-        else:
-            changes.update(closed_at=now)
-        conn.execute(questions.update().where(questions.c.id == question_id).values(**changes))
-    return None
-
-
-@guarded
 def current_question(engine: Engine, code: object) -> Question | None:
     """The question the room sees now (the last put or reopened), whatever its state; None before the first.
     Its spec may hold the computed answer: a student's page shows it only once the state is "revealed"."""
@@ -224,8 +149,3 @@ def all_questions(engine: Engine, code: object) -> list[Question]:
             return []
         found = conn.execute(select(questions).where(questions.c.session_id == row.id).order_by(questions.c.position))
         return [question_of(q) for q in found]
-
-
-def _not_live(row, now: float) -> Refusal | None:
-    status = session_of(row).status(now)
-    return None if status == "live" else Refusal(status)

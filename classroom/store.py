@@ -64,6 +64,7 @@ from classroom.answers import (
     standing,
 )
 from classroom.database import engine_for, prepare
+from classroom.quiz_store import put_question, set_state
 from classroom.records import AnswerRow, Question, Refusal, Session, Tally
 from classroom.roster import Student, remove_student, roster, set_seats
 from classroom.schema import SCHEMA_VERSION, SEATS, SEATS_MAX, SchemaTooNew, StoreError
@@ -77,8 +78,6 @@ from classroom.sessions import (
     find_session,
     keep_days,
     purge,
-    put_question,
-    set_state,
     start_session,
     teacher,
 )

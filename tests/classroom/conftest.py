@@ -24,7 +24,7 @@ import pytest
 from sqlalchemy import Engine, select
 
 from bench.postgres import own_schema
-from classroom import store
+from classroom import connection, store
 from classroom.schema import metadata
 
 POSTGRES_URL = "ATTENTION_LAB_TEST_POSTGRES_URL"
@@ -121,3 +121,14 @@ def snapshot(engine: Engine) -> dict[str, list[tuple]]:
     """Every row of every table of the store, in order: equal before and after means nothing was written."""
     with engine.connect() as conn:
         return {t.name: sorted(tuple(r) for r in conn.execute(select(t))) for t in metadata.sorted_tables}
+
+
+@pytest.fixture
+def db(tmp_path, monkeypatch) -> Engine:
+    """The Class page's own database for a page test (a SQLite file the page opens through the environment), and
+    an engine on it for the test to look with."""
+    url = f"sqlite:///{tmp_path / 'class.sqlite3'}"
+    monkeypatch.setenv(connection.ENVIRONMENT, url)
+    engine = store.engine_for(url)
+    store.prepare(engine)
+    return engine

@@ -12,21 +12,12 @@ import time
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from classroom import connection, device, store, student
+from classroom import device, store, student
 from classroom.codes import new_token
 from tests.apptest_helpers import ROOT
 
 PAGE = str(ROOT / "classroom" / "page.py")
 CONTROLS = ("Close", "Reveal", "End the class", "Put to the room")
-
-
-@pytest.fixture
-def db(tmp_path, monkeypatch):
-    url = f"sqlite:///{tmp_path / 'class.sqlite3'}"
-    monkeypatch.setenv(connection.ENVIRONMENT, url)
-    engine = store.engine_for(url)
-    store.prepare(engine)
-    return engine
 
 
 @pytest.fixture

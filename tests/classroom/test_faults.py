@@ -13,23 +13,13 @@ import warnings
 import pytest
 import streamlit as st
 
-from classroom import asked, connection, faults, store, teacher
+from classroom import asked, faults, store, teacher
 from classroom.histogram import histogram
 from classroom.questions import ClassQuestion, summary
 from tests.classroom.test_pages import ok, started, texts, visit
 
 WILD = ["1e308", "-1e308", "1.7976931348623157e308", "-1.7976931348623157e308", "5e-324", "-5e-324", "nan",
         "inf", "-inf", "1e999", "x" * 5000, "0.5", "0.25", "1/4", "64", "8"]
-
-
-@pytest.fixture
-def db(tmp_path, monkeypatch):
-    """This test's own class database (the file the page opens, and an engine to look with)."""
-    url = f"sqlite:///{tmp_path / 'class.sqlite3'}"
-    monkeypatch.setenv(connection.ENVIRONMENT, url)
-    engine = store.engine_for(url)
-    store.prepare(engine)
-    return engine
 
 
 def number_question(answer: float = 0.25) -> ClassQuestion:

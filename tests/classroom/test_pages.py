@@ -23,16 +23,6 @@ from tests.apptest_helpers import ROOT, chart_data, chart_spec
 PAGE = str(ROOT / "classroom" / "page.py")
 
 
-@pytest.fixture
-def db(tmp_path, monkeypatch):
-    """This test's own class database: the page's engine and one for the test to look with."""
-    url = f"sqlite:///{tmp_path / 'class.sqlite3'}"
-    monkeypatch.setenv(connection.ENVIRONMENT, url)
-    engine = store.engine_for(url)
-    store.prepare(engine)
-    return engine
-
-
 def visit(query: dict | None = None, **state) -> AppTest:
     at = AppTest.from_file(PAGE, default_timeout=60)
     for key, value in (query or {}).items():

@@ -23,7 +23,7 @@ from collections.abc import Iterator
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from classroom import asked, codes, connection, store
+from classroom import asked, codes, store
 from classroom.questions import ClassQuestion, answer_text
 from tests.apptest_helpers import ROOT, chart_spec
 
@@ -41,15 +41,6 @@ OTHERS = {f"other-student-token-{i:04d}-zq": (f"zqnick-{name}", value)
           for i, (name, value) in enumerate([("Ottoline", "31337.25"), ("Barnaby", "27182.75"),
                                              ("Wilhelmina", "16180.5")])}
 MY_WRONG = "4321.5"  # this phone's own answer to NUMBER (wrong); to CHOICE it picks option 0 (wrong)
-
-
-@pytest.fixture
-def db(tmp_path, monkeypatch):
-    url = f"sqlite:///{tmp_path / 'class.sqlite3'}"
-    monkeypatch.setenv(connection.ENVIRONMENT, url)
-    engine = store.engine_for(url)
-    store.prepare(engine)
-    return engine
 
 
 # ---- everything a page sent ------------------------------------------------------------------------------------

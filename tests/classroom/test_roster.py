@@ -10,7 +10,7 @@ import time
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from classroom import connection, store
+from classroom import store
 from classroom.codes import new_token
 from tests.apptest_helpers import ROOT
 from tests.classroom.conftest import snapshot
@@ -83,15 +83,6 @@ def test_only_the_teachers_key_lists_removes_or_sets_seats(engine):
 
 
 # ---- the teacher's page ---------------------------------------------------------------------------------------
-
-@pytest.fixture
-def db(tmp_path, monkeypatch):
-    url = f"sqlite:///{tmp_path / 'class.sqlite3'}"
-    monkeypatch.setenv(connection.ENVIRONMENT, url)
-    made = store.engine_for(url)
-    store.prepare(made)
-    return made
-
 
 def teacher_page(code: str, key: str) -> AppTest:
     at = AppTest.from_file(str(ROOT / "classroom" / "page.py"), default_timeout=60)
