@@ -415,8 +415,9 @@ def state_target(url: str, state: dict) -> Target:
 
 
 @contextlib.contextmanager
-def serve(processes: int, post_script_gc: bool, server_args: tuple[str, ...]):
-    """`python deploy/serve.py N` on loopback ports for the length of a run; yields its state."""
+def serve(processes: int, post_script_gc: bool, server_args: tuple[str, ...], max_restarts: int = 0):
+    """`python deploy/serve.py N` on loopback ports for the length of a run; yields its state (and the serve.py
+    process). A Streamlit process that exits is started again up to `max_restarts` times, as in production."""
     port = free_port(range(9300, 9400))
     first = next(p for p in random.sample(range(9400, 9500 - processes), 90)
                  if all(port_is_free(q) for q in range(p, p + processes)))
@@ -424,7 +425,8 @@ def serve(processes: int, post_script_gc: bool, server_args: tuple[str, ...]):
         state_file = Path(tmp) / "state.json"
         flags = [*server_args, "--runner.postScriptGC", str(post_script_gc).lower()]
         args = [sys.executable, str(ROOT / "deploy" / "serve.py"), str(processes), "--address", "127.0.0.1",
-                "--port", str(port), "--first-port", str(first), "--state", str(state_file), "--max-restarts", "0",
+                "--port", str(port), "--first-port", str(first), "--state", str(state_file),
+                "--max-restarts", str(max_restarts),
                 "--logs", str(Path(tmp) / "logs"),  # serve.py keeps its logs: here, gone with the run's folder
                 *(f"--server-arg={name}={value}" for name, value in zip(flags[::2], flags[1::2]))]
         log = open(Path(tmp) / "serve.log", "wb")

@@ -8,6 +8,7 @@ from typing import Literal
 
 from sqlalchemy import Engine, case, func, select
 
+from classroom import budgets
 from classroom.codes import (
     ANSWER_MAX,
     NICKNAME_MAX,
@@ -44,10 +45,13 @@ def _token_ok(token: object) -> bool:
 
 
 @guarded
-def join(engine: Engine, code: object, token: object, nickname: object, now: float) -> int | Refusal:
+def join(engine: Engine, code: object, token: object, nickname: object, now: float,
+         address: str | None = None) -> int | Refusal:
     """Join a live session as the student whose page keeps `token` (classroom.device); the student's id.
     Joining again with the same token is the same student, now with the nickname given (None: anonymous). A new
-    student is refused once the class has its seats, and a student the teacher removed is refused for good."""
+    student is refused once the class has its seats, or when the network `address` it comes from has made
+    its budget of new students (classroom.budgets; None: a caller with no address, the tests' and benches'
+    own scripts); a student the teacher removed is refused for good."""
     if not _token_ok(token):
         return Refusal("no token")
     if too_long(nickname, clean_nickname(nickname), NICKNAME_MAX):
@@ -63,6 +67,8 @@ def join(engine: Engine, code: object, token: object, nickname: object, now: flo
         if found is None and conn.scalar(select(func.count()).select_from(students).where(
                 students.c.session_id == row.id, students.c.removed_at.is_(None))) >= row.seats:
             return Refusal("full")
+        if found is None and address is not None and not budgets.spend(engine, conn, "join", address, now):
+            return Refusal("busy address")
         insert = upsert(engine, students).values(
             session_id=row.id, token_hash=hash_secret(token), nickname=clean_nickname(nickname), joined_at=now,
             burst_start=now, burst_count=0)

@@ -21,8 +21,10 @@ def put(engine: Engine, code: str, key: str, q: ClassQuestion, round_: str | Non
     questions put together (a quiz's items), which the room then sees together, open, closed or revealed."""
     if round_ is not None and round_ not in ROUNDS:
         raise ValueError(f"A quiz round is one of {sorted(ROUNDS)}, not {round_!r}")
-    return store.put_question(engine, code, key, q.kind, {"question": to_spec(q), "round": round_, "batch": batch},
-                              time.time(), close_others=close_others)
+    spec = {"question": to_spec(q), "round": round_, "batch": batch}
+    if batch is None:
+        spec["number"] = 1 + sum(batch_of(row) is None for row in store.all_questions(engine, code))
+    return store.put_question(engine, code, key, q.kind, spec, time.time(), close_others=close_others)
 
 
 def put_all(engine: Engine, code: str, key: str, items: list[ClassQuestion],
@@ -32,9 +34,12 @@ def put_all(engine: Engine, code: str, key: str, items: list[ClassQuestion],
     if round_ is not None and round_ not in ROUNDS:
         raise ValueError(f"A quiz round is one of {sorted(ROUNDS)}, not {round_!r}")
     batch = secrets.token_hex(4) if len(items) > 1 else None
+    # the number the room sees: a quiz's items 1 to n, a question put alone counted among those put alone (so
+    # the question after a seven-item quiz is not "Question 8")
+    first = 1 if batch else 1 + sum(batch_of(row) is None for row in store.all_questions(engine, code))
     return quiz_store.put_questions(
-        engine, code, key, [(q.kind, {"question": to_spec(q), "round": round_, "batch": batch}) for q in items],
-        time.time())
+        engine, code, key, [(q.kind, {"question": to_spec(q), "round": round_, "batch": batch, "number": first + i})
+                            for i, q in enumerate(items)], time.time())
 
 
 def question(row: store.Question) -> ClassQuestion:
@@ -45,6 +50,17 @@ def question(row: store.Question) -> ClassQuestion:
 def round_of(row: store.Question) -> str | None:
     """"pre" or "post" for a quiz item, None for any other question."""
     return row.spec.get("round")
+
+
+def number(row: store.Question) -> int:
+    """The question's number as the room sees it: its place in its quiz, or among the questions put alone."""
+    return row.spec.get("number", row.position)  # a question put before numbers were kept: its place in the class
+
+
+def title(row: store.Question) -> str:
+    """What the teacher's page calls the question: "Question 3", or "The quiz before the lesson, question 3"."""
+    round_ = ROUNDS.get(round_of(row))
+    return f"{round_.capitalize()}, question {number(row)}" if round_ else f"Question {number(row)}"
 
 
 def batch_of(row: store.Question) -> str | None:

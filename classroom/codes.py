@@ -35,10 +35,14 @@ def new_code() -> str:
     return "".join(secrets.choice(ALPHABET) for _ in range(CODE_LENGTH))
 
 
+NO_BREAK_HYPHEN = "\u2011"  # looks like "-", and a line never breaks at it (a phone broke "K7M-" from "4QX")
+
+
 def shown_code(code: str) -> str:
-    """The code as a projector shows it, split in two halves: "K7M-4QX" (normal_code reads it back)."""
+    """The code as a projector shows it, split in two halves by a hyphen no line breaks at: "K7M‑4QX" (normal_code
+    reads it back, with that hyphen or a typed one)."""
     half = CODE_LENGTH // 2
-    return f"{code[:half]}-{code[half:]}"
+    return f"{code[:half]}{NO_BREAK_HYPHEN}{code[half:]}"
 
 
 def normal_code(text: object) -> str | None:

@@ -86,8 +86,24 @@ def student_token(code: str) -> tuple[str, bool]:
     return derived(device, "student", code), shared
 
 
-def teacher_key(code: str) -> tuple[str, bool]:
+def teacher_key(code: str, generation: int = 0) -> tuple[str, bool]:
     """The teacher's key this browser gives the class `code` it starts (and finds again after a reload), and
-    whether the whole browser holds it."""
+    whether the whole browser holds it; `generation` counts the new keys its teacher made since (each one's key
+    differs, so an earlier key pasted elsewhere stops working)."""
     device, shared = number()
-    return derived(device, "teacher", code), shared
+    return derived(device, "teacher", code if generation == 0 else f"{code}:{generation}"), shared
+
+
+def address() -> str:
+    """The network address this page's browser comes from, for the limits per address (classroom.budgets).
+
+    The connection's own address, unless it comes from this machine: then it is the last address a proxy here
+    appended to X-Forwarded-For (the HAProxy set-up adds it), or "local" for a browser on this machine. A
+    proxy elsewhere is not trusted, since anyone can send that header."""
+    peer = st.context.ip_address  # None for a connection from this machine (and no str under AppTest)
+    if isinstance(peer, str) and peer:
+        return peer
+    lines = st.context.headers.get_all("X-Forwarded-For")
+    hops = [hop.strip() for line in lines if isinstance(line, str) for hop in line.split(",")]
+    hops = [hop for hop in hops if hop]
+    return hops[-1] if hops else "local"

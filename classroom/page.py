@@ -47,6 +47,23 @@ def start_page(engine) -> None:
                 st.rerun()
 
 
+def _teaching(engine, code: str, asks_to_teach: bool) -> tuple[store.Session, str] | None:
+    """The class and its teacher key when this tab teaches it: the key it was given (pasted, or an old link's),
+    else, on the teacher's page, the key this browser derives for the class's current key generation (the
+    browser that started the class, or made its latest key). None when neither opens the class."""
+    kept = teacher.key_for(code)
+    tries = [kept] if kept else []
+    if asks_to_teach or kept:
+        tries.append(device.teacher_key(code, store.key_generation(engine, code))[0])
+    for key in tries:
+        if isinstance(found := store.teacher(engine, code, key), store.Session):
+            teacher.remember(code, key)
+            return found, key
+    if kept:
+        teacher.forget(code)  # a key made anew since: this tab is given the new one, or pastes it
+    return None
+
+
 def main() -> None:
     if st.query_params.get("view") == "projector":
         projector.presenting()
@@ -78,10 +95,8 @@ def main() -> None:
         del st.query_params["key"]
         st.query_params["teacher"] = "1"
     asks_to_teach = bool(st.query_params.get("teacher"))
-    key = teacher.key_for(code) or (device.teacher_key(code)[0] if asks_to_teach else None)
-    if key is not None and isinstance(found := store.teacher(engine, code, key), store.Session):
-        teacher.remember(code, key)
-        teacher.page(engine, found, key)
+    if (found := _teaching(engine, code, asks_to_teach)) is not None:
+        teacher.page(engine, *found)
         return
     if asks_to_teach:
         if store.find_session(engine, code, time.time()) == store.Refusal("unknown"):
@@ -89,7 +104,7 @@ def main() -> None:
         elif not refused:
             teacher.key_form(engine, code)
         return
-    session = store.find_session(engine, code, time.time())
+    session = store.look_up(engine, code, time.time(), device.address())
     if isinstance(session, store.Refusal):
         if session.reason in ("ended", "expired"):  # a student of that class: no start page to confuse them
             st.info(session.message)

@@ -63,7 +63,7 @@ def live(engine: Engine, code: str) -> None:
 
 def one_question(engine: Engine, row: store.Question, joined: int) -> None:
     q = asked.question(row)
-    st.markdown(f"### Question {row.position}\n\n{q.prompt}")
+    st.markdown(f"## Question {asked.number(row)}\n\n{q.prompt}")
     tally = store.counts(engine, row.id)
     if row.state == "revealed":
         values = [value for value, n in tally.counts.items() for _ in range(n)]
@@ -92,7 +92,7 @@ def quiz(engine: Engine, rows: list[store.Question], joined: int) -> None:
     elif states == {"revealed"}:
         st.markdown(f"## {label}: how the room did")
         reveal.quiz_room([(asked.question(row), store.counts(engine, row.id)) for row in rows],
-                         [row.position for row in rows])
+                         [asked.number(row) for row in rows])
     else:
         st.markdown(f"## {label} is closed: {answered} of {joined} answered")
 

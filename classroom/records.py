@@ -16,7 +16,7 @@ from classroom.schema import SEATS_MAX, class_sessions, students
 Reason = Literal["not a code", "unknown", "ended", "expired", "wrong key", "no such question", "no token",
                  "not joined", "closed", "revealed", "stays revealed", "empty", "too many", "full", "removed",
                  "no such student", "seats", "too long",
-                 "nickname too long"]
+                 "nickname too long", "busy address", "guesses"]
 MESSAGES: dict[str, str] = {
     "not a code": f"That is not a class code: {CODE_RULE}.",
     "unknown": "No class has this code (or its data has been deleted). Check it against the projector.",
@@ -37,6 +37,9 @@ MESSAGES: dict[str, str] = {
     "seats": f"A class takes 1 to {SEATS_MAX} students: nothing was changed.",
     "too long": f"Nothing was sent: an answer is at most {ANSWER_MAX} characters.",
     "nickname too long": f"A nickname is at most {NICKNAME_MAX} characters: shorten it, then join.",
+    "busy address": "Very many students have just joined from this network: wait a minute, then press Join again.",
+    "guesses": "Too many wrong class codes from this network: wait a minute, check the code on the projector, "
+               "then try again.",
 }
 
 
@@ -61,6 +64,7 @@ class Session:
     ended_at: float | None
     current_question_id: int | None
     seats: int  # how many students may join
+    key_generation: int  # how many times the teacher made a new key (classroom.device derives this one's)
 
     def status(self, now: float) -> Literal["live", "ended", "expired"]:
         return "ended" if self.ended_at is not None else "expired" if now >= self.expires_at else "live"
@@ -96,7 +100,7 @@ class AnswerRow:
 
 def session_of(row: Row) -> Session:
     return Session(row.id, row.code, row.title, row.created_at, row.expires_at, row.ended_at,
-                   row.current_question_id, row.seats)
+                   row.current_question_id, row.seats, row.key_generation)
 
 
 def question_of(row: Row) -> Question:

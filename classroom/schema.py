@@ -4,13 +4,17 @@ One MetaData, SQLAlchemy Core, the same on SQLite and PostgreSQL. Times are seco
 given by the caller. Keys and tokens are stored as SHA-256 hex digests only (classroom.codes.hash_secret).
 
     meta           key -> value; "schema_version" is the version the tables are at
-    class_sessions one class: its join code, the teacher key's hash, when it started, expires and ended,
-                   the question the room sees now, and how many students may join (seats)
+    class_sessions one class: its join code, the teacher key's hash and how many times the teacher made a new
+                   key, when it started, expires and ended, the question the room sees now, and how many
+                   students may join (seats)
     questions      what the teacher put, in order: kind, spec (JSON text), state open / closed / revealed
     students       who joined a session: the token's hash, a nickname or NULL (anonymous), the answers
                    limit, and when the teacher removed the student (NULL: in the class)
     answers        one row per (question, student): the latest value, when first given, when last changed,
                    how many times changed
+    address_budgets how many joins and wrong codes a network address may still send (classroom.budgets):
+                   a keyed hash of the address, never the address, and when its budget is whole again; a
+                   row goes once it is whole
 
 A class's rows go with it: questions and students by ON DELETE CASCADE, their answers with them (SQLite does it
 only with foreign keys on, which ui.compute.sql turns on for every connection the store makes).
@@ -44,7 +48,7 @@ from sqlalchemy import (
 from classroom.codes import ANSWER_MAX, CODE_LENGTH, NICKNAME_MAX, TITLE_MAX
 from ui.compute.sql import StoreError  # the app's one database error; the class mode says it as it is
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 SEATS, SEATS_MAX = 40, 500  # students a class takes unless its teacher says otherwise; at most
 STATES = ("open", "closed", "revealed")
 HASH_LENGTH = 64  # SHA-256 in hex
@@ -70,6 +74,9 @@ class_sessions = Table(
     Column("current_question_id", Integer),
     # joins are refused past it: one browser is one student, and a script must not flood the room's counts
     Column("seats", Integer, nullable=False, default=SEATS, server_default=str(SEATS)),
+    # how many times the teacher made a new key: the browser that started the class derives the key of this
+    # generation from its device number (classroom.device), and every earlier key, pasted anywhere, stops working
+    Column("key_generation", Integer, nullable=False, default=0, server_default="0"),
 )
 
 questions = Table(
@@ -115,6 +122,13 @@ answers = Table(
 )
 Index("answers_by_student", answers.c.student_id)  # a student's own answers; the key serves per question
 
+address_budgets = Table(
+    "address_budgets", metadata,
+    Column("address_hash", String(HASH_LENGTH), primary_key=True),  # HMAC of the address (classroom.budgets)
+    Column("kind", String(10), primary_key=True),  # "join" or "guess"
+    Column("whole_at", Double, nullable=False),  # when the address's budget of this kind is whole again
+)
+
 def _seats_and_removals(conn: Connection) -> None:
     """Version 2: a class's seats, and a student the teacher removed."""
     double = Double().compile(dialect=conn.dialect)
@@ -122,9 +136,16 @@ def _seats_and_removals(conn: Connection) -> None:
     conn.execute(text(f"ALTER TABLE students ADD COLUMN removed_at {double}"))
 
 
+def _key_generations_and_address_budgets(conn: Connection) -> None:
+    """Version 3: a teacher can make a new key; joins and wrong codes are limited per network address."""
+    conn.execute(text("ALTER TABLE class_sessions ADD COLUMN key_generation INTEGER NOT NULL DEFAULT 0"))
+    address_budgets.create(conn)
+
+
 # MIGRATIONS[n] brings a database at version n - 1 to version n (ALTER TABLE, copy, ...). A fresh database
 # gets the current tables from create_all and no step.
-MIGRATIONS: dict[int, Callable[[Connection], None]] = {2: _seats_and_removals}
+MIGRATIONS: dict[int, Callable[[Connection], None]] = {2: _seats_and_removals,
+                                                       3: _key_generations_and_address_budgets}
 
 
 class SchemaTooNew(StoreError):

@@ -10,6 +10,7 @@ from collections.abc import Callable
 
 from sqlalchemy import Connection, Engine, and_, case, exc, select
 
+from classroom import budgets
 from classroom.codes import TITLE_MAX, clean_text, hash_secret, new_code, new_key
 from classroom.database import guarded, reading, writing
 from classroom.records import (
@@ -80,11 +81,52 @@ def find_session(engine: Engine, code: object, now: float) -> Session | Refusal:
 
 
 @guarded
+def look_up(engine: Engine, code: object, now: float, address: str) -> Session | Refusal:
+    """find_session for a page a code was brought to (typed, or a link), from a network address: an address past
+    its budget of wrong codes (classroom.budgets) is refused before the code is read, and a code that opens no
+    class takes one from its budget, so join codes cannot be tried one after another."""
+    with reading(engine) as conn:
+        if budgets.spent(conn, "guess", address, now):
+            return Refusal("guesses")
+        row = live_row(conn, code, now)
+    if row == Refusal("unknown"):
+        with writing(engine) as conn:
+            budgets.spend(engine, conn, "guess", address, now)
+    return row if isinstance(row, Refusal) else session_of(row)
+
+
+@guarded
 def teacher(engine: Engine, code: object, key: object) -> Session | Refusal:
     """The session when `key` is its teacher's key, live, ended or expired alike (Session.status says which)."""
     with reading(engine) as conn:
         row = teacher_row(conn, code, key)
     return row if isinstance(row, Refusal) else session_of(row)
+
+
+@guarded
+def key_generation(engine: Engine, code: object) -> int:
+    """How many times the teacher of the class `code` made a new key (0 for no such class): not a secret, the
+    key of each generation is (classroom.device)."""
+    with reading(engine) as conn:
+        row = session_row(conn, code)
+    return 0 if isinstance(row, Refusal) else row.key_generation
+
+
+@guarded
+def new_teacher_key(engine: Engine, code: object, key: object,
+                    key_for: Callable[[str, int], str] | None = None) -> str | Refusal:
+    """Make the class's teacher key anew, for its teacher: the new key, or why not. Every earlier key stops
+    working at once, wherever it was pasted. `key_for(code, generation)` gives the key of the new generation
+    (the browser's own, classroom.device, so that browser finds it again after a reload); else a random one."""
+    with writing(engine) as conn:
+        row = teacher_row(conn, code, key, lock=True)
+        if isinstance(row, Refusal):
+            return row
+        generation = row.key_generation + 1
+        fresh = key_for(row.code, generation) if key_for is not None else new_key()
+        conn.execute(class_sessions.update().where(class_sessions.c.id == row.id).values(
+            key_hash=hash_secret(fresh), key_generation=generation))
+    return fresh
 
 
 @guarded
@@ -125,6 +167,7 @@ def purge(engine: Engine, now: float) -> int:
 def _purge(conn: Connection, now: float) -> int:
     ended, expires = class_sessions.c.ended_at, class_sessions.c.expires_at
     over = case((and_(ended.is_not(None), ended < expires), ended), else_=expires)  # the first of the two
+    budgets.forget_whole(conn, now)
     return conn.execute(class_sessions.delete().where(over < now - keep_days() * DAY_S)).rowcount
 
 

@@ -11,7 +11,10 @@ before `answer` returns.
 
     start_session(engine, now, ttl_s=4*3600, title="", key_for=None, seats=SEATS) -> (code, key)
     find_session(engine, code, now) -> Session | Refusal          not a code / unknown / ended / expired
+    look_up(engine, code, now, address) -> Session | Refusal      find_session, wrong codes limited per address
     teacher(engine, code, key) -> Session | Refusal               wrong key
+    new_teacher_key(engine, code, key, key_for=None) -> key | Refusal   every earlier key stops working
+    key_generation(engine, code) -> int                          how many new keys the teacher made
     end_session(engine, code, key, now) -> Refusal | None
     delete_session(engine, code, key) -> Refusal | None           the class and all it holds, now
     purge(engine, now) -> int                                     classes past their keeping time deleted
@@ -21,7 +24,7 @@ before `answer` returns.
     current_question(engine, code) -> Question | None
     all_questions(engine, code) -> [Question]
 
-    join(engine, code, token, nickname, now) -> student id | Refusal
+    join(engine, code, token, nickname, now, address=None) -> student id | Refusal   new students limited per address
     answer(engine, code, token, question_id, value, now) -> Refusal | None
     counts(engine, question_id) -> Tally(counts={value: n}, total)
     answered_by(engine, question_ids) -> int                     students who answered any of them
@@ -77,15 +80,19 @@ from classroom.sessions import (
     end_session,
     find_session,
     keep_days,
+    key_generation,
+    look_up,
+    new_teacher_key,
     purge,
     start_session,
     teacher,
 )
 
 __all__ = [
-    "BURST", "BURST_S", "KEEP_DAYS", "KEEP_ENV", "SCHEMA_VERSION", "SEATS", "SEATS_MAX", "AnswerRow", "Question",
-    "Refusal", "SchemaTooNew", "Session", "StoreError", "Student", "Tally", "all_questions", "answer", "answered_by",
-    "answers_of", "counts", "current_question", "delete_session", "end_session", "engine_for", "enrolled",
-    "export_rows", "find_session", "join", "joined", "keep_days", "my_answer", "prepare", "purge", "put_question",
-    "remove_student", "roster", "set_seats", "set_state", "standing", "start_session", "teacher",
+    "BURST", "BURST_S", "KEEP_DAYS", "KEEP_ENV", "SCHEMA_VERSION", "SEATS", "SEATS_MAX", "AnswerRow",
+    "Question", "Refusal", "SchemaTooNew", "Session", "StoreError", "Student", "Tally", "all_questions",
+    "answer", "answered_by", "answers_of", "counts", "current_question", "delete_session", "end_session",
+    "engine_for", "enrolled", "export_rows", "find_session", "join", "joined", "keep_days", "key_generation",
+    "look_up", "my_answer", "new_teacher_key", "prepare", "purge", "put_question", "remove_student", "roster",
+    "set_seats", "set_state", "standing", "start_session", "teacher",
 ]

@@ -49,7 +49,7 @@ def join_form(engine: Engine, session: store.Session, token: str, shared: bool) 
         joined = st.form_submit_button("Join")
     st.caption(f"{ONE_BROWSER if shared else ONE_TAB} {retention.kept_sentence()}")
     if joined:
-        result = store.join(engine, session.code, token, nickname, time.time())
+        result = store.join(engine, session.code, token, nickname, time.time(), address=device.address())
         if isinstance(result, store.Refusal):
             st.error(result.message)
             return
@@ -177,7 +177,7 @@ def questions_part(engine: Engine, code: str, token: str) -> None:
 
 def _question(engine: Engine, code: str, token: str, row: store.Question, together: bool) -> None:
     q = asked.question(row)
-    st.markdown(f"#### Question {row.position}\n\n{q.prompt}")
+    st.markdown(f"#### Question {asked.number(row)}\n\n{q.prompt}")
     saved = store.my_answer(engine, row.id, token)
     if row.state == "open":
         answer_box(engine, code, token, row, q, saved)

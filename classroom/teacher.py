@@ -47,7 +47,13 @@ def key_for(code: str) -> str | None:
     return st.session_state.get(KEEP, {}).get(code)
 
 
-def share_panel(code: str, key: str) -> None:
+NEW_KEY_HELP = ("Every copy of the current key stops working at once, in every browser it was pasted into: use it "
+                "if the key was seen or shared by mistake. This browser keeps control and finds the new key again "
+                "after a reload; any other browser you teach from needs the new key pasted.")
+NEW_KEY_DONE = "_class_new_key_done"
+
+
+def share_panel(engine: Engine, code: str, key: str) -> None:
     with st.expander("Links and QR code", expanded=True):
         left, right = st.columns((3, 1))
         with left:
@@ -62,6 +68,18 @@ def share_panel(code: str, key: str) -> None:
                            f"{links.teacher_page_link(code)} there and paste this key; that tab keeps it until it "
                            "is reloaded or closed. Do not project it.")
                 st.code(key, language=None, wrap_lines=True)
+                if st.button("Make a new teacher key", key="class_new_key", help=NEW_KEY_HELP):
+                    fresh = store.new_teacher_key(engine, code, key,
+                                                  key_for=lambda code, generation: device.teacher_key(
+                                                      code, generation)[0])
+                    if isinstance(fresh, store.Refusal):
+                        st.error(fresh.message)
+                    else:
+                        remember(code, fresh)
+                        st.session_state[NEW_KEY_DONE] = True
+                        st.rerun()
+                if st.session_state.pop(NEW_KEY_DONE, False):
+                    st.success("A new teacher key is made: the one above. Every earlier copy no longer works.")
         with right:
             st.image(links.qr_png(links.join_link(code)), width=160, output_format="PNG",
                      alt=f"QR code of the join link, {links.join_link(code)}")
@@ -128,7 +146,7 @@ def _who_answered(engine: Engine, code: str, key: str, row: store.Question) -> N
     right = sum(grade(q, a.value) for a in answers)
     share = f", {100 * right / len(answers):.0f}% of them right" if answers else ""
     # the item named: in a quiz of seven, "Question 5" alone does not say which one it is
-    st.markdown(f"**Question {row.position}**, {escape_md(short(q.prompt, 60))} ({row.state}): {len(answers)} "
+    st.markdown(f"**{asked.title(row)}**, {escape_md(short(q.prompt, 60))} ({row.state}): {len(answers)} "
                 f"answered{share}")
     if answers:
         st.caption("Answered: " + ", ".join(
@@ -187,7 +205,8 @@ def results(engine: Engine, code: str, key: str) -> None:
             answers = store.answers_of(engine, code, key, row.id)
             answers = [] if isinstance(answers, store.Refusal) else answers
             right = sum(grade(q, a.value) for a in answers)
-            table.append({"question": row.position, "asked": short(q.prompt, 80), "state": row.state,
+            table.append({"question": row.position, "as the room saw it": asked.title(row),
+                          "asked": short(q.prompt, 80), "state": row.state,
                           "answered": len(answers),
                           "% of answers right": round(100 * right / len(answers)) if answers else None})
             if asked.round_of(row) in by_round:
@@ -262,7 +281,7 @@ def page(engine: Engine, session: store.Session, key: str) -> None:
         st.warning(f"This class has {status}: students and the projector now show only that, with no question "
                    "and no answer, even one you reveal now. The results stay here until the class's data is deleted "
                    f"(it is kept until {retention.kept_for(store.keep_days())}): export what you need.")
-    share_panel(code, key)
+    share_panel(engine, code, key)
     st.fragment(controls_part, run_every=POLL_S)(engine, code, key)
     if status == "live":  # an ended class takes no question: nobody could answer it
         with st.expander("Ask the room", expanded=True):

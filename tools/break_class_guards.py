@@ -38,6 +38,7 @@ SECURITY = "tests/system/test_security.py"
 DEVICE = "tests/classroom/test_device.py"
 RETENTION = "tests/classroom/test_retention.py"
 ROSTER = "tests/classroom/test_roster.py"
+BUDGETS = "tests/classroom/test_budgets.py"
 
 
 @dataclass(frozen=True)
@@ -58,8 +59,8 @@ BREAKS = (
           'mine(row, q, saved) or st.caption(f"The room so far: {store.counts(engine, row.id).counts}")',
           f"{PROMISES}::test_a_phone_before_the_reveal_is_sent_nothing_of_the_answer[joined-open-number]"),
     Break("the room's running count on a phone", "classroom/student.py",
-          'st.markdown(f"#### Question {row.position}\\n\\n{q.prompt}")',
-          'st.markdown(f"#### Question {row.position} ({store.counts(engine, row.id).total})\\n\\n{q.prompt}")',
+          'st.markdown(f"#### Question {asked.number(row)}\\n\\n{q.prompt}")',
+          'st.markdown(f"#### Question {asked.number(row)} ({store.counts(engine, row.id).total})\\n\\n{q.prompt}")',
           f"{PROMISES}::test_a_phone_before_the_reveal_is_the_same_whatever_the_room_answered[joined-open-number]"),
     Break("right or wrong on a phone before the reveal", "classroom/student.py",
           'elif row.state == "revealed":', 'elif row.state != "revealed":',
@@ -147,8 +148,8 @@ BREAKS = (
           "if isinstance(store.teacher(engine, code, pasted), store.Session):", "if True:",
           f"{DEVICE}::test_another_browser_gets_control_only_by_pasting_the_key"),
     Break("any browser that asks is the teacher", "classroom/page.py",
-          "if key is not None and isinstance(found := store.teacher(engine, code, key), store.Session):",
-          "if key is not None and not isinstance(found := store.find_session(engine, code, 0.0), store.Refusal):",
+          "if isinstance(found := store.teacher(engine, code, key), store.Session):",
+          "if not isinstance(found := store.find_session(engine, code, 0.0), store.Refusal):",
           f"{DEVICE}::test_a_student_who_asks_for_the_teachers_page_gets_no_controls"),
     Break("a class deleted without the key", "classroom/sessions.py", "row = teacher_row(conn, code, key, lock=True)",
           "row = session_row(conn, code, lock=True)",
@@ -168,6 +169,20 @@ BREAKS = (
           "folder.mkdir(mode=0o700, parents=True, exist_ok=True)",
           "folder.mkdir(mode=0o755, parents=True, exist_ok=True)",
           "tests/ui/test_database_file.py::test_the_default_database_is_private_to_its_user"),
+    Break("new students from one address without limit", "classroom/answers.py", 'return Refusal("busy address")',
+          "pass", f"{BUDGETS}::test_a_school_behind_one_address_joins_and_a_script_is_stopped[sqlite]"),
+    Break("join codes tried without limit", "classroom/sessions.py", 'return Refusal("guesses")', "pass",
+          f"{BUDGETS}::test_wrong_codes_are_slowed_and_then_no_code_is_read[sqlite]"),
+    Break("a network address stored as it is", "classroom/budgets.py",
+          'return hmac.new(key, address.encode("utf-8", "surrogatepass"), hashlib.sha256).hexdigest()',
+          "return address", f"{BUDGETS}::test_the_address_is_never_stored_and_a_whole_budget_is_forgotten[sqlite]"),
+    Break("the join page passes no address", "classroom/student.py",
+          "result = store.join(engine, session.code, token, nickname, time.time(), address=device.address())",
+          "result = store.join(engine, session.code, token, nickname, time.time())",
+          f"{BUDGETS}::test_the_class_page_limits_joins_and_wrong_codes_from_an_address"),
+    Break("an old teacher key works after a new one is made", "classroom/sessions.py",
+          "key_hash=hash_secret(fresh), key_generation=generation))", "key_generation=generation))",
+          f"{DEVICE}::test_a_new_teacher_key_stops_every_copy_of_the_old_and_this_browser_keeps_control"),
 )
 
 

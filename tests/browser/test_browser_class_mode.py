@@ -15,7 +15,7 @@ import re
 
 import pytest
 
-from classroom import device, predict
+from classroom import codes, device, predict
 from core.tokenize import word_tokens
 from tests.browser import harness
 from tests.browser.axe_check import STILL, report, serious_violations
@@ -28,6 +28,7 @@ PROJECTOR = {"width": 1280, "height": 720}
 PHONE = {"width": 390, "height": 844}
 # Names no page text could hold by chance: if one shows on the projector, it came from a student.
 NICKNAMES = ("Zephyrine", "Quillon", "")
+TITLE = "Tuesday afternoon, group B, room 12"  # long enough to wrap the phone's join heading
 # The teacher's panel starts a prediction from these (ask.py: the QKV lesson's defaults, the last word's row).
 SETTINGS = {"D": 16, "d_k": 8, "seed": 0, "seq_len": 16}
 
@@ -69,6 +70,31 @@ def arrive(tab, url: str) -> None:
                               timeout=PAGE_TIMEOUT_MS)
 
 
+def lines_of(tab, text: str) -> int:
+    """On how many lines the first place the page shows `text` is drawn."""
+    return tab.evaluate("""text => {
+      const walk = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+      while (walk.nextNode()) {
+        const node = walk.currentNode, at = node.data.indexOf(text);
+        if (at < 0) continue;
+        const range = document.createRange();
+        range.setStart(node, at);
+        range.setEnd(node, at + text.length);
+        return new Set([...range.getClientRects()].map(box => Math.round(box.top))).size;
+      }
+      return 0;
+    }""", text)
+
+
+def teacher_key_shown(teacher) -> str:
+    """The key in the teacher's popover (opened if shut), as the teacher would copy it."""
+    block = teacher.locator('[data-testid="stPopoverBody"] code')
+    if not block.is_visible():
+        teacher.get_by_role("button", name="Your teacher key (keep it private)").click()
+    expect(block).to_be_visible(timeout=RERUN_TIMEOUT_MS)
+    return block.inner_text().strip()
+
+
 def charts_drawn(tab) -> None:
     """Every chart on the tab holds Vega's svg or canvas."""
     charts = tab.locator(CHART)
@@ -91,6 +117,7 @@ def test_a_class_from_start_to_reveal(server, browser):
 
     teacher = open_tab(browser, errors, PROJECTOR)
     arrive(teacher, f"{server.url}/class")
+    teacher.get_by_role("textbox", name="Title (optional)").fill(TITLE)
     teacher.get_by_role("button", name="Start a class").click()
     expect(teacher.get_by_text("Teacher's page")).to_be_visible(timeout=PAGE_TIMEOUT_MS)
     expect(teacher).to_have_url(re.compile(r"code=\w{6}"))
@@ -110,6 +137,8 @@ def test_a_class_from_start_to_reveal(server, browser):
     for i, name in enumerate(NICKNAMES):
         phone = open_tab(browser, errors, PHONE, theme="dark" if i == 1 else "light", phone=True)
         arrive(phone, join_link)
+        expect(phone.get_by_text(codes.shown_code(code))).to_be_visible(timeout=PAGE_TIMEOUT_MS)
+        assert lines_of(phone, codes.shown_code(code)) == 1, "the join code is broken across lines on a phone"
         phone.get_by_role("textbox", name="Nickname (optional)").fill(name)
         phone.get_by_role("button", name="Join").click()
         expect(phone.get_by_text("The first question will appear")).to_be_visible(timeout=PAGE_TIMEOUT_MS)
@@ -120,7 +149,7 @@ def test_a_class_from_start_to_reveal(server, browser):
     no_serious_violation(projector, "the projector while the room joins")
 
     teacher.get_by_text("Predict: the key a query attends to most").click()
-    expect(teacher.get_by_text("which key will the query")).to_be_visible(timeout=RERUN_TIMEOUT_MS)
+    expect(teacher.get_by_text("attend to most?")).to_be_visible(timeout=RERUN_TIMEOUT_MS)
     teacher.get_by_role("button", name="Put to the room").click()
     expect(projector.get_by_text("Question 1")).to_be_visible(timeout=RERUN_TIMEOUT_MS)
     expect(projector.get_by_text("0 of 3")).to_be_visible(timeout=RERUN_TIMEOUT_MS)
@@ -177,7 +206,7 @@ def test_two_tabs_of_one_phone_are_one_student_and_a_reload_keeps_the_teacher(se
     expect(first.get_by_text("The first question will appear")).to_be_visible(timeout=PAGE_TIMEOUT_MS)
 
     teacher.get_by_text("Predict: the key a query attends to most").click()
-    expect(teacher.get_by_text("which key will the query")).to_be_visible(timeout=RERUN_TIMEOUT_MS)
+    expect(teacher.get_by_text("attend to most?")).to_be_visible(timeout=RERUN_TIMEOUT_MS)
     teacher.get_by_role("button", name="Put to the room").click()
     expect(first.get_by_text("Question 1")).to_be_visible(timeout=RERUN_TIMEOUT_MS)
     options = the_question().options
@@ -207,6 +236,19 @@ def test_two_tabs_of_one_phone_are_one_student_and_a_reload_keeps_the_teacher(se
     expect(other.get_by_text("This browser does not hold this class's teacher key")).to_be_visible(
         timeout=PAGE_TIMEOUT_MS)
     expect(other.get_by_role("button", name="Reveal")).to_have_count(0)
+
+    # a key seen by mistake: the teacher makes a new one; a tab given the old key loses control, the teacher keeps it
+    key = teacher_key_shown(teacher)
+    other.get_by_role("textbox", name="Teacher key").fill(key)
+    other.get_by_role("button", name="Open the teacher's page").click()
+    expect(other.get_by_role("button", name="Reveal")).to_be_visible(timeout=RERUN_TIMEOUT_MS)
+    teacher.get_by_role("button", name="Make a new teacher key").click()
+    expect(teacher.get_by_text("A new teacher key is made")).to_be_visible(timeout=RERUN_TIMEOUT_MS)
+    assert teacher_key_shown(teacher) != key
+    other.reload()
+    expect(other.get_by_role("textbox", name="Teacher key")).to_be_visible(timeout=PAGE_TIMEOUT_MS)
+    teacher.reload()
+    expect(teacher.get_by_role("button", name="Reveal")).to_be_visible(timeout=PAGE_TIMEOUT_MS)
 
     for tab in (teacher, first, second, other):
         expect(tab.locator(EXCEPTION)).to_have_count(0)

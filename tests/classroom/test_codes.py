@@ -41,7 +41,8 @@ def test_what_cannot_be_a_code_is_none(typed):
 
 def test_a_shown_code_reads_back():
     code = codes.new_code()
-    assert codes.shown_code(code) == f"{code[:3]}-{code[3:]}"
+    assert codes.shown_code(code) == f"{code[:3]}\u2011{code[3:]}"  # a hyphen no line breaks at
+    assert codes.normal_code(f"{code[:3]}-{code[3:]}") == code
     assert codes.normal_code(codes.shown_code(code)) == code
     assert codes.normal_code(codes.shown_code(code).lower()) == code
 

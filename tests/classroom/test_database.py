@@ -224,9 +224,31 @@ def test_a_version_1_database_gains_seats_and_removals_and_keeps_its_class(make_
     with old.begin() as conn:  # back to version 1's tables, as an older app left them
         conn.execute(text("ALTER TABLE class_sessions DROP COLUMN seats"))
         conn.execute(text("ALTER TABLE students DROP COLUMN removed_at"))
+        conn.execute(text("ALTER TABLE class_sessions DROP COLUMN key_generation"))
+        conn.execute(text("DROP TABLE address_budgets"))
         conn.execute(schema.meta.update().values(value="1"))
     upgraded = make_engine()
     assert store.teacher(upgraded, code, key).seats == schema.SEATS
     assert store.enrolled(upgraded, code, token) and store.joined(upgraded, code) == 1
     assert version_rows(upgraded) == [("schema_version", str(schema.SCHEMA_VERSION))]
     assert store.remove_student(upgraded, code, key, 1, NOW) is None and store.joined(upgraded, code) == 0
+
+
+def test_a_version_2_database_gains_key_generations_and_address_budgets(make_engine):
+    """Version 3 (a teacher's new key, limits per address), on a database made at version 2: its class and its
+    teacher's key stay, and both new things work on it."""
+    old = make_engine()
+    code, key = store.start_session(old, NOW)
+    token = new_token()
+    store.join(old, code, token, "Ada", NOW)
+    with old.begin() as conn:  # back to version 2's tables
+        conn.execute(text("ALTER TABLE class_sessions DROP COLUMN key_generation"))
+        conn.execute(text("DROP TABLE address_budgets"))
+        conn.execute(schema.meta.update().values(value="2"))
+    upgraded = make_engine()
+    assert store.teacher(upgraded, code, key).key_generation == 0 and store.enrolled(upgraded, code, token)
+    assert version_rows(upgraded) == [("schema_version", str(schema.SCHEMA_VERSION))]
+    fresh = store.new_teacher_key(upgraded, code, key)
+    assert isinstance(store.teacher(upgraded, code, fresh), store.Session)
+    assert store.teacher(upgraded, code, key) == store.Refusal("wrong key")
+    assert isinstance(store.join(upgraded, code, new_token(), None, NOW, address="203.0.113.9"), int)

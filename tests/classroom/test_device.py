@@ -136,3 +136,30 @@ def test_a_student_who_asks_for_the_teachers_page_gets_no_controls(db, browser):
     join(visit({"code": code}))
     at = visit({"code": code, "teacher": "1"})
     assert not has_controls(at) and "Teacher's page" not in said(at)
+
+
+def test_a_new_teacher_key_stops_every_copy_of_the_old_and_this_browser_keeps_control(db, browser):
+    teacher_device = device_number()
+    browser.number = teacher_device
+    at = visit({})
+    at.button[0].click().run()  # Start a class
+    code = at.query_params["code"]
+    old = store.teacher  # the key this browser derived, as a pasted copy would hold it
+    key = device.teacher_key(code)[0]
+    assert isinstance(old(db, code, key), store.Session)
+    browser.number = device_number()  # a second computer the teacher pasted the key into
+    other = visit({"code": code, "teacher": "1"})
+    other.text_input[0].input(key)
+    other.button[0].click().run()
+    assert has_controls(other)
+    browser.number = teacher_device
+    at = visit({"code": code, "teacher": "1"})
+    next(b for b in at.button if b.label == "Make a new teacher key").click().run()
+    assert not at.exception and "A new teacher key is made" in said(at) and has_controls(at)
+    assert store.teacher(db, code, key) == store.Refusal("wrong key")
+    assert isinstance(store.teacher(db, code, device.teacher_key(code, 1)[0]), store.Session)
+    assert has_controls(visit({"code": code, "teacher": "1"}))  # a reload of this browser finds the new key
+    browser.number = other_device = device_number()
+    assert not has_controls(visit({"code": code, "teacher": "1"})), other_device
+    other.run()  # the second computer's tab, which held the old key
+    assert not has_controls(other) and "Teacher key" in [t.label for t in other.text_input]

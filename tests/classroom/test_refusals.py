@@ -43,7 +43,7 @@ def refused(engine, reason, call, *args):
 @pytest.mark.parametrize("typed", ["", "ABC", "K7M4QX!", "<script>", "K" * 10_000, None, 42, ["K7M4QX"]])
 def test_a_string_that_cannot_be_a_code(engine, room, typed):
     message = refused(engine, "not a code", store.find_session, typed, NOW)
-    assert message == f"That is not a class code: a code is {codes.CODE_LENGTH} letters and digits, like K7M-4QX."
+    assert message == f"That is not a class code: a code is {codes.CODE_LENGTH} letters and digits, like K7M\u20114QX."
     refused(engine, "not a code", store.join, typed, new_token(), "Bo", NOW)
     refused(engine, "not a code", store.answer, typed, room["token"], room["question"], "B", NOW)
     refused(engine, "not a code", store.end_session, typed, room["key"], NOW)

@@ -49,7 +49,7 @@ def test_a_class_is_kept_its_time_after_it_ends_then_deleted_with_all_it_holds(e
     assert store.teacher(engine, code, key).code == code  # a teacher can still export on the last day
     assert store.purge(engine, ended + KEEP + 1) == 1
     assert {name: n for name, n in rows(engine).items() if name != "meta"} == {
-        "class_sessions": 0, "questions": 0, "students": 0, "answers": 0}
+        "class_sessions": 0, "questions": 0, "students": 0, "answers": 0, "address_budgets": 0}
     assert store.find_session(engine, code, ended + KEEP + 2).reason == "unknown"
 
 
@@ -115,7 +115,7 @@ def test_child_rows_go_with_an_engine_made_without_the_stores_settings(tmp_path)
         code, key = busy_class(engine, NOW)
         assert store.delete_session(engine, code, key) is None
         assert {name: n for name, n in rows(engine).items() if name != "meta"} == {
-            "class_sessions": 0, "questions": 0, "students": 0, "answers": 0}
+            "class_sessions": 0, "questions": 0, "students": 0, "answers": 0, "address_budgets": 0}
     finally:
         engine.dispose()
 

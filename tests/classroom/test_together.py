@@ -81,3 +81,20 @@ def test_the_rules_are_set_states_own(engine, class_):
     assert asked.put_all(engine, code, key, quiz()[:1]) == store.Refusal("ended")
     with pytest.raises(ValueError):
         quiz_store.set_states(engine, code, key, ids, "shown", NOW)
+
+
+def test_the_room_numbers_a_quizs_items_apart_from_the_questions_put_alone(engine, class_):
+    """The question after a seven-item quiz is "Question 1" of those put alone, not "Question 8"; the teacher's
+    page names the round of a quiz's item."""
+    code, key = class_
+    items = quiz()
+    lone = items[0]
+    first = asked.put_all(engine, code, key, [lone])
+    quiz_ids = asked.put_all(engine, code, key, items, "pre")
+    after = asked.put_all(engine, code, key, [lone])
+    rows = {row.id: row for row in store.all_questions(engine, code)}
+    assert [asked.number(rows[i]) for i in quiz_ids] == list(range(1, len(items) + 1))
+    assert [asked.number(rows[i]) for i in (*first, *after)] == [1, 2]
+    assert rows[after[0]].position == len(items) + 2  # the class's order is kept apart, for the export
+    assert asked.title(rows[quiz_ids[2]]) == "The quiz before the lesson, question 3"
+    assert asked.title(rows[after[0]]) == "Question 2"
