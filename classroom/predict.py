@@ -3,8 +3,8 @@ which key a query attends to most (QKV, Scaling, Masking), the character model's
 whether the largest weight rises or falls with d_k when the scores are not scaled (Scaling).
 
 Each refuses a setting that cannot make a fair question (one token, a query that is not in the sentence, an empty
-prompt, every key the same word, a row that goes against the tendency its question is about) with a ValueError
-whose sentence a teacher can act on. Every number a prompt or explanation states is computed here.
+prompt, every key the same word, a difference too small to call) with a ValueError whose sentence a teacher can act
+on. Every number a prompt or explanation states is computed here.
 
 Shapes: T tokens, V characters the model knows.
 """
@@ -67,14 +67,24 @@ def _sentence(tokens: list[str]) -> str:
     return " · ".join(code_span(t) for t in tokens)
 
 
+def _told_apart(a: float, b: float, places: tuple[int, ...]) -> int | None:
+    """The fewest decimals of `places` at which a and b print differently, or None."""
+    return next((p for p in places if number_text(a, p) != number_text(b, p)), None)
+
+
 def attend_most(sentence: str, D: int, d_k: int, seed: int, max_tokens: int, query: int,
                 masked: bool = False) -> ClassQuestion:
-    """"Which key will this query attend to most?" on one random head (core.demos.heads.single_head, the QKV,
-    Scaling and Masking lessons' head; masked=True for Masking's causal mask).
+    """"Which key will this query attend to most?", asked with the query's dot products q·k in front of the room,
+    on one random head (core.demos.heads.single_head, the QKV, Scaling and Masking lessons' head; masked=True for
+    Masking's causal mask).
 
-    The answer is the argmax of the query's row of weights; keys tied with it (the same word again: one embedding,
-    no positions, so the same weight) are right too. Refused: one token, a query out of range, the first query
-    under the mask (it sees only itself), a query whose visible keys are all one word.
+    The weights are random, so nothing learned can be reasoned from; the steps after the dot products can:
+    dividing by √d_k and the softmax keep their order (e^x grows with x), and the causal mask gives every later
+    key 0, whatever its dot product. The prompt shows every key's q·k, later keys included; the answer is the
+    argmax of the query's row of weights, the key it sees with the largest q·k. Keys tied with it (the same word
+    again: one embedding, no positions, so the same q·k) are right too. Refused: one token, a query out of range,
+    the first query under the mask (it sees only itself), a query whose visible keys are all one word, and a
+    winner whose q·k cannot be told from the runner-up's at three decimals.
     """
     tokens = _tokens(sentence, max_tokens)
     i, T = _query(query, tokens), len(tokens)
@@ -83,42 +93,56 @@ def attend_most(sentence: str, D: int, d_k: int, seed: int, max_tokens: int, que
     if masked and i == 0:
         raise ValueError(f"Under the causal mask the first token, {code_span(labels[0])}, sees only itself and gives "
                          "itself all its weight: there is nothing to predict. Pick a later query.")
-    row = single_head(tokens, D, d_k, seed, mask=causal_mask(T) if masked else None)["weights"][i]  # (T,)
+    head = single_head(tokens, D, d_k, seed, mask=causal_mask(T) if masked else None)
+    row, dots = head["weights"][i], head["scores"][i]  # (T,) each: the weights, and q·k before √d_k and the mask
     seen = i + 1 if masked else T
     best = int(np.argmax(row))
     tied = tuple(j for j in range(T) if j != best and row[best] - row[j] <= TIE)
     if len(tied) + 1 == seen:
         raise ValueError(f"Every key that {code_span(labels[i])} can see is the word {code_span(tokens[best])}, so "
                          "all get the same weight: there is nothing to predict. Pick another query or sentence.")
-    runner = max((j for j in range(T) if j != best and j not in tied), key=lambda j: row[j])
-    # the winner and the runner-up to the decimals that tell them apart: a room is not marked wrong for a key it
-    # was shown as equal; equal at three decimals is too close to call
-    places = next((p for p in (2, 3) if f"{row[best]:.{p}f}" != f"{row[runner]:.{p}f}"), None)
+    runner = max((j for j in range(seen) if j != best and j not in tied), key=lambda j: row[j])
+    # the room reads the dot products: the winner's and the runner-up's must differ at the decimals shown (a room
+    # is not marked wrong for a key it was shown as equal; equal at three decimals is too close to call)
+    places = _told_apart(float(dots[best]), float(dots[runner]), (2, 3))
     if places is None:
-        raise ValueError(f"At these settings {code_span(labels[i])} gives {code_span(labels[best])} "
-                         f"{row[best]:.3f} and {code_span(labels[runner])} {row[runner]:.3f}: too close to call. "
-                         "Pick another query or seed.")
+        raise ValueError(f"At these settings {code_span(labels[i])}'s dot products with {code_span(labels[best])} "
+                         f"and {code_span(labels[runner])} are both {number_text(float(dots[best]), 3)}: too close "
+                         "to call. Pick another query or seed.")
+    dot = {j: number_text(float(dots[j]), places) for j in range(T)}
+    weight_places = _told_apart(float(row[best]), float(row[runner]), (2, 3, 4, 5, 6)) or 6
     setting = (f"d_model = {D}, d_k = {d_k}, seed {seed}, random untrained weights, scores divided by √d_k"
                + (", causal mask" if masked else ""))
-    explanation = (f"{code_span(labels[i])} gives {code_span(labels[best])} {row[best]:.{places}f} of its weight, the "
-                   f"most in its row; next comes {code_span(labels[runner])} with {row[runner]:.{places}f}.")
+    explanation = (f"{code_span(labels[i])} gives {code_span(labels[best])} {row[best]:.{weight_places}f} of its "
+                   f"weight, the most in its row; next comes {code_span(labels[runner])} with "
+                   f"{row[runner]:.{weight_places}f}. Dividing by √d_k and the softmax keep the order of the dot "
+                   f"products (e^x grows with x), so the key{' it sees' if masked else ''} with the largest q·k gets "
+                   f"the most weight: {code_span(labels[best])}'s {dot[best]}, against {code_span(labels[runner])}'s "
+                   f"{dot[runner]}.")
     if tied:
         explanation += (f" {_listed([code_span(labels[j]) for j in (best, *tied)])} are one word to the embedding "
-                        "(it reads words in lower case and adds no position), so they get the same weight: each "
-                        "counts as right.")
+                        "(it reads words in lower case and adds no position), so they have the same q·k and the same "
+                        "weight: each counts as right.")
     if masked and i < T - 1:
         later = "the key after it gets" if i == T - 2 else f"the {T - 1 - i} keys after it get"
         explanation += (f" Under the causal mask it sees {code_span(labels[0])} to {code_span(labels[i])} only: "
-                        f"{later} 0.")
-    explanation += (f" The weights are softmax(q·k / √d_k) with random embeddings and projections (seed {seed}), "
-                    f"nothing learned: the winner is the key{' it sees' if masked else ''} whose k has the largest "
-                    "dot product with this query's q (its length counts as well as its direction), not a word picked "
-                    "for its meaning.")
+                        f"{later} 0, whatever {'its dot product' if i == T - 2 else 'their dot products'}.")
+        larger = [j for j in range(i + 1, T) if dots[j] > dots[best]]
+        if larger:
+            explanation += (f" {_listed([code_span(labels[j]) for j in larger])} "
+                            f"{'has a larger q·k' if len(larger) == 1 else 'have larger ones'} "
+                            f"({_listed([dot[j] for j in larger])}) but {'comes' if len(larger) == 1 else 'come'} "
+                            "after it.")
+    explanation += (f" The weights are random (seed {seed}), nothing learned: which key has the largest q·k says "
+                    "nothing about what the words mean.")
+    dots_shown = " · ".join(f"{code_span(labels[j])} {dot[j]}" for j in range(T))
+    then = ", the causal mask is applied" if masked else ""
     return ClassQuestion(
         kind="key", source="predict/attend-most", options=tuple(escape_md(label) for label in labels), answer=best,
         also_right=tied, explanation=explanation,
-        prompt=f"On the tokens {_sentence(tokens)} ({setting}): which key will the query {code_span(labels[i])} "
-               "attend to most? Nothing learned decides it: make your guess, then see the row.",
+        prompt=f"On the tokens {_sentence(tokens)} ({setting}): the query {code_span(labels[i])}'s dot product q·k "
+               f"with each key is {dots_shown}. Then each is divided by √d_k{then} and a softmax is taken. Which key "
+               f"will {code_span(labels[i])} attend to most?",
         view={"tokens": labels, "weights": [float(w) for w in row], "query": i, "masked": bool(masked)})
 
 
@@ -205,17 +229,34 @@ def _against(spread: list[float], lead_a: float, lead_b: float, grows: bool) -> 
             "not follow the average, which holds over many rows.")
 
 
+def _rows_of_sentence(heads: list[dict], tendency: int, sizes: tuple[int, int]) -> str:
+    """A sentence counting the rows of the whole sentence (every query) whose largest weight follows the tendency
+    (a change of STAY or more its way), goes against it, or stays: heads at the two sizes, (T, T) weights each."""
+    change = heads[1]["weights"].max(axis=1) - heads[0]["weights"].max(axis=1)  # (T,)
+    way = 1 if tendency == 0 else -1  # a rise, or a fall
+    follow, against = int((way * change >= STAY).sum()), int((way * change <= -STAY).sum())
+    stay, T = len(change) - follow - against, len(change)
+    verbs = ("rise", "fall") if tendency == 0 else ("fall", "rise")
+    def agreeing(n: int, verb: str) -> str:  # 1 of the 7 rises, 2 of the 7 rise
+        return verb + ("s" if n == 1 else "")
+    return (f" Over every row of this sentence from d_k = {sizes[0]} to {sizes[1]}: {follow} of the {T} "
+            f"{agreeing(follow, verbs[0])}, {against} {agreeing(against, verbs[1])} and {stay} "
+            f"{agreeing(stay, 'stay')} within {STAY:g}.")
+
+
 def rise_or_fall(sentence: str, D: int, seed: int, max_tokens: int, d_k_from: int = 4, d_k_to: int = 64,
                  query: int | None = None) -> ClassQuestion:
     """"Without dividing by √d_k, will the largest weight in the query's row rise, fall, or stay within STAY when d_k
     goes from d_k_from to d_k_to?", on the Scaling lesson's head with scale 1: the same sentence, seed and
     embeddings at both d_k, the projections drawn for each. The query is the last token unless given.
 
-    The question is about a tendency (wider scores, a larger largest weight), which one row of a few keys need not
-    follow: at the lessons' sentence and d_model 16, about one row in five goes against it. A student who reasons
-    right must not be told "not this time", so such a row is refused with what was measured (the two largest
-    weights, the spread, the lead of the largest score), and the keyed answer is always the tendency's direction.
-    Refused too: one token, a sentence of one word, a query out of range, d_k_from equal to d_k_to.
+    The lesson teaches a tendency (wider scores, a larger largest weight), which one row of a few keys need not
+    follow: at the lessons' sentence and d_model 16, over seeds 0 to 199, about 12% of the rows fall and 7% stay. The
+    keyed answer is what this row does. A row against the tendency is asked too, so that the room sees the
+    exception the tendency allows: its explanation says so and why (the row's weights, spread and the lead of its
+    largest score), and every explanation counts the sentence's rows that follow the tendency and those that do
+    not. Refused: a row whose largest weight changes by less than STAY (too near the line between "stay" and a
+    move to ask about), one token, a sentence of one word, a query out of range, d_k_from equal to d_k_to.
     """
     tokens = _tokens(sentence, max_tokens)
     i = len(tokens) - 1 if query is None else _query(query, tokens)
@@ -245,22 +286,21 @@ def rise_or_fall(sentence: str, D: int, seed: int, max_tokens: int, d_k_from: in
         raise ValueError(f"At these settings the largest weight in {q}'s row changes by only {change:+.3f} "
                          f"({largest[0]:.3f} at d_k = {a}, {largest[1]:.3f} at d_k = {b}), less than the {STAY:g} the "
                          "question calls \"stay\": too small to make a fair question: pick another seed or query.")
-    if answer != tendency:
-        moves = ("rises", "falls")[answer]
-        why = (" It is near 1 at both sizes: there is no room left to move." if min(largest) > 1 - STAY else
-               f" A lead of {lead_b:.2f} makes that key's weight e^{lead_b:.2f} ≈ "
-               f"{number_text(float(np.exp(round(lead_b, 2))))} times the other word's.")
-        raise ValueError(f"At these settings the largest weight in {q}'s row {moves} ({largest[0]:.3f} at d_k = {a}, "
-                         f"{largest[1]:.3f} at d_k = {b}), against the tendency the question is about: "
-                         f"{measured}.{why}{capped} A fair question needs a row that follows the tendency: pick "
-                         "another seed or query.")
     moved = (f"a rise of {change:.3f}", f"a fall of {-change:.3f}")[answer]
     explanation = (f"The largest weight in {q}'s row is {largest[0]:.3f} at d_k = {a} and {largest[1]:.3f} at "
                    f"d_k = {b}: {moved}. Not divided by √d_k, a score q·k is a sum of d_k products, so on average "
                    "the scores spread more as d_k grows (like √d_k). The softmax turns a gap g between two scores "
                    "into a ratio e^g between their weights, and the wider the scores spread, the wider the gap "
-                   "between the largest and the next usually is, so the largest weight tends towards 1 as d_k grows. "
-                   f"In this row, {measured}.{_against(spread, lead_a, lead_b, b > a)}{capped}")
+                   "between the largest and the next usually is, so the largest weight tends towards 1 as d_k grows")
+    if answer == tendency:
+        explanation += f". In this row, {measured}.{_against(spread, lead_a, lead_b, b > a)}{capped}"
+    else:
+        why = "" if capped else (f" A lead of {lead_b:.2f} makes that key's weight e^{lead_b:.2f} ≈ "
+                                 f"{number_text(float(np.exp(round(lead_b, 2))))} times the best other word's.")
+        explanation += (f"; this row goes against that tendency, as one row of a few keys can: {measured}.{why}"
+                        f"{capped} If you answered {('rise', 'fall')[tendency]}, you reasoned as the lesson does, "
+                        "from what happens over many rows: this row is one of the exceptions.")
+    explanation += _rows_of_sentence(heads, tendency, (a, b))
     return ClassQuestion(
         kind="choice", source="predict/rise-or-fall", answer=answer, explanation=explanation,
         options=("rise", "fall", f"stay: change by less than {STAY:g}"),

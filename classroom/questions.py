@@ -236,9 +236,8 @@ SAID_WITH = {
     "qkv/score_count": lambda e: f"*The lesson's default sentence is {code_span(DEFAULT_TEXT)}.*",
     "qkv/first_weight": lambda e: "*The softmax gives each score s the weight e^s divided by the sum of e^s over "
                                   "the row.*",
-    "block/ln_first": lambda e: f"*Layer norm subtracts the row's mean, then divides by the square root of its "
-                                f"variance: the mean of the squared distances from the mean (divided by "
-                                f"{len(block.ROW)}, the row's length).*",
+    "block/ln_first": lambda e: "*Layer norm subtracts the row's mean, then divides by the square root of that "
+                                "variance.*",
     "block/gelu_minus_one": lambda e: f"*GELU multiplies its input x by the chance that a standard normal number lies "
                                       f"below x; for x = −1 that chance is about {-e.answer:.3f}.*",
 }

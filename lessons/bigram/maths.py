@@ -143,3 +143,21 @@ def model_loss(params, cfg: ModelConfig, ids, batch_size: int = 64) -> float:
         tail = ids[full * L :]
         total += loss_only(params, cfg, tail[None, :-1], tail[None, 1:]) * (tail.size - 1)
     return total / pairs
+
+
+def space_pairs(ids, space: int, line_break: int, stops: tuple[int, ...] = ()) -> dict:
+    """Where the pairs (space, space) of ids (N,) come from, by the run of spaces each is in (a run of n spaces
+    holds n - 1 of them): "indent", a run at the start of a line (after a line break, or at the text's start);
+    "sentence", a run of exactly two spaces after an id of stops (the end of a sentence); "inside", every other
+    run (columns lined up inside a line). "pairs" is their sum, the table's count[space, space]."""
+    ids = np.asarray(ids, dtype=np.int64)
+    if ids.ndim != 1:
+        raise ValueError(f"The text must be a flat list of token ids, got shape {ids.shape}.")
+    runs = np.diff(np.concatenate([[0], (ids == space).astype(np.int8), [0]]))  # +1 where a run starts, -1 after
+    starts, ends = np.flatnonzero(runs == 1), np.flatnonzero(runs == -1)  # run r is ids[starts[r]:ends[r]]
+    pairs = ends - starts - 1  # (R,)
+    before = np.where(starts > 0, ids[np.maximum(starts - 1, 0)], line_break)  # (R,) the id before each run
+    indent = before == line_break
+    sentence = ~indent & (ends - starts == 2) & np.isin(before, stops)
+    return {"pairs": int(pairs.sum()), "indent": int(pairs[indent].sum()), "sentence": int(pairs[sentence].sum()),
+            "inside": int(pairs[~indent & ~sentence].sum())}

@@ -52,9 +52,10 @@ def pairs_section(fit: np.ndarray, tok: CharTokenizer, model: Model | None) -> N
     st.caption(prose.text("bigram", "pairs_clash", window=window, i=i, j=j, **char))
 
 
-def counts_section(v: dict, labels: list[str], fit: np.ndarray) -> None:
+def counts_section(v: dict, labels: list[str], fit: np.ndarray, tok: CharTokenizer, documentation: bool) -> None:
     """The counts of the drawn characters, coloured by their square root: one pair (a space after a space, in
-    indented documentation) outnumbers the median cell many times over, and a linear scale showed one colour."""
+    indented documentation) outnumbers the median cell many times over, and a linear scale showed one colour.
+    On the documentation, where that pair is the largest cell, where its pairs come from."""
     st.header("Counts: which character follows which")
     counts = v["counts_top"]  # (n, n)
     views.heatmaps(Heatmap(counts, labels, labels, "counts[a, b]: b right after a (colour: √count)", "bg_counts",
@@ -67,6 +68,13 @@ def counts_section(v: dict, labels: list[str], fit: np.ndarray) -> None:
                           n=len(labels), share=v["covered"], top_pair=code_span(f"{labels[a]} → {labels[b]}"),
                           top=f"{int(counts[a, b]):,}", median=f"{median:,.0f}",
                           ratio=counts[a, b] / median))
+    if documentation and a == b and tok.itos[int(v["top"][a])] == " ":
+        s = maths.space_pairs(fit, tok.stoi[" "], tok.stoi.get("\n", -1), tuple(tok.stoi[c] for c in ".!?"
+                                                                              if c in tok.stoi))
+        if said := prose.text("bigram", "spaces", pairs=f"{s['pairs']:,}", indent=f"{s['indent']:,}",
+                              inside=f"{s['inside']:,}", sentence=f"{s['sentence']:,}",
+                              indent_share=s["indent"] / s["pairs"], inside_share=s["inside"] / s["pairs"]):
+            st.caption(said)
 
 
 def probs_section(v: dict, labels: list[str], alpha: float) -> None:
@@ -86,7 +94,8 @@ def sample_section(source: str, own: str, chars: str, alpha: float) -> None:
     title = st.container()  # the heading's text names the length and seed: written once they are read
     length_place, seed_place = views.in_a_row(2)
     length = controls.number_slider("bg_length", "Characters to sample", 10, 500, 200, container=length_place)
-    seed = controls.seed(container=seed_place)
+    seed = controls.seed(container=seed_place, help="Fixes the random draws of the sample, so the same seed always "
+                                                    "writes the same text.")
     controls.show_url_notes()
     text = bv.sample(source, own, chars, alpha, length, seed)
     with title:
@@ -137,7 +146,7 @@ def controls_and_sections() -> None:
     chars = "".join(tok.itos[1:])
     v = bv.view(source, own, chars, alpha, top_n)
     labels = [shown(tok.itos[i]) for i in v["top"]]
-    counts_section(v, labels, fit)
+    counts_section(v, labels, fit, tok, source == bv.SOURCES[0])
     probs_section(v, labels, alpha)
     page.live(sample_section, source, own, chars, alpha)
     loss_section(v, model, bv.transformer_loss(model.source, source, own) if model else None)

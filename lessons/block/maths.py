@@ -184,3 +184,14 @@ def amplification(n_layers: int, seed: int, size: float = NUDGE) -> dict:
         change[norm] = np.array([np.linalg.norm(b - a) / np.linalg.norm(a) for a, b in zip(before, after)])
     return {"depth": np.arange(1, int(n_layers) + 1), **change, "size": size,
             "ratio": float(change["post"].mean() / change["pre"].mean())}
+
+
+SPREAD_SEEDS = tuple(range(10))  # the random stacks the depth experiment's one stack is set beside
+
+
+def ratio_spread(n_layers: int, seeds=SPREAD_SEEDS, size: float = NUDGE) -> dict:
+    """amplification's ratio for each seed's stack of n_layers blocks: how much one random stack says, set beside
+    others. Returns {"seeds": (S,), "ratios": (S,), "low", "median", "high"}."""
+    ratios = np.array([amplification(n_layers, seed, size)["ratio"] for seed in seeds])  # (S,)
+    return {"seeds": np.array(seeds), "ratios": ratios, "low": float(ratios.min()),
+            "median": float(np.median(ratios)), "high": float(ratios.max())}

@@ -70,9 +70,11 @@ def layer_norm_section(r: dict, label: str) -> None:
 
 def ffn_section(r: dict, label: str) -> None:
     prose.section("The feed-forward layer", "block", "ffn", param_share=r["ffn_param_share"])
-    st.caption(" → ".join([shape_text("ffn_in (layer-normed x + attention)", r["ffn_in"], "(T, D)"),
-                           shape_text("W_fc", r["w_fc"], "(D, F)"), shape_text("hidden", r["ffn_pre"], "(T, F)"),
-                           shape_text("W_proj", r["w_proj"], "(F, D)"), shape_text("ffn_out", r["ffn_out"], "(T, D)")]))
+    if page.technical():  # the arrays' names and shapes: the Simple text says it in words
+        st.caption(" → ".join([shape_text("ffn_in (layer-normed x + attention)", r["ffn_in"], "(T, D)"),
+                               shape_text("W_fc", r["w_fc"], "(D, F)"), shape_text("hidden", r["ffn_pre"], "(T, F)"),
+                               shape_text("W_proj", r["w_proj"], "(F, D)"),
+                               shape_text("ffn_out", r["ffn_out"], "(T, D)")]))
     c, curve = bv.curves()
     left, right = st.columns(2)
     with left:
@@ -137,6 +139,19 @@ def depth_section() -> None:
     part = "depth_numbers" if a["ratio"] >= 1.05 else "depth_close"
     st.markdown(prose.text("block", part, depth=depth, seed=seed, pre=a["pre"][-1], post=a["post"][-1],
                            ratio=a["ratio"]))
+    spread = bv.depth_spread(depth)
+    prose.show("block", "depth_spread", depth=depth, seed=seed, ratio=a["ratio"], last=int(spread["seeds"][-1]),
+               low=spread["low"], median=spread["median"], high=spread["high"],
+               where=among(seed, a["ratio"], spread))
+
+
+def among(seed: int, ratio: float, spread: dict) -> str:
+    """Where the seed's ratio stands among the ten stacks' (lessons.block.maths.ratio_spread): the largest or the
+    smallest of them when it is one of them, else above or below their median."""
+    if seed in spread["seeds"] and ratio in (spread["high"], spread["low"]):
+        return "the largest of them" if ratio == spread["high"] else "the smallest of them"
+    return "their median" if ratio == spread["median"] else (
+        "above their median" if ratio > spread["median"] else "below their median")
 
 
 def controls_and_sections() -> None:

@@ -19,24 +19,31 @@ X, ATTENTION = np.array([3.0, 0.0]), np.array([0.0, 4.0])  # a row and what atte
 def questions() -> list[Exercise]:
     first = float(layer_norm(ROW, np.ones(4), np.zeros(4))[0])
     mean, var = float(ROW.mean()), float(ROW.var())
+    by_n_less_one = float((ROW[0] - mean) / np.sqrt(ROW.var(ddof=1)))  # dividing by D - 1: not layer norm
     width = ModelConfig(vocab_size=95, d_model=64, n_heads=4, n_layers=2, max_len=64).ff_width
     dip = float(gelu(np.array(-1.0)))
     stream = float(np.linalg.norm(X + ATTENTION))
     return [
         Exercise("ln_first", f"Layer norm with γ = 1 and β = 0 reads the row [{', '.join(f'{x:g}' for x in ROW)}]. "
-                 "What is the first number of its output (3 decimals)?", answer=first, part="layer_norm",
+                 "Its variance, as layer norm takes it, is the average of the squared distances from the mean, "
+                 f"over all {ROW.size} numbers. What is the first number of its output (3 decimals)?",
+                 answer=first, part="layer_norm",
                  explanation=f"The mean is {mean:g} and the variance (the mean of the squared distances from it) "
                  f"{var:g}, so the first entry is ({ROW[0]:g} − {mean:g}) divided by the square root of {var:g}, "
-                 f"about {first:.3f}."),
-        Exercise("ffn_width", "A block with d_model = 64 and the usual feed-forward width: how many hidden "
-                 "units does each token get?", answer=float(width), part="ffn",
+                 f"about {first:.3f}. Dividing the squared distances by {ROW.size - 1} instead of {ROW.size}, as "
+                 f"for a sample's variance in statistics, would give {by_n_less_one:.3f}: layer norm divides by D, "
+                 "the row's length."),
+        Exercise("ffn_width", "A block whose rows hold d_model = 64 numbers, with the usual feed-forward width: how "
+                 "many hidden units does each token get?", answer=float(width), part="ffn",
                  explanation=f"The feed-forward goes D → 4D → D: 4 × 64 = {width} hidden units per token, "
                  "each token on its own."),
         Exercise("gelu_minus_one", "What does GELU give for an input of −1, to two decimals? (ReLU gives 0.)",
                  answer=dip, tolerance=0.05, part="gelu",
-                 explanation=f"GELU multiplies its input by the chance that a standard normal number lies below it, "
-                 f"about {-dip:.3f} at −1: so it gives −1 × {-dip:.3f}, about {dip:.3f}. A small negative input lets a "
-                 "little of itself through, still negative, where ReLU gives exactly 0."),
+                 explanation=f"GELU multiplies its input by a number between 0 and 1 that grows with the input: the "
+                 f"share of a bell curve (the normal distribution, centred on 0 with spread 1) that lies below it, "
+                 f"about {-dip:.3f} at −1. So it gives −1 × {-dip:.3f}, about {dip:.3f}, close to the curve's "
+                 "lowest point. A small negative input lets a little of itself through, still negative, "
+                 "where ReLU gives exactly 0."),
         firing_or_not(),
         Exercise("residual_length", f"A token's row is x = [{X[0]:g}, {X[1]:g}]; attention adds [{ATTENTION[0]:g}, "
                  f"{ATTENTION[1]:g}]. How long is the row x + attention?", answer=stream, part="residual",

@@ -60,7 +60,11 @@ def sequence_section(letters: str, a: dict, model) -> None:
         st.info(prose.text("circuit", "no_repeat"))
 
 
-def heads_section(a: dict, labels: list[str], repeats: bool) -> None:
+NEAR = 0.1  # the repeat's mean loss (nats) under which the page calls it close to 0
+FAINT = 0.75  # the induction share under which the page calls the induction head's line faint
+
+
+def heads_section(a: dict, labels: list[str], repeats: bool, model) -> None:
     st.header("The two heads")
     prev, ind = a["previous"][PREVIOUS], a["induction"][INDUCTION]
     views.heatmaps(
@@ -70,7 +74,9 @@ def heads_section(a: dict, labels: list[str], repeats: bool) -> None:
         views.weights_map(a["weights"][INDUCTION], labels, "layer 2 · head 2: induction", "ci_ind",
                           "weights", "(T, T)", annotate=False, x_title="key", y_title="query",
                           note=f"Induction share: {ind:.2f}" if repeats else "Induction share: no repeat to read"))
-    prose.show("circuit", "heads")
+    faint = repeats and ind < FAINT
+    prose.show("circuit", "heads", line=prose.text("circuit", "heads_line_faint" if faint else "heads_line", ind=ind,
+                                                   hi=training_lengths(model)[1]))
     L, H = a["previous"].shape
     table = {"head": views.layer_head_names(L, H), "previous-token share": a["previous"].ravel()}
     if repeats:
@@ -95,7 +101,10 @@ def loss_section(a: dict, repeats: bool, model) -> None:
         cols[0].metric("Mean loss, every letter", f"{a['loss']:.3f}")
     V = len(model.meta["tokenizer"]["chars"])  # the letters the model can be asked to predict
     cols[-1].metric(f"Uniform guess over {V} letters", f"{np.log(V):.3f}")
-    prose.show("circuit", "loss" if repeats else "loss_no_repeat", V=V, uniform=np.log(V))
+    near = "loss_repeat_near" if a["repeat_loss"] < NEAR else "loss_repeat_far"
+    said = prose.text("circuit", near, repeat=a["repeat_loss"], mean=views.number(a["repeat_loss"], ".3g"),
+                      hi=training_lengths(model)[1]) if repeats else ""
+    prose.show("circuit", "loss" if repeats else "loss_no_repeat", V=V, uniform=np.log(V), repeat=said)
     st.caption(prose.text("circuit", "reach", **reach(model.source)))
 
 
@@ -135,7 +144,7 @@ def controls_and_sections() -> None:
         a = cached.circuit_reading(model.source, ids)
         letters, repeats = model.tokenizer.decode(ids), bool(a["repeat"].any())
         sequence_section(letters, a, model)
-        heads_section(a, [f"{c}{i}" for i, c in enumerate(letters)], repeats)
+        heads_section(a, [f"{c}{i}" for i, c in enumerate(letters)], repeats, model)
         loss_section(a, repeats, model)
         page.live(knockouts, model, ids, tuple(a["repeat"].tolist()), repeats)
 

@@ -58,14 +58,16 @@ def same_word_two_contexts(tokens_a, tokens_b, word: str, D: int, d_k: int, seed
     tokens_a (Ta,), tokens_b (Tb,). The word's embedding, query, key and value are the same in both;
     only what it attends to differs. Returns index_a, index_b; out_a, out_b (d_k,); cosine of the two
     (1 for identical sentences, < 1 when the contexts differ); weights_a (Ta,) and weights_b (Tb,), the
-    attention rows that made the difference.
+    attention rows that made the difference; same_words: True when the two sentences hold the same words, in any
+    order and case (without positions or a mask the word then reads the same company: the same output).
     """
     tokens_a, tokens_b = check_tokens(tokens_a, "first sentence"), check_tokens(tokens_b, "second sentence")
     i_a, i_b = _first_index(tokens_a, word, "the first sentence"), _first_index(tokens_b, word, "the second sentence")
     a, b = single_head(tokens_a, D, d_k, seed), single_head(tokens_b, D, d_k, seed)
     return {"tokens_a": tokens_a, "tokens_b": tokens_b, "index_a": i_a, "index_b": i_b,
             "out_a": a["out"][i_a], "out_b": b["out"][i_b], "cosine": cosine(a["out"][i_a], b["out"][i_b]),
-            "weights_a": a["weights"][i_a], "weights_b": b["weights"][i_b]}
+            "weights_a": a["weights"][i_a], "weights_b": b["weights"][i_b],
+            "same_words": sorted(t.lower() for t in tokens_a) == sorted(t.lower() for t in tokens_b)}
 
 
 def cross_attention(tokens_q, tokens_kv, D: int, d_k: int, seed: int) -> dict:

@@ -8,6 +8,11 @@ import numpy as np
 
 from lessons.communication.maths import bank_similarity, cross_attention, encoder_decoder, order_view, recurrence
 from ui.frame.exercises import Exercise
+from ui.sections import trained_views
+
+# where the trained view is: the sidebar's switch (on a phone the sidebar is folded, its button at the top left)
+SWITCH_HINT = (f"Set the sidebar's Weights switch to {trained_views.TRAINED} (on a phone, open the sidebar at the top "
+               "left). ")
 
 KEEP, STEPS = 0.9, 10  # the recurrence question's share kept per step, and its position
 
@@ -28,9 +33,9 @@ def questions() -> list[Exercise]:
                  explanation="None: each word meets the same keys and values in any order, so its output is the "
                  "same and only its row moves. Positional encodings make order matter, and so does a causal mask: "
                  "it changes which words each token sees.", part="order"),
-        Exercise("reach", f"A recurrence keeps {KEEP:.0%} of its state at each step and takes in {1 - KEEP:.0%} of "
-                 f"the new token; it starts from token 0 alone. What share of token 0 is left at position {STEPS}? "
-                 "(3 decimals)", answer=kept, tolerance=0.002, part="recurrence",
+        Exercise("reach", f"A recurrence keeps {KEEP:.0%} of its state (its running note) at each step and takes "
+                 f"in {1 - KEEP:.0%} of the new token; it starts from token 0 alone. What share of token 0 is left at "
+                 f"position {STEPS}? (3 decimals)", answer=kept, tolerance=0.002, part="recurrence",
                  explanation=f"{STEPS} steps, each keeping {KEEP:g} of what was there: {STEPS} factors of {KEEP:g}, "
                  f"about {kept:.3f}. Attention reaches token 0 from position {STEPS} in one step, with "
                  "whatever weight it gives it."),
@@ -53,7 +58,7 @@ def bank_vectors() -> Exercise:
     options = ("Nearly the same direction (cosine above 0.9)", "About as alike as two unrelated vectors (cosine "
                "near 0)", "Opposite directions (cosine near −1)")
     correct = 0 if last > 0.9 else (2 if last < -0.5 else 1)
-    return Exercise("bank_vectors", "With trained weights, “bank” is read in “she saw the river by the bank” and in "
+    return Exercise("bank_vectors", f"{SWITCH_HINT}“bank” is read in “she saw the river by the bank” and in "
                     "“she saw the money by the bank”. It enters both at the same place with the same vector "
                     f"(cosine {similar['cosine'][0]:.2f}). After the model's last layer, how alike are its two "
                     "vectors?",

@@ -11,7 +11,7 @@ import streamlit as st
 
 from ui.drawing import charts, plots, render
 from ui.drawing.charts import unique_labels
-from ui.frame import prose
+from ui.frame import page, prose
 from ui.sections import views
 from ui.sections.views import Heatmap, dim_labels, heatmaps, weights_map
 from ui.text import code_span, counted, shape_str
@@ -41,7 +41,8 @@ def two_contexts(r: dict, word: str) -> None:
                      "comm_row_a", "row", "(1, T₁), sums to 1", ROW),
              Heatmap(r["weights_b"][None, :], [word], r["tokens_b"], "its attention row in sentence 2",
                      "comm_row_b", "row", "(1, T₂), sums to 1", ROW))
-    prose.show("communication", "contexts_result", word=label, cos=r["cosine"])
+    prose.show("communication", "contexts_same" if r["same_words"] else "contexts_result", word=label,
+               cos=r["cosine"])
 
 
 def self_and_cross(own: dict, cross: dict) -> None:
@@ -52,9 +53,10 @@ def self_and_cross(own: dict, cross: dict) -> None:
                      "cross-attention: sentence 1 reads sentence 2", "comm_cross", "weights",
                      "(T₁, T₂), rows sum to 1",
                      dict(ROW, cell_px=charts.CELL_PX)))
-    st.caption(f"Q · shape {shape_str(cross['Q'].shape)} from sentence 1; K and V · shape "
-               f"{shape_str(cross['K'].shape)} from sentence 2; output · shape {shape_str(cross['out'].shape)}: "
-               "one output per query, as many as sentence 1 has tokens.")
+    if page.technical():  # the matrices' shapes, by their symbols: the Simple text says it in words
+        st.caption(f"Q · shape {shape_str(cross['Q'].shape)} from sentence 1; K and V · shape "
+                   f"{shape_str(cross['K'].shape)} from sentence 2; output · shape {shape_str(cross['out'].shape)}: "
+                   "one output per query, as many as sentence 1 has tokens.")
 
 
 def word_order(r: dict) -> None:
@@ -104,5 +106,7 @@ def reach(r: dict, tokens: list[str], keep: float) -> None:
              "attention steps": r["steps_attention"], "attention share": r["attention"]}
     views.number_table(table, "%.4g", ["recurrence share", "attention share"])
     last = len(tokens) - 1
-    prose.show("communication", "reach_result", last=last, steps=int(r["steps_recurrence"][last]),
+    steps = int(r["steps_recurrence"][last])
+    prose.show("communication", "reach_result", last=last, steps=steps, steps_said=counted(steps, "sequential step"),
+               factors=counted(steps, "factor"),
                rnn=r["recurrence"][last], attn=r["attention"][last], keep=keep, newest=r["newest"])

@@ -11,7 +11,7 @@ import numpy as np
 import streamlit as st
 
 from core.bigram import bigram_counts, bigram_probs
-from core.data import CorpusUnavailable, pydoc_corpus
+from core.data import CorpusUnavailable, bigram_loss, pydoc_corpus
 from core.tokenize import CharTokenizer
 from lessons.full_model import maths
 from ui.compute import model_store
@@ -31,6 +31,7 @@ MAX_PUZZLE = 9999
 GAP = "▌"  # drawn where the next character goes
 AFTER = 24  # characters of the text shown after the gap once it is revealed
 SKIPPED = "\n"  # a box cannot take a line break, so no puzzle asks for one
+MEASURED = 1000  # puzzles 0 to 999: the sample whose mean bits the score sets beside the held-out loss
 
 
 def game_model() -> Model | None:
@@ -58,6 +59,19 @@ def splits(chars: str) -> tuple[np.ndarray, np.ndarray]:
 def bigram_table(chars: str) -> np.ndarray:
     """(V, V) add-one bigram model fit on the training split: the baseline the model's file reports."""
     return bigram_probs(bigram_counts(splits(chars)[0], len(chars) + 1), alpha=1.0)
+
+
+@shared(4, spinner="Scoring the held-out text…")
+def measured(source: tuple) -> dict:
+    """Each model's loss on the whole held-out text in nats, {model: loss} (the transformer's as training's
+    validation measures it, the bigram's over every pair), and their mean bits over puzzles 0 to MEASURED - 1."""
+    m = model_store.from_source(source)
+    chars = "".join(m.tokenizer.itos[1:])
+    held, table = splits(chars)[1], bigram_table(chars)
+    skip = tuple(int(i) for i in m.tokenizer.encode(SKIPPED))
+    return {"loss": {"bigram": bigram_loss(np.log(table), held[:-1], held[1:]),
+                     "transformer": maths.held_out_loss(m.params, m.cfg, held)},
+            "puzzles": maths.puzzle_bits(m.params, m.cfg, table, held, range(MEASURED), skip)}
 
 
 @shared(256)
@@ -145,6 +159,13 @@ def scoreboard(model: Model) -> None:
                    help="The mean surprise, in bits, at the true character over the puzzles played: lower is better.")
     st.caption(prose.text("full_model", "guess_score", V=model.cfg.vocab_size,
                           uniform=maths.bits(1 / model.cfg.vocab_size)))
+    f = measured(model.source)
+    loss, puzzles = f["loss"], f["puzzles"]
+    if said := prose.text("full_model", "guess_loss", per_nat=maths.in_bits(1.0), L=model.cfg.max_len,
+                          t_nats=loss["transformer"], t_bits=maths.in_bits(loss["transformer"]),
+                          b_nats=loss["bigram"], b_bits=maths.in_bits(loss["bigram"]), last=MEASURED - 1,
+                          t_puzzles=puzzles["transformer"], b_puzzles=puzzles["bigram"]):
+        st.caption(said)
     st.button("Start the score again", key="fm_guess_reset", on_click=start_again, args=(model.source,))
 
 

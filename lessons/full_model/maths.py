@@ -12,6 +12,7 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
+from core.backward import loss_only
 from core.demos.measures import check_whole
 from core.model import KVCache, ModelConfig, check_ids, forward
 from core.sampling import check_top_p, next_token_probs, nucleus, probs_from_logits, sample
@@ -35,13 +36,19 @@ MODELS = ("bigram", "transformer")  # who is scored by bits as well
 def pick_position(ids, number: int, context: int, skip: tuple[int, ...] = ()) -> int:
     """Puzzle `number`'s position t in ids (N,): a position with `context` ids before it whose id is not in
     skip (a line break cannot be typed into a box). The same number always gives the same position."""
+    return int(pick_positions(ids, (number,), context, skip)[0])
+
+
+def pick_positions(ids, numbers: Sequence[int], context: int, skip: tuple[int, ...] = ()) -> np.ndarray:
+    """pick_position of each puzzle number, the allowed positions found once: (len(numbers),)."""
     ids = np.asarray(ids)
-    number = check_whole("The puzzle number", number, lo=0)
+    numbers = [check_whole("The puzzle number", number, lo=0) for number in numbers]
     context = check_whole("The context", context)
     candidates = np.flatnonzero(~np.isin(ids[context:], skip)) + context  # (n,) every allowed position
     if candidates.size == 0:
         raise ValueError(f"The text has no position with {context} characters before it to guess.")
-    return int(candidates[np.random.default_rng(number).integers(candidates.size)])
+    return np.array([candidates[np.random.default_rng(number).integers(candidates.size)] for number in numbers],
+                    dtype=np.int64)
 
 
 def check_guess(text: str, tokenizer: CharTokenizer) -> int:
@@ -94,6 +101,51 @@ def tally(rounds) -> dict:
     n = len(rounds)
     return {"rounds": n, "hits": {p: sum(bool(r["hits"][p]) for r in rounds) for p in PLAYERS},
             "mean_bits": {m: (float(np.mean([r["bits"][m] for r in rounds])) if n else None) for m in MODELS}}
+
+
+# The bits of the game are the loss of training counted in base 2: -log2 p = -ln p / ln 2, so a loss in nats
+# divided by ln 2 is the same loss in bits. The held-out loss is the mean surprise over every character of the
+# held-out text; the puzzles are a sample of those characters (never a line break, always with L before them).
+
+
+def in_bits(nats: float) -> float:
+    """A surprise or loss in nats (natural logarithm) as bits (base 2): nats / ln 2."""
+    return float(nats / np.log(2))
+
+
+def held_out_loss(params, cfg: ModelConfig, ids, batch_size: int = 64) -> float:
+    """The transformer's loss on ids (N,) in nats per character, as training's validation measures it: the text
+    cut into back-to-back windows of L = max_len, window w reading ids[wL : wL + L] and predicting the next id at
+    each of its L positions (the first with little before them), every predicted id counted once; the ids after
+    the last whole window are left out, as core.data's validation windows leave them out."""
+    ids = np.asarray(ids, dtype=np.int64)
+    L = cfg.max_len
+    windows = (ids.size - 1) // L
+    if windows < 1:
+        raise ValueError(f"The held-out loss needs a text of more than {L} ids, got {ids.size}.")
+    total = 0.0
+    for first in range(0, windows, batch_size):
+        starts = np.arange(first, min(first + batch_size, windows)) * L  # (B,)
+        chunk = ids[starts[:, None] + np.arange(L + 1)]  # (B, L + 1)
+        total += loss_only(params, cfg, chunk[:, :-1], chunk[:, 1:]) * chunk[:, 1:].size  # mean over B * L
+    return total / (windows * L)
+
+
+def puzzle_bits(params, cfg: ModelConfig, bigram_probs: np.ndarray, held, numbers: Sequence[int],
+                skip: tuple[int, ...] = (), batch_size: int = 128) -> dict[str, float]:
+    """Each model's mean bits on the truth over the puzzles `numbers` of the held-out ids (N,): {model: mean},
+    every puzzle as score() scores it (the transformer reads the L ids before the position, the bigram model the
+    last of them), the transformer run on batch_size puzzles' contexts at once (B, L)."""
+    held = np.asarray(held, dtype=np.int64)
+    L = cfg.max_len
+    at = pick_positions(held, numbers, L, skip)  # (N,)
+    contexts = held[at[:, None] + np.arange(-L, 0)]  # (N, L)
+    truth = held[at]  # (N,)
+    last = np.concatenate([forward(params, cfg, contexts[i:i + batch_size])[0][:, -1]  # (B, L, V) -> (B, V)
+                           for i in range(0, len(at), batch_size)])  # (N, V)
+    p_truth = {"bigram": np.asarray(bigram_probs, dtype=np.float64)[contexts[:, -1], truth],
+               "transformer": probs_from_logits(last, 1.0)[np.arange(len(at)), truth]}
+    return {m: float(np.mean([bits(p) for p in p_truth[m]])) for m in MODELS}
 
 
 # ---- why top-p ---------------------------------------------------------------------------------------

@@ -54,11 +54,15 @@ def bars(seen: dict, tokenizer, title: str) -> ChartData:
     return data
 
 
-def caption(seen: dict, tokenizer, top_p: float, drawn: int) -> str:
+def caption(seen: dict, tokenizer, top_p: float, n_bars: int) -> str:
     """What top-p did to this side's distribution: the nucleus's size and mass, and the top character's
-    probability before and after the renormalisation; says so when the nucleus is longer than the bars."""
+    probability before and after the renormalisation; how many of the bars are grey (cut), or that the nucleus
+    is longer than the bars (then none is)."""
     top = int(np.argmax(seen["after"]))
-    more = prose.text("full_model", "nucleus_more", drawn=drawn) if seen["n"] > drawn else ""
+    cut = int((~seen["inside"][drawn(seen)]).sum())  # the grey bars: drawn, outside the nucleus
+    more = (prose.text("full_model", "nucleus_more", drawn=n_bars) if seen["n"] > n_bars else
+            prose.text("full_model", "nucleus_cut", cut=cut, bars="bar is" if cut == 1 else "bars are") if cut
+            else "")
     return prose.text("full_model", "nucleus", p=top_p, n=seen["n"], V=len(seen["before"]), mass=seen["mass"],
                       top=code_span(mv.shown(tokenizer.itos[top])), top_before=seen["before"][top],
                       top_after=seen["after"][top]) + (" " + more if more else "")

@@ -70,7 +70,7 @@ def next_character_section(sides: dict, ids: tuple) -> tuple[float, int, float]:
                                    help="Keep only the k most likely characters before sampling; 0 keeps them all.")
     top_p = controls.number_slider("fm_top_p", "Top-p (1 = no limit)", 0.05, 1.0, 1.0, step=0.05, container=p_place,
                                    help="Keep only the most likely characters, from the top down, until their "
-                                        "probabilities add up to p (the nucleus); 1 keeps them all.")
+                                        "probabilities add up to at least p (the nucleus); 1 keeps them all.")
     controls.show_url_notes()
     title = (f"P(next | prompt), temperature {temperature:g}" + (f", top-{top_k}" if top_k else "")
              + (f", top-p {top_p:g}" if top_p < 1 else ""))

@@ -43,10 +43,10 @@ def questions() -> list[Exercise]:
                  "bits is its surprise?", answer=float(-np.log2(SURE)), part="guess_score",
                  explanation=f"Each halving of the probability adds one bit: 1 is 0 bits, 1/2 one bit, {SURE:g} "
                  f"{-np.log2(SURE):g} bits, as surprising as calling {-np.log2(SURE):g} coin flips right."),
-        Exercise("kv_cache", f"While writing, a model with d_model = {D_CACHE} and {L_CACHE} layers keeps the "
-                 f"keys and values of every earlier position (the KV cache), in float32 (4 bytes a number). How "
-                 f"many bytes does that take at {T_CACHE:,} tokens?", answer=float(cache), tolerance=0,
-                 part="long_context",
+        Exercise("kv_cache", f"While writing, a model with d_model = {D_CACHE} and {L_CACHE} layers keeps, in "
+                 f"every layer, the key and the value ({D_CACHE} numbers each) of every earlier position: the KV "
+                 f"cache. In float32 (4 bytes a number), how many bytes does that take at {T_CACHE:,} tokens?",
+                 answer=float(cache), tolerance=0, part="long_context",
                  explanation=f"Keys and values, {D_CACHE} numbers each, per token and per layer: 2 × {T_CACHE:,} × "
                  f"{D_CACHE} × {L_CACHE} × 4 = {cache:,} bytes. It grows in step with the length; the attention "
                  "weights grow with its square."),

@@ -156,7 +156,9 @@ def peek_section(tokens: list[str], D: int, d_k: int, seed: int) -> None:
     prose.show("masking", "peek", position=position, old=old, new=new)
     peek_changes(p, tokens)
     outcome = maths.peek_outcome(p, position)
-    VERDICT[outcome["kind"]](prose.text("masking", "peek_" + outcome["kind"], new=new, old=old, **outcome))
+    part = "peek_held_none" if outcome["kind"] == "held" and not outcome["moved"] else "peek_" + outcome["kind"]
+    if said := prose.text("masking", part, new=new, old=old, **outcome):  # a part the Simple text may not hold
+        VERDICT[outcome["kind"]](said)
 
 
 def peek_changes(p: dict, tokens: list[str]) -> None:

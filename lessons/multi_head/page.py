@@ -32,7 +32,8 @@ def heads_section(a: dict, s: Setup) -> None:
     draw_heads(s, "Attention weights, one map per head", width_px=1000, first=GRID_PANELS)
     causal = ", nothing above the diagonal (causal)" if s.causal else ""
     st.caption(f"weights · shape {shape_str(a['weights'].shape)} = (H, T, T): one (T, T) map per head, every row "
-               f"sums to 1{causal}. Hover a cell for its value. " + prose.text("multi_head", "random_weights"))
+               f"sums to 1{causal}. Hover over a cell, or tap it, for its value. "
+               + prose.text("multi_head", "random_weights"))
     if s.H > GRID_PANELS:
         st.caption(f"The first {GRID_PANELS} of the {s.H} heads; pick any head in the sidebar's "
                    "“Head to look at closely” to see its map and its numbers below.")

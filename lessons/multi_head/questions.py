@@ -11,6 +11,10 @@ from lessons.multi_head.maths import looked_at_or_used
 from ui.frame.exercises import Exercise
 from ui.sections import trained_views
 
+# where the trained view is: the sidebar's switch (on a phone the sidebar is folded, its button at the top left)
+SWITCH_HINT = (f"Set the sidebar's Weights switch to {trained_views.TRAINED} (on a phone, open the sidebar at the top "
+               "left). ")
+
 
 def questions() -> list[Exercise]:
     cfg = ModelConfig(vocab_size=2, d_model=64, n_heads=8, n_layers=1, max_len=8)
@@ -21,7 +25,9 @@ def questions() -> list[Exercise]:
                  explanation=f"Heads split d_model evenly: {cfg.d_model} / {cfg.n_heads} = {cfg.d_k} numbers each.",
                  part="idea"),
         Exercise("attn_params", f"How many parameters does one attention layer with d_model = {D} have, "
-                 f"counting W_qkv ({D} × {3 * D}), W_o ({D} × {D}) and their biases?", answer=float(attn), tolerance=0,
+                 f"counting W_qkv ({D} × {3 * D}, the matrix that makes the queries, keys and values), W_o "
+                 f"({D} × {D}) and their biases (one number per column)?",
+                 answer=float(attn), tolerance=0,
                  explanation=f"{D}·{3 * D} + {3 * D} + {D}·{D} + {D} = {attn:,}. The number of heads does not change "
                  "it: heads are slices of the same matrices.", part="idea"),
         head_off(),
@@ -37,9 +43,10 @@ def head_off() -> Exercise:
     options = ("Still right almost always: the other heads make up for it", "Right about half the time, a coin toss",
                "Wrong almost always: the verb flips")
     correct = 0 if off > 0.9 else (2 if off < 0.1 else 1)
-    return Exercise("head_off", "With trained weights, one head reads the subject for the verb "
+    return Exercise("head_off", f"{SWITCH_HINT}There one head reads the subject for the verb "
                     f"({trained_views.head_name(*figures['head'])}). Switch that head off alone, keeping the other "
-                    f"{others}: how often does the model still give the verb the subject's number?", options=options,
+                    f"{others}: how often does the model still make the verb agree with the subject, singular or "
+                    "plural?", options=options,
                     correct=correct, part="trained_jobs",
                     explanation=f"Measured on {RULE_SENTENCES} test sentences: right {figures['accuracy']:.0%} of the "
                     f"time with every head, {off:.0%} with that head off. No other head makes up for it: the model is "

@@ -65,7 +65,8 @@ def geometry_section(a: dict, tokens: list[str]) -> None:
     high, low = maths.extreme_pair(a["Q"], a["K"]), maths.extreme_pair(a["Q"], a["K"], highest=False)
     st.caption(prose.text("qkv", "geometry_scores", d_k=a["Q"].shape[1], score=high["score"], q=labels[high["query"]],
                           k=labels[high["key"]], ql=high["q_len"], kl=high["k_len"], theta=high["theta"],
-                          low=low["score"], q2=labels[low["query"]], k2=labels[low["key"]], theta2=low["theta"]))
+                          low=low["score"], q2=labels[low["query"]], k2=labels[low["key"]], theta2=low["theta"],
+                          lean=prose.text("qkv", "geometry_low_" + ("negative" if low["score"] < 0 else "positive"))))
 
 
 def scores_section(a: dict, tokens: list[str]) -> int:

@@ -17,6 +17,10 @@ from ui.sections import trained_views
 from ui.sections.views import sentence_settings
 from ui.state.controls import DEFAULT_TEXT
 
+# where the trained view is: the sidebar's switch (on a phone the sidebar is folded, its button at the top left)
+SWITCH_HINT = (f"Set the sidebar's Weights switch to {trained_views.TRAINED} (on a phone, open the sidebar at the top "
+               "left). ")
+
 D_K = inspect.signature(sentence_settings).parameters["d_k_default"].default  # the page's default d_k
 
 
@@ -66,8 +70,9 @@ def trained_row() -> Exercise:
     picks = [rule["query"], rule["cue"], rule["query"] - 2]  # the noun itself, the subject, the place word
     options = (f"{tokens[picks[0]]}, the noun itself", f"{tokens[picks[1]]}, the subject",
                f"{tokens[picks[2]]}, the word between them")
-    return Exercise("trained_row", f"With trained weights, on “{sentence}”, the row of `{tokens[rule['query']]}` "
-                    f"in {trained_views.head_name(layer, head)} predicts the verb. Which word gets most of its weight?",
+    return Exercise("trained_row", f"{SWITCH_HINT}On “{sentence}”, the row of "
+                    f"`{tokens[rule['query']]}` in {trained_views.head_name(layer, head)} predicts the verb. Which "
+                    "word gets most of its weight?",
                     options=options, correct=picks.index(int(row.argmax())),
                     explanation=f"`{tokens[int(row.argmax())]}` gets {row.max():.2f} of the row: the verb must agree "
                     "with the subject, not with the nearer noun, and this head puts its weight there. That the model "

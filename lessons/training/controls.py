@@ -79,7 +79,8 @@ def read_settings(options: list[str]) -> Settings:
 def limits_caption() -> None:
     st.sidebar.caption(f"Limits on this shared server: at most {LIMITS['steps']} steps, d_model "
                        f"{LIMITS['d_model']}, {LIMITS['n_layers']} layers, context {LIMITS['context']}, "
-                       f"batch {LIMITS['batch_size']}; each update trains for at most {ts.TICK_BUDGET_S} s.")
+                       f"batch {LIMITS['batch_size']}; between redraws, the page trains for at most "
+                       f"{ts.TICK_BUDGET_S} s.")
 
 
 def own_text(session: ts.TrainingSession, settings: Settings) -> tuple[bytes | str | None, str, bool]:

@@ -49,6 +49,8 @@ def controls_and_sections() -> None:
     """The run's settings, its buttons and the live panel: a move of a setting reruns this alone."""
     settings = sidebar()
     phone.in_reach("tr_steps")  # on a phone, the number of steps stays beside the run it sets
+    if settings.synthetic:  # what the sequences are, where the task is chosen
+        view.task_note(settings)
     if settings.corpus == "induction":  # one fixed length: position solves it
         st.info(view.induction_note(settings), icon=":material/straighten:")
     session = ts.get(st.session_state)

@@ -21,7 +21,7 @@ def questions() -> list[Exercise]:
     return [
         Exercise("uniform_loss", f"Before training, a model that spreads its guess evenly over the {V} tokens of "
                  f"the {defaults.corpus} task has what cross-entropy loss, in nats? (2 decimals)",
-                 answer=float(np.log(V)), tolerance=0.005, part="idea",
+                 answer=float(np.log(V)), tolerance=0.005, part="update_rule",  # the loss's formula: Technical
                  explanation=f"Its surprise at the right token, which it gave 1/{V} of the probability: the natural "
                  f"log of {V}, about {np.log(V):.2f}. A loss far below that means the model has learnt something."),
         Exercise("bigram", "A bigram model predicts the next character from the current one only. Which can go "
@@ -35,7 +35,7 @@ def questions() -> list[Exercise]:
                  "letter to predict sit, seen from each query of the second half?", options=(
                      f"always {min(back)} keys back: position alone finds it",
                      "somewhere different in every sequence: only the letters can find it"),
-                 correct=0 if len(back) == 1 else 1, part="induction_note",
+                 correct=0 if len(back) == 1 else 1, part="task",
                  explanation=f"Every sequence has the same length, so the answer is always {min(back)} keys back. A "
                  "first-layer head can learn that offset without reading the letters; the Induction circuit "
                  "lesson trains a model on repeats of varying length and place, where it cannot."),

@@ -8,14 +8,16 @@ tick, then draws. Shapes: L layers, H heads, T sequence length.
 from __future__ import annotations
 
 import math
+import string
 import time
 
 import streamlit as st
 
+from core.tasks import SyntheticTask
 from lessons import COURSE
 from lessons.training import session as ts
 from lessons.training.run import MASS_SEQUENCES, Run, uniform_guess_among, untrained
-from lessons.training.setup import LIMITS, Settings, example_ids
+from lessons.training.setup import LIMITS, N_SYMBOLS, Settings, example_ids
 from ui.compute import model_store, run_store
 from ui.drawing import charts, heatmap, plots, render
 from ui.frame import page, prose
@@ -36,7 +38,8 @@ def shown(c: str) -> str:
 
 
 def model_summary(settings: Settings) -> None:
-    st.markdown(f"Each update trains for up to {ts.TICK_BUDGET_S} s, then redraws. The model is "
+    st.markdown(f"While it trains, the page runs training steps for up to {ts.TICK_BUDGET_S} s, then redraws the "
+                f"charts. The model is "
                 f"{counted(settings.n_layers, 'layer')}, d_model {settings.d_model}, "
                 f"{counted(settings.n_heads, 'head')} of d_k = {settings.d_model // settings.n_heads}.")
 
@@ -104,6 +107,9 @@ def loss_curve(run: Run) -> None:
 def baseline_note(run: Run, k: int) -> str:
     """Why the bigram baseline is a uniform guess (ln k) on this data, and what that means for the lines."""
     V = run.trainer.cfg.vocab_size
+    if not page.technical():  # the Simple level: the line and why, without the comparison of the two guesses
+        return (f"The bigram baseline, {math.log(k):.3f}, is an even guess among the {k} letters, each drawn at "
+                "random. Only attention, looking further back, goes below it.")
     same = (f"so it is the same line as the uniform guess over all {V} tokens" if k == V else
             f"a little below the uniform guess over all {V} tokens ({math.log(V):.3f}), which also spends "
             "probability on the separator and the unknown token")
@@ -111,6 +117,14 @@ def baseline_note(run: Run, k: int) -> str:
             f"the {run.settings.label}'s symbols are drawn uniformly and independently, so the previous symbol "
             "says nothing about the next. Only attention, looking further back than one symbol, can take the "
             "loss below this line.")
+
+
+def task_note(settings: Settings) -> None:
+    """What a synthetic task's sequences are and where the answer sits (prose part "task"), with this run's L."""
+    task = SyntheticTask(settings.corpus, settings.task_length, N_SYMBOLS)
+    L, n = task.length, task.n_symbols
+    prose.section("The three tasks", "training", "task", L=L, n=n, last=string.ascii_uppercase[n - 1],
+                  V=task.vocab_size, back=L - 1)
 
 
 def induction_note(settings: Settings) -> str:
@@ -134,7 +148,8 @@ def preview(settings: Settings) -> None:
                    help="The validation loss of a model that predicts each symbol from the one before it.")
     V = run.trainer.cfg.vocab_size
     cols[1].metric(f"Uniform guess over {V} tokens", f"{math.log(V):.3f}",
-                   help="The loss of giving every symbol the same probability, 1/V: the natural log of V.")
+                   help="The loss of giving each of the V tokens the same probability, 1/V: that loss is the "
+                        "natural log of V.")
     loss_curve(run)
     attention_maps(run, before=True)
 

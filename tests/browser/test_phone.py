@@ -265,3 +265,41 @@ def test_presenter_tables_read_from_the_back_of_a_room(server, browser, path):
         assert errors == []
     finally:
         context.close()
+
+
+def opening_words(path: str) -> str:
+    """The first words of the lesson's Simple idea, as the page shows them."""
+    from tools.reading_level import plain
+    from ui.frame import prose
+
+    lesson = next(lesson for lesson in COURSE if lesson.url_path == path)
+    return " ".join(plain(prose.simple_parts(lesson.name)["idea"]).split()[:5])
+
+
+@pytest.mark.parametrize("path", [lesson.url_path for lesson in COURSE])
+def test_the_simple_level_reads_on_a_phone_in_the_dark(server, browser, path):
+    """Each lesson's Simple text (lessons/<lesson>/simple.md) as a student alone at night opens it: every chart
+    drawn, nothing wider than the screen, no script error or traceback, and axe finds no serious violation."""
+    from tests.browser.axe_check import STILL, report, serious_violations
+    from tests.browser.harness import EXCEPTION
+
+    context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True, color_scheme="dark",
+                                  reduced_motion="reduce")
+    errors: list[str] = []
+    try:
+        context.add_init_script(STILL)
+        tab = context.new_page()
+        tab.set_default_timeout(PAGE_TIMEOUT_MS)
+        tab.on("pageerror", lambda error: errors.append(str(error)))
+        tab.goto(f"{server.url}/{path}?level=simple")
+        wait_until_drawn(tab)
+        expect(tab.get_by_text(opening_words(path), exact=False).first).to_be_visible()  # the Simple text
+        expect(tab.locator(EXCEPTION)).to_have_count(0)
+        width, inner = tab.evaluate(WIDTHS)
+        assert width <= inner, f"{path}: the page is {width} px wide on a {inner} px screen"
+        assert all(chart["drawn"] for chart in tab.evaluate(CHARTS)), f"{path}: a chart was not drawn"
+        serious = serious_violations(tab)
+        assert not serious, f"{path} at Simple:\n{report(serious)}"
+        assert not errors, errors
+    finally:
+        context.close()

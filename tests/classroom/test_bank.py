@@ -122,7 +122,8 @@ def test_technical_questions_are_those_on_a_technical_section():
             q = from_bank(f"{lesson.url_path}/{ex.id}")
             assert q.technical is (ex.part in prose.technical_parts(lesson.name)), q.source
     assert {q.source for q in bank() if q.technical} == {"scaling/bug_dv", "scaling/overflow", "masking/late_mask",
-                                                         "masking/multiplied", "tiles/rescale"}
+                                                         "masking/multiplied", "tiles/rescale", "qkv/first_weight",
+                                                         "training/uniform_loss"}
 
 
 @pytest.mark.parametrize(("prompt", "decimals"), [

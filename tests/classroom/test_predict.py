@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import json
 import math
+import re
 
 import numpy as np
 import pytest
 
 from classroom.predict import STAY, TOP_CHARS, attend_most, character_model, next_character, rise_or_fall
 from classroom.questions import from_spec, grade, to_spec
-from classroom.typed import char_text
+from classroom.typed import char_text, number_text
 from core.demos.heads import single_head
 from core.model import forward
 from core.tokenize import word_tokens
@@ -46,6 +47,13 @@ def row_by_hand(tokens, D, d_k, seed, i, masked=False, scale=None) -> list[float
     return _softmax_loop(scores)
 
 
+def dots_by_hand(tokens, D, d_k, seed, i) -> list[float]:
+    """Query i's dot products q·k with every key, before √d_k and the mask, in plain Python."""
+    head = single_head(tokens, D, d_k, seed)
+    Q, K = head["Q"].tolist(), head["K"].tolist()
+    return [sum(q * k for q, k in zip(Q[i], K[j])) for j in range(len(tokens))]
+
+
 def argmax_loop(values) -> int:
     best = 0
     for j, v in enumerate(values):
@@ -73,12 +81,20 @@ def test_attend_most_answers_the_argmax(setting, masked):
             continue
         best = argmax_loop(row)
         same = [j for j, t in enumerate(tokens) if t.lower() == tokens[best].lower() and (j <= i or not masked)]
-        runner = max((row[j] for j in range(len(tokens)) if j not in same), default=None)
-        if runner is not None and f"{row[best]:.3f}" == f"{runner:.3f}":  # shown equal: not a fair question
+        runner = max((j for j in range(len(seen)) if j not in same), key=lambda j: row[j])
+        dots = dots_by_hand(tokens, D, d_k, seed, i)
+        # the room reads the dot products: a winner shown equal to the runner-up is not a fair question
+        places = next((p for p in (2, 3) if number_text(dots[best], p) != number_text(dots[runner], p)), None)
+        if places is None:
             with pytest.raises(ValueError, match="too close to call"):
                 attend_most(sentence, D, d_k, seed, max_tokens, i, masked=masked)
             continue
         q = attend_most(sentence, D, d_k, seed, max_tokens, i, masked=masked)
+        assert best == argmax_loop([d if j <= i or not masked else -math.inf for j, d in enumerate(dots)])
+        # every key's q·k is in the prompt, later keys included, to the decimals that tell the winner apart
+        labels = unique_labels(tokens)
+        assert "dot product q·k with each key is " + " · ".join(
+            f"`{labels[j]}` {number_text(dots[j], places)}" for j in range(len(tokens))) + "." in q.prompt
         asked += 1
         assert [q.answer, *q.also_right] == same  # the first of the tied keys, then the others
         assert q.kind == "key" and q.options == tuple(map(escape_md, unique_labels(tokens)))
@@ -87,8 +103,9 @@ def test_attend_most_answers_the_argmax(setting, masked):
         np.testing.assert_allclose(q.view["weights"], drawn[i], rtol=1e-12, atol=1e-15)
         for j in range(len(tokens)):
             assert grade(q, str(j)) is (j in same)
-        places = 2 if runner is None or f"{row[best]:.2f}" != f"{runner:.2f}" else 3  # the winner told apart
-        assert f"{row[best]:.{places}f} of its weight" in q.explanation
+        w_places = next((p for p in (2, 3, 4, 5, 6) if f"{row[best]:.{p}f}" != f"{row[runner]:.{p}f}"), 6)
+        assert f"{row[best]:.{w_places}f} of its weight" in q.explanation
+        assert f"`{labels[best]}`'s {number_text(dots[best], places)}, against" in q.explanation
         assert from_spec(json.loads(json.dumps(to_spec(q)))) == q
     assert asked or len(tokens) < 3
 
@@ -137,19 +154,49 @@ def test_the_first_query_under_the_mask_is_refused():
         attend_most("the The cat", 16, 8, 0, 16, 1, masked=True)  # both visible keys are one word
 
 
-def test_the_prompt_says_what_decides_the_winner():
-    """Random, untrained weights with the scores divided by √d_k: the prompt says so, and that it is a guess; the
-    explanation says the winner is the largest dot product, length and direction both."""
+def test_the_prompt_gives_what_the_answer_can_be_reasoned_from():
+    """Random weights: nothing learned decides the winner, so the prompt shows the query's dot products and the
+    steps after them; the explanation says those steps keep the order of the dot products, and under the mask
+    that a later key's larger dot product does not count."""
     q = attend_most(DEFAULT_TEXT, 16, 8, 0, 16, 6)
     assert "(d_model = 16, d_k = 8, seed 0, random untrained weights, scores divided by √d_k)" in q.prompt
-    assert q.prompt.endswith("Nothing learned decides it: make your guess, then see the row.")
-    assert "nothing learned: the winner is the key whose k has the largest dot product with this query's q " \
-           "(its length counts as well as its direction)" in q.explanation
+    assert q.prompt.endswith("Then each is divided by √d_k and a softmax is taken. Which key will `mat` attend to "
+                             "most?")
+    assert "Dividing by √d_k and the softmax keep the order of the dot products (e^x grows with x), so the key " \
+           "with the largest q·k gets the most weight" in q.explanation
+    assert "The weights are random (seed 0), nothing learned" in q.explanation
     masked = attend_most(DEFAULT_TEXT, 16, 8, 0, 16, 3, masked=True)
-    assert "causal mask)" in masked.prompt and "the winner is the key it sees whose k" in masked.explanation
-    assert "Under the causal mask it sees `The` to `on` only: the 3 keys after it get 0." in masked.explanation
+    assert "causal mask)" in masked.prompt
+    assert "divided by √d_k, the causal mask is applied and a softmax is taken." in masked.prompt
+    assert "so the key it sees with the largest q·k" in masked.explanation
+    assert ("Under the causal mask it sees `The` to `on` only: the 3 keys after it get 0, whatever their dot "
+            "products." in masked.explanation)
     last_but_one = attend_most(DEFAULT_TEXT, 16, 8, 0, 16, 5, masked=True)
-    assert "it sees `The` to `warm` only: the key after it gets 0." in last_but_one.explanation
+    assert ("it sees `The` to `warm` only: the key after it gets 0, whatever its dot product."
+            in last_but_one.explanation)
+
+
+def test_a_later_key_with_a_larger_dot_product_is_named():
+    """Under the mask, a key after the query may have the largest q·k of the row: the prompt shows it, and the
+    explanation says it comes after the query (the room that forgot the mask picks it)."""
+    tokens = word_tokens(DEFAULT_TEXT)
+    found = 0
+    for seed in range(6):
+        for i in range(1, len(tokens) - 1):
+            dots = dots_by_hand(tokens, 16, 8, seed, i)
+            seen = [d for j, d in enumerate(dots) if j <= i]
+            larger = [j for j in range(i + 1, len(tokens)) if dots[j] > max(seen)]
+            try:
+                q = attend_most(DEFAULT_TEXT, 16, 8, seed, 16, i, masked=True)
+            except ValueError:
+                continue
+            named = "after it." in q.explanation and "larger" in q.explanation
+            assert named == bool(larger)
+            if larger:
+                found += 1
+                after = re.split(r"whatever (?:its dot product|their dot products)\.", q.explanation)[1]
+                assert all(f"`{unique_labels(tokens)[j]}`" in after for j in larger)
+    assert found, "no masked row here has a later key with a larger dot product: pick other settings"
 
 
 def test_a_sentence_is_shown_as_text_never_as_markdown():
@@ -237,16 +284,30 @@ def largest_by_hand(tokens, D, d_k, seed, i) -> float:
     return max(row_by_hand(tokens, D, d_k, seed, i, scale=1.0))
 
 
+def rows_sentence_by_hand(tokens, D, seed) -> str:
+    """The count of the sentence's rows whose largest weight rises by STAY or more from d_k 4 to 64, falls by as
+    much, or stays, as the explanation gives it."""
+    changes = [largest_by_hand(tokens, D, 64, seed, i) - largest_by_hand(tokens, D, 4, seed, i)
+               for i in range(len(tokens))]
+    rise, fall = sum(c >= STAY for c in changes), sum(c <= -STAY for c in changes)
+    stay = len(changes) - rise - fall
+    def s(n):  # the verb's -s after a count of 1
+        return "s" if n == 1 else ""
+    return (f"Over every row of this sentence from d_k = 4 to 64: {rise} of the {len(changes)} rise{s(rise)}, {fall} "
+            f"fall{s(fall)} and {stay} stay{s(stay)} within {STAY:g}.")
+
+
 def test_rise_or_fall_answers_from_the_two_settings():
-    """Where the row follows the tendency (a rise as d_k grows, by STAY or more), the question is asked and keyed
-    "rise"; where it falls or stays, it is refused with what was measured."""
-    asked = refused = 0
+    """The keyed answer is what the row does: a rise or a fall by STAY or more is asked, whichever way it goes
+    (a fall too: the room sees the exception the tendency allows); a smaller change is refused."""
+    asked = {0: 0, 1: 0}
+    refused = 0
     for sentence, D, _, seed, max_tokens in SETTINGS:
         tokens = word_tokens(sentence, max_tokens)
         for i in range(len(tokens)):
             before, after = (largest_by_hand(tokens, D, d_k, seed, i) for d_k in (4, 64))
-            if len({t.lower() for t in tokens}) == 1 or after - before < STAY:
-                with pytest.raises(ValueError, match="pick another seed or query"):
+            if len({t.lower() for t in tokens}) == 1 or abs(after - before) < STAY:
+                with pytest.raises(ValueError, match="pick another s"):
                     rise_or_fall(sentence, D, seed, max_tokens, query=i)
                 refused += 1
                 continue
@@ -254,11 +315,14 @@ def test_rise_or_fall_answers_from_the_two_settings():
             page = [scaling_view(tokens, D, d_k, seed)["weights_unscaled"][i].max() for d_k in (4, 64)]  # as drawn
             np.testing.assert_allclose(q.view["largest"], [before, after], rtol=1e-9)
             np.testing.assert_allclose(q.view["largest"], page, rtol=1e-12)
-            assert q.answer == 0 and grade(q, "0") and not grade(q, "1") and not grade(q, "2")
+            answer = 0 if after > before else 1
+            assert q.answer == answer and grade(q, str(answer)) and not grade(q, "2")
+            assert not grade(q, str(1 - answer))
             assert f"{before:.3f}" in q.explanation and f"{after:.3f}" in q.explanation
+            assert q.explanation.endswith(rows_sentence_by_hand(tokens, D, seed))
             assert from_spec(json.loads(json.dumps(to_spec(q)))) == q
-            asked += 1
-    assert asked and refused, "these settings should hold rows both ways"
+            asked[answer] += 1
+    assert asked[0] and asked[1] and refused, "these settings should hold rows of every kind"
 
 
 def lead_by_hand(tokens, D, d_k, seed, i) -> float:
@@ -271,29 +335,36 @@ def lead_by_hand(tokens, D, d_k, seed, i) -> float:
 
 
 @pytest.mark.parametrize("seed", range(12))
-def test_a_row_against_the_tendency_is_refused_with_its_measures(seed):
-    """The class's sentence at d_model 16: a row whose largest weight falls or stays is not asked (a student who
-    reasons right would be told "not this time"); the refusal states its weights, its spread and its lead."""
+def test_a_row_against_the_tendency_is_asked_as_the_exception(seed):
+    """The class's sentence at d_model 16: a row whose largest weight falls is asked and keyed "fall", and the
+    explanation says it goes against the tendency, with its weights, spread and lead, and that an answer of "rise"
+    reasoned as the lesson does; a row that stays within STAY is refused with its change."""
     tokens = word_tokens(DEFAULT_TEXT)
     for i in range(len(tokens)):
         before, after = (largest_by_hand(tokens, 16, d_k, seed, i) for d_k in (4, 64))
         if after - before >= STAY:
-            assert rise_or_fall(DEFAULT_TEXT, 16, seed, 16, query=i).answer == 0
+            q = rise_or_fall(DEFAULT_TEXT, 16, seed, 16, query=i)
+            assert q.answer == 0 and "goes against that tendency" not in q.explanation
             continue
-        with pytest.raises(ValueError) as refused:
-            rise_or_fall(DEFAULT_TEXT, 16, seed, 16, query=i)
-        message = str(refused.value)
         if after - before > -STAY:  # stays: too small a change to ask about
+            with pytest.raises(ValueError) as refused:
+                rise_or_fall(DEFAULT_TEXT, 16, seed, 16, query=i)
+            message = str(refused.value)
             assert (f"row changes by only {after - before:+.3f} ({before:.3f} at d_k = 4, {after:.3f} at d_k = 64), "
                     f"less than the {STAY:g}") in message and message.endswith("pick another seed or query.")
             continue
-        assert f"row falls ({before:.3f} at d_k = 4, {after:.3f} at d_k = 64), against the tendency" in message
+        q = rise_or_fall(DEFAULT_TEXT, 16, seed, 16, query=i)
+        assert q.answer == 1 and grade(q, "1") and not grade(q, "0")
         lead = lead_by_hand(tokens, 16, 64, seed, i)
-        assert f"{lead:.2f}" in message and message.endswith("pick another seed or query.")
-        if min(before, after) > 1 - STAY:
-            assert "near 1 at both sizes" in message
-        else:
-            assert f"A lead of {lead:.2f} makes that key's weight e^{lead:.2f} ≈ " in message
+        assert f"a fall of {before - after:.3f}" in q.explanation
+        assert ("so the largest weight tends towards 1 as d_k grows; this row goes against that tendency"
+                in q.explanation)
+        # the lead explains the row, unless copies of the top word cap its weight: then the cap does, alone
+        capped = "copies of a word with one embedding" in q.explanation
+        assert (f"A lead of {lead:.2f} makes that key's weight e^{lead:.2f} ≈ " in q.explanation) != capped
+        assert ("If you answered rise, you reasoned as the lesson does, from what happens over many rows: this row is "
+                "one of the exceptions.") in q.explanation
+        assert q.explanation.endswith(rows_sentence_by_hand(tokens, 16, seed))
 
 
 def test_the_default_question_is_asked_and_explained():

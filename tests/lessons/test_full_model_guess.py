@@ -7,8 +7,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from core.backward import loss_only
 from core.bigram import bigram_counts, bigram_probs
-from core.data import pydoc_corpus
+from core.data import bigram_loss, pydoc_corpus
 from lessons.full_model import maths
 from lessons.full_model.guess import GAP, MAX_PUZZLE
 from tests.apptest_helpers import ok, run_page
@@ -140,3 +141,68 @@ def test_without_the_documentation_model_the_game_says_so(tmp_path, monkeypatch)
     at = ok(run_page(PAGE))
     assert any("needs the shipped character model trained on Python's documentation" in i.value for i in at.info)
     assert not any(c.value.endswith(GAP) for c in at.code)
+
+
+# ---- the game's bits are the loss in base 2 ------------------------------------------------------------------
+
+
+def loss_by_windows(model, corpus) -> float:
+    """The transformer's held-out loss in nats as core's training measures it: every validation window of the
+    corpus (core.data.TextCorpus.val_batches), each batch's core.backward.loss_only weighted by its size."""
+    total = weight = 0.0
+    for ids, targets, _ in corpus.val_batches(64):
+        total += ids.size * loss_only(model.params, model.cfg, ids, targets)
+        weight += ids.size
+    return total / weight
+
+
+def test_bits_are_nats_divided_by_ln_2():
+    for p in (0.5, 0.25, 0.9, 1e-6):
+        assert maths.bits(p) == pytest.approx(maths.in_bits(-np.log(p)), rel=1e-12)
+    assert maths.in_bits(1.0) == pytest.approx(1 / np.log(2), rel=1e-15)  # 1 nat = 1.443 bits
+    assert maths.in_bits(np.log(2)) == pytest.approx(1.0, rel=1e-15)  # a coin flip: ln 2 nats = 1 bit
+
+
+def test_the_held_out_loss_is_trainings_validation_loss(game):
+    """maths.held_out_loss on the game's held-out text is the loss core's validation windows give, and the one the
+    model's own record kept when it was trained."""
+    model, held, _ = game
+    corpus = pydoc_corpus(context=model.cfg.max_len, tokenizer=model.tokenizer)
+    np.testing.assert_array_equal(corpus.val_ids, held)
+    loss = maths.held_out_loss(model.params, model.cfg, held)
+    assert loss == pytest.approx(loss_by_windows(model, corpus), rel=F32_RTOL)
+    assert loss == pytest.approx(model.meta["val_loss"], rel=F32_RTOL)
+    with pytest.raises(ValueError, match="more than 64 ids"):
+        maths.held_out_loss(model.params, model.cfg, held[:64])
+
+
+def test_the_puzzles_mean_bits_are_each_puzzles_score(game):
+    """puzzle_bits (the contexts in batches) is the mean of score()'s bits over the same puzzles, one at a time."""
+    model, held, table = game
+    numbers = range(24)
+    rounds = [maths.score(p["truth_id"], p["truth_id"], p["probs"]) for p in (puzzle(game, k) for k in numbers)]
+    want = maths.tally(rounds)["mean_bits"]
+    got = maths.puzzle_bits(model.params, model.cfg, table, held, numbers, (model.tokenizer.stoi["\n"],),
+                            batch_size=10)
+    assert got == pytest.approx(want, rel=F32_RTOL)
+    assert [maths.pick_position(held, k, 64, (1,)) for k in numbers] == list(maths.pick_positions(held, numbers,
+                                                                                                  64, (1,)))
+
+
+def test_the_score_sets_the_bits_beside_the_loss_in_one_unit(game):
+    """Once a puzzle is scored, the page says the bits are the loss in base 2, with the held-out loss of each model
+    in nats and in bits and their mean bits over puzzles 0 to 999, every number computed here from core."""
+    model, held, table = game
+    at = ok(run_page(PAGE))
+    ok(guess(at, puzzle(game, 0)["truth"]))
+    said = "\n".join(c.value for c in at.caption)
+    t_nats = maths.held_out_loss(model.params, model.cfg, held)
+    b_nats = bigram_loss(np.log(table), held[:-1], held[1:])
+    assert b_nats == pytest.approx(pydoc_corpus(tokenizer=model.tokenizer).bigram_baseline(), rel=1e-12)
+    means = maths.puzzle_bits(model.params, model.cfg, table, held, range(1000), (model.tokenizer.stoi["\n"],))
+    assert f"1 nat = 1/ln 2 = {1 / np.log(2):.3f} bits" in said
+    assert (f"is {t_nats:.2f} nats = {t_nats / np.log(2):.2f} bits a character for the transformer and "
+            f"{b_nats:.2f} nats = {b_nats / np.log(2):.2f} bits for the bigram model") in said
+    assert (f"Over puzzles 0 to 999, the transformer averages {means['transformer']:.2f} bits and the bigram model "
+            f"{means['bigram']:.2f}.") in said
+    assert "always reads 64 characters" in said

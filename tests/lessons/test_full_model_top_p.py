@@ -66,6 +66,12 @@ def test_the_bars_mark_the_nucleus_and_the_caption_counts_it(top_p, top_k, tempe
     top = int(np.argmax(before))
     assert f"from {before[top]:.3f} to {nucleus(before, top_p)[top]:.3f}" in text
     assert ("further down the list" in text) == (n > len(shown))
+    # the grey bars are counted where there are some, and never spoken of where there are none
+    cut = int((shown["group"] == CUT).sum())
+    assert ("grey" in text) == (cut > 0)
+    if cut:
+        assert f"The {cut} grey {'bar is' if cut == 1 else 'bars are'} such characters." in text
+    assert "sampling never picks it" in text and "drawn" not in text  # "drawn" meant sampled, then shown: gone
     assert "**Top-p**" in text and "**nucleus**" in text  # the terms are defined where they appear
 
 

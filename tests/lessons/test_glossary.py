@@ -33,9 +33,11 @@ def readable(body: str) -> str:
 
 def course_parts(simple: bool):
     """(lesson, part, text) along the course, each lesson's parts in file order, as a reader at that level
-    reads them (LaTeX parts left out: a formula holds no link)."""
+    reads them (LaTeX parts left out: a formula holds no link): simple.md at the Simple level, prose.md at the
+    Technical one."""
     for lesson in COURSE:
-        text = (prose.LESSONS / lesson.name / "prose.md").read_text(encoding="utf-8")
+        path = prose.LESSONS / lesson.name / ("simple.md" if simple else "prose.md")
+        text = path.read_text(encoding="utf-8") if path.exists() else ""
         pieces = prose._PART.split(text)
         for name, flag, body in zip(pieces[1::3], pieces[2::3], pieces[3::3]):
             body = body.strip()

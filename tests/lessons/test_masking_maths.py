@@ -163,6 +163,13 @@ def test_peek_outcome():
     leaky = {"diff_masked": np.array([0.0, 0.5, 1.0]), "diff_unmasked": np.array([0.1, 0.5, 1.0])}
     assert maths.peek_outcome(leaky, 2) == {"kind": "leaked", "position": 2, "last": 1, "largest": 0.5,
                                             "moved": 2}
+    # held, and without the mask no earlier output moved either: the page does not say they read the future
+    still = maths.peek_outcome({"diff_masked": np.array([0.0, 0.0, 1.0]), "diff_unmasked": np.array([0.0, 0.0, 1.0])},
+                               2)
+    assert still == {"kind": "held", "position": 2, "last": 1, "largest": 0.0, "moved": 0}
+    from ui.frame import prose
+    said = prose.parts("masking")["peek_held_none"].format(new="`dog`", old="`cat`", **still)
+    assert "Without the mask they did not move either" in said and "reading the future" not in said
 
 
 # ---- properties -------------------------------------------------------------------------------------

@@ -11,6 +11,7 @@ from core.data import pydoc_text
 from core.demos.word_heads import word_model
 from lessons.circuit.maths import phase_change
 from lessons.full_model import maths, why_top_p
+from lessons.multi_head import not_explanation
 from lessons.multi_head.maths import looked_at_or_used
 from lessons.qkv.maths import average_or_attend, next_words
 from lessons.scaling.maths import overflow
@@ -30,7 +31,8 @@ def test_qkv_opens_with_the_average_against_a_trained_head():
     first, second = a["sentences"]
     assert f"it takes {first['cue_average']:.3f} of each of the {first['at'] + 1} tokens" in shown
     w1, w2 = first["cue_attended"], second["cue_attended"]
-    assert f"**{w1:.2f}** of the row of “bank”, and “money” **{w2:.2f}**" in shown
+    assert (f"**{w1:.2f}** of the row of “bank” in the first sentence, and “money” **{w2:.2f}** in the "
+            "second") in shown
     assert f"only {a['off_accuracy']:.0%} of the time" in shown
     assert f"`{next_words(average_or_attend.__defaults__[0], 1)[0][0]}`" in shown  # the model's likeliest next word
     assert "there is no mask yet" in shown
@@ -64,6 +66,12 @@ def test_multi_head_says_attention_is_not_explanation_with_the_knockouts(weights
     assert (f"{tv.head_name(*a)} and {tv.head_name(*b)} look there too, with {f['shares'][a]:.2f} and "
             f"{f['shares'][b]:.2f}") in shown
     assert f"without both of them at once, {f['also_off_accuracy']:.0%}" in shown  # one cannot stand in for the other
+    assert "where a coin toss would be right half the time" in shown and "as with every head on" not in shown
+    # the words follow the numbers: the two lookers are spare, and the needed head leaves about a coin toss
+    spare = f["also_off_accuracy"] >= f["accuracy"] - not_explanation.SPARE
+    assert spare == ("the model still gets the rule right without them" in shown)
+    assert (f["off_accuracy"][needed] < not_explanation.TOSS) == (
+        f"The head it cannot do without is {tv.head_name(*needed)}." in shown)
     table = next(df.value for df in at.dataframe if "weight on the cue" in df.value.columns)
     np.testing.assert_allclose(table["weight on the cue"], f["shares"].ravel(), rtol=1e-6)
     np.testing.assert_allclose(table["right with it off"], f["off_accuracy"].ravel())
@@ -83,6 +91,9 @@ def test_full_model_shows_why_top_p_on_the_character_model():
     assert f"drew on average {np.mean(r['pure']['tail']):.1f} of its {why_top_p.LENGTH} characters" in shown
     assert f"{np.mean(r['pure']['known']):.0%} of the words pure sampling wrote" in shown
     assert f"against {np.mean(r['top-p']['known']):.0%} for top-p" in shown
+    # "still a different text for each of its fixed seeds": no two of top-p's seeds wrote the same text
+    assert f"a different text for each of its {len(why_top_p.SEEDS)} fixed seeds" in shown
+    assert len(set(r["top-p"]["texts"])) == len(why_top_p.SEEDS) == len(r["top-p"]["texts"])
     plain = [c.value for c in at.main.code if c.language != "text"]  # the page's own generation is "text"
     assert r["greedy"]["texts"][0] in plain and r["top-p"]["texts"][0] in plain
     assert "is what decided the next-character bars" not in shown and "knocking the head out (below)" in shown

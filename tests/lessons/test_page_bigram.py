@@ -4,6 +4,7 @@ vocabulary (and only seen pairs without smoothing), and its loss sits above the 
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
 from itertools import pairwise
 
@@ -14,6 +15,7 @@ import pytest
 from core.data import CorpusUnavailable, pydoc_corpus, pydoc_text
 from core.model_file import load
 from core.tokenize import CharTokenizer
+from lessons.bigram import maths as bigram_maths
 from lessons.bigram import views as bigram_views
 from tests.apptest_helpers import (
     ROOT,
@@ -114,6 +116,41 @@ def test_defaults_counts_are_coloured_by_their_square_root(default_page):
     assert "The colour is the square root of the count" in said
     assert f"the largest cell, `␣ → ␣` ({int(counts[a, b]):,} pairs), is {counts[a, b] / median:.1f} times" in said
     assert f"non-empty drawn cells ({median:,.0f})" in said
+
+
+def space_pairs_by_hand(text: str) -> dict:
+    """The pairs of a space after a space, sorted by the run of spaces each is in, with a regular expression: a
+    run at the start of a line, a run of two after the end of a sentence, any other run."""
+    found = Counter()
+    for run in re.finditer(r" {2,}", text):
+        before = text[run.start() - 1] if run.start() else "\n"
+        kind = ("indent" if before == "\n" else
+                "sentence" if len(run.group()) == 2 and before in ".!?" else "inside")
+        found[kind] += len(run.group()) - 1
+    return found
+
+
+def test_defaults_the_largest_cell_is_layout_and_says_so(default_page):
+    """The largest cell (a space after a space) is not the gap between words: the page sorts its pairs into
+    indentation, columns lined up inside a line and two spaces after a sentence, counted here from the text."""
+    text = pydoc_fit_text()
+    found = space_pairs_by_hand(text)
+    total = Counter(pairwise(text))[(" ", " ")]
+    assert sum(found.values()) == total
+    said = texts(default_page)
+    assert f"Of its {total:,} pairs, {found['indent']:,} ({found['indent'] / total:.0%}) are in the spaces that " \
+           "start a line" in said
+    assert f"{found['inside']:,} ({found['inside'] / total:.0%}) are in runs inside a line that line up columns" in said
+    assert f"and {found['sentence']:,} are the two spaces it puts after the end of a sentence." in said
+    assert "is not the gap between two words" in said
+
+
+def test_space_pairs_sorts_each_run():
+    space, line_break, stop, letter = 1, 0, 3, 4
+    ids = [space, space, space, letter, line_break, space, space, stop, space, space, letter, space, space, space]
+    assert bigram_maths.space_pairs(ids, space, line_break, (stop,)) == {
+        "pairs": 6, "indent": 3, "sentence": 1, "inside": 2}  # a run of n spaces holds n - 1 pairs
+    assert bigram_maths.space_pairs([], space, line_break)["pairs"] == 0
 
 
 def walk(node):

@@ -165,6 +165,36 @@ def test_depth_experiment_is_cores(default_page):
     assert a["ratio"] > 1.05 and f"**{a['ratio']:.2f} times** as far" in texts(default_page)
 
 
+def test_the_default_stack_is_set_beside_ten_others(default_page):
+    """The default (seed 0, the deepest stack) was kept for showing the effect: the page sets its ratio beside
+    the ten seeds' stacks of that depth, each from core, and says where it stands among them."""
+    ratios = [maths.amplification(DEFAULT_DEPTH, seed)["ratio"] for seed in range(10)]
+    spread = maths.ratio_spread(DEFAULT_DEPTH)
+    np.testing.assert_array_equal(spread["ratios"], ratios)
+    assert (spread["low"], spread["median"], spread["high"]) == (min(ratios), np.median(ratios), max(ratios))
+    said = texts(default_page)
+    assert (f"Over the ten stacks of seeds 0 to 9, each {DEFAULT_DEPTH} blocks deep, post-norm moved from "
+            f"{min(ratios):.2f} to {max(ratios):.2f} times as far as pre-norm, averaged over the depths, with a "
+            f"median of {np.median(ratios):.2f}: seed 0's {ratios[0]:.2f} is ") in said
+    where = "the largest of them" if ratios[0] == max(ratios) else (
+        "above their median" if ratios[0] > np.median(ratios) else "below their median")
+    assert f"seed 0's {ratios[0]:.2f} is {where}." in said
+    assert DEFAULT_DEPTH == MAX_DEPTH and "The page opens on seed 0 and the deepest stack the slider allows." in said
+
+
+@pytest.mark.parametrize("seed, depth", [(3, 32), (999, 12), (5, 2)])
+def test_another_seed_is_placed_among_the_ten(seed, depth):
+    at = ok(run_page(PAGE, {"seed": str(seed), "block_depth": str(depth)}))
+    ratio = maths.amplification(depth, seed)["ratio"]
+    ratios = [maths.amplification(depth, s)["ratio"] for s in range(10)]
+    median = np.median(ratios)
+    if seed < 10 and ratio in (max(ratios), min(ratios)):
+        where = "the largest of them" if ratio == max(ratios) else "the smallest of them"
+    else:
+        where = "above their median" if ratio > median else "below their median"
+    assert f"each {depth} blocks deep" in texts(at) and f"seed {seed}'s {ratio:.2f} is {where}." in texts(at)
+
+
 def test_controls_move_the_view():
     at = ok(run_page(PAGE))
     ok(at.sidebar.slider(key="block_layer").set_value(2).run())

@@ -248,3 +248,38 @@ def test_a_stretch_too_long_for_training_fails_until_the_positional_head_is_off(
                      timeout=120))
     shown = metrics(at)
     assert number(shown["Mean loss, repeat"]) > 3 and number(shown["Loss, layer 1 · head 1 off"]) < 0.5, shown
+
+
+@pytest.mark.parametrize(("length", "seed", "near", "faint"), [(8, 0, True, False), (24, 0, False, True),
+                                                                (8, 2, False, False)])
+def test_the_loss_and_the_line_are_said_as_they_were_measured(length, seed, near, faint):
+    """"Close to 0" only where the repeat's mean loss is under the page's NEAR, and the induction head's line
+    called faint only where its share is under FAINT: at the default stretch, at a stretch past training (24
+    letters) and at a trained length where one letter is given away only by chance and missed (8, seed 2)."""
+    from lessons.circuit.page import FAINT, NEAR
+    at = ok(run_page(PAGE, {"ci_length": str(length), "seed": str(seed)}))
+    a = read_sequence(PARAMS, CFG, generated(length, seed, CFG.max_len, len(ALPHABET)))
+    shown = texts(at)
+    assert (a["repeat_loss"] < NEAR) == near and (a["induction"][1, 1] < FAINT) == faint
+    if near:
+        assert f"On the repeat it is close to 0, {a['repeat_loss']:.3g} on average" in shown
+    else:
+        assert f"On the repeat it averages {a['repeat_loss']:.2f}, not close to 0" in shown
+        assert "close to 0, " not in shown
+    assert (f"Here only {a['induction'][1, 1]:.2f} of it does" in shown) == faint
+    assert ("weight sits on a line parallel" in shown) != faint
+
+
+def test_most_sequences_of_the_trained_lengths_copy_and_the_line_fades_past_them():
+    """What to notice: the repeat's loss is near 0 on most sequences whose stretch has a length training used; the
+    faint line's sentence: the induction share falls as stretches grow past the longest trained one."""
+    from lessons.circuit.page import NEAR
+    lengths = range(META["task"]["min_length"], META["task"]["max_length"] + 1)  # the lengths training used
+    n_symbols = len(ALPHABET)
+    near = [read_sequence(PARAMS, CFG, generated(L, s, CFG.max_len, n_symbols))["repeat_loss"] < NEAR
+            for L in lengths for s in range(10)]
+    assert np.mean(near) > 0.8
+    for seed in range(3):
+        share = [read_sequence(PARAMS, CFG, generated(L, seed, CFG.max_len, n_symbols))["induction"][1, 1]
+                 for L in (16, 20, 24)]
+        assert share[0] > share[1] > share[2]

@@ -372,3 +372,27 @@ def test_try_this_keep_near_one_holds_token_0_better_than_attention():
     reach = table_with(at, "recurrence share")
     assert reach["recurrence share"].iloc[-1] > reach["attention share"].iloc[-1]
     assert "(here, with keep = 0.95, by 0.05)" in texts(at)
+
+
+@pytest.mark.parametrize("two", [ONE, "of the river I sat on THE bank"])
+def test_the_same_words_twice_give_the_same_output_and_the_text_says_so(two):
+    """Sentence 2 holding the same words as sentence 1 (in any order and case): the shared word reads the same
+    company, its two outputs are the same, and the page says so instead of calling them different."""
+    at = ok(run_page(PAGE, {"comm_two": two}))
+    r = assert_contexts(at)
+    assert r["same_words"] and r["cosine"] == pytest.approx(1.0, abs=1e-12)
+    np.testing.assert_allclose(r["out_a"], r["out_b"], rtol=1e-12, atol=1e-12)
+    shown = texts(at)
+    assert f"The two outputs of `bank` are the same, with cosine similarity **{r['cosine']:.4f}**" in shown
+    assert "outputs of `bank` differ" not in shown
+
+
+def test_the_defaults_two_outputs_differ():
+    r = maths.same_word_two_contexts(word_tokens(ONE), word_tokens(TWO), "bank", 16, 8, 0)
+    assert not r["same_words"] and r["cosine"] < 0.999
+
+
+def test_one_recurrence_step_is_said_in_the_singular():
+    """Two tokens: the last position is one recurrence step from token 0, one factor of keep."""
+    at = ok(run_page(PAGE, {"text": "the cat"}))
+    assert "took **1 sequential step** and kept **0.5** of token 0 (1 factor of keep = 0.5)" in texts(at)

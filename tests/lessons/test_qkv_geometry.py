@@ -88,6 +88,19 @@ def test_scores_taken_apart(default_page):
     shown = captions(at)
     assert f"the highest score, {high['score']:.2f}, is the query of `{tokens[high['query']]}`" in shown
     assert f"{high['theta']:.0f}° apart" in shown and f"The lowest, {low['score']:.2f}" in shown
+    assert low["score"] < 0 and "more than 90°, so they lean away from each other." in shown
+
+
+def test_the_lowest_score_leans_away_only_when_it_is_negative():
+    """A sentence whose lowest score is positive: that pair is under 90° apart, and the caption says so (the words
+    follow the sign core computes)."""
+    at = ok(run_page(PAGE, {"text": "the cat", "seed": "2"}))
+    a = single_head(word_tokens("the cat"), 16, 8, 2)
+    low = extreme_pair(a["Q"], a["K"], highest=False)
+    assert low["score"] > 0 and low["theta"] < 90
+    shown = captions(at)
+    assert f"The lowest, {low['score']:.2f}" in shown and f"{low['theta']:.0f}° apart: less than 90°" in shown
+    assert "every score in this sentence is positive" in shown and "lean away" not in shown
 
 
 @pytest.mark.parametrize(("query", "used", "says"), [

@@ -199,3 +199,17 @@ def test_a_naive_softmax_overflows_and_the_max_subtraction_saves_it():
                                                                                                             abs=0.01)
     with pytest.raises(ValueError):
         maths.overflow([np.inf])
+
+
+def test_the_scaled_spread_does_not_grow_with_d_k_and_wanders_most_at_small_d_k():
+    """What the page says under the scaled scores, on its sentence over seeds 0 to 9: the raw spread grows with d_k
+    (like √d_k), the scaled one does not, its median stays near 1, and it wanders from seed to seed most at small
+    d_k (at d_k = 1 and 2 it ran from 0.28 to 3.24)."""
+    def spreads(d_k, key):
+        return np.array([maths.scaling_view(TOKENS, 16, d_k, seed)[key] for seed in range(10)])
+
+    small = np.concatenate([spreads(1, "spread_scaled"), spreads(2, "spread_scaled")])
+    large = spreads(64, "spread_scaled")
+    assert np.median(spreads(64, "spread_raw")) > 4 * np.median(spreads(1, "spread_raw"))
+    assert 0.7 < np.median(small) < 1.3 and 0.7 < np.median(large) < 1.3
+    assert np.ptp(small) > 2 * np.ptp(large)

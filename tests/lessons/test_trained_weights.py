@@ -99,6 +99,8 @@ def test_the_bank_section_shows_the_cores_cosines_beside_the_same_model_before_t
     share = word_model().meta["phenomena"]["bank"]["share"]
     assert f"mean share on the cue is **{share:.2f}**" in "\n".join(c.value for c in at.caption)
     assert tv.head_name(layer, head) in texts(at)
+    off = word_model().meta["phenomena"]["bank"]["off_accuracy"]  # set beside what a coin toss would get
+    assert f"in {off:.0%} of the test sentences, where a coin toss would be right in half" in texts(at)
 
 
 def test_a_typed_pair_that_training_does_not_split_gets_the_plainer_text():

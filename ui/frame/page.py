@@ -45,8 +45,9 @@ def level_switch() -> str:
     """The sidebar's Simple / Technical switch, bound to the link as level=simple (technical is the default)."""
     # the options are written as the link writes them: a bound radio compares its value with its labels
     return controls.option(prose.LEVEL_KEY, "Level", prose.LEVELS, prose.DEFAULT_LEVEL, horizontal=True,
-                           help="Simple: the idea, the pictures and the exercises. Technical adds the formulas, "
-                                "proofs, common mistakes and the code.")
+                           help="Simple: each lesson told in plain words, with the same pictures and exercises. "
+                                "Technical: the fuller text, with the formulas, proofs, common mistakes and the "
+                                "code.")
 
 
 def switches() -> None:

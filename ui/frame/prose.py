@@ -5,11 +5,14 @@ The file is Markdown cut into named parts by lines of the form `[[name]]`. A pag
 the page passes them: `prose.show("masking", "leak", row=..., T=...)`. Braces are only filled when
 values are passed, so LaTeX in a part without placeholders is left alone.
 
-Two levels of the same lesson (the sidebar's Level switch, bound to the link as level=simple): Simple keeps
-the idea, the pictures and the exercises; Technical adds the formulas, proofs, mistakes and code. A part
-written `[[name technical]]` is shown at the Technical level only, and so is a line of a part (a paragraph
-or a list item) that starts with `[technical]`. A term written [words](term:id) becomes a link to its
-glossary entry (ui/frame/glossary.py).
+Two levels of the same lesson (the sidebar's Level switch, bound to the link as level=simple), each its own
+text. The Technical text is prose.md: the idea, the formulas, proofs, mistakes and code; a line of a part
+(a paragraph or a list item) that starts with `[technical]` is said at that level only. The Simple text is
+lessons/<lesson>/simple.md, cut into parts of the same names: written for a first-year student alone, in
+shorter sentences and everyday words, a picture or an analogy where the Technical text has a formula. A part
+simple.md does not hold is not shown at the Simple level, and neither is a part written `[[name technical]]`
+(so a question about it is not asked there). A term written [words](term:id) becomes a link to its glossary
+entry (ui/frame/glossary.py).
 """
 
 from __future__ import annotations
@@ -37,9 +40,10 @@ def technical() -> bool:
     return st.session_state.get(LEVEL_KEY, DEFAULT_LEVEL) != "simple"
 
 
-@functools.lru_cache(maxsize=32)
-def _read(lesson: str) -> tuple[dict[str, str], frozenset[str]]:
-    text = (LESSONS / lesson / "prose.md").read_text(encoding="utf-8")
+@functools.lru_cache(maxsize=64)
+def _read(lesson: str, file: str = "prose.md") -> tuple[dict[str, str], frozenset[str]]:
+    path = LESSONS / lesson / file
+    text = path.read_text(encoding="utf-8") if path.exists() else ""
     pieces = _PART.split(text)  # [before the first part, name, flag, body, name, flag, body, ...]
     names, flags, bodies = pieces[1::3], pieces[2::3], pieces[3::3]
     return ({name: glossary.expand(body.strip()) for name, body in zip(names, bodies)},
@@ -47,14 +51,21 @@ def _read(lesson: str) -> tuple[dict[str, str], frozenset[str]]:
 
 
 def parts(lesson: str) -> dict[str, str]:
-    """{part name: Markdown} of lessons/<lesson>/prose.md, read once per process: terms linked to the
-    glossary, [technical] lines still marked (text() reads them for the level)."""
+    """{part name: Markdown} of lessons/<lesson>/prose.md (the Technical text), read once per process: terms
+    linked to the glossary, [technical] lines still marked (text() reads them for the level)."""
     return _read(lesson)[0]
 
 
+def simple_parts(lesson: str) -> dict[str, str]:
+    """{part name: Markdown} of lessons/<lesson>/simple.md (the Simple text), read once per process."""
+    return _read(lesson, "simple.md")[0]
+
+
 def technical_parts(lesson: str) -> frozenset[str]:
-    """The names of the parts shown at the Technical level only ([[name technical]])."""
-    return _read(lesson)[1]
+    """The names of the parts shown at the Technical level only: written [[name technical]], or not in the
+    Simple text."""
+    full, marked = _read(lesson)
+    return marked | (full.keys() - simple_parts(lesson).keys())
 
 
 def at_level(markdown: str, full: bool) -> str:
@@ -65,12 +76,14 @@ def at_level(markdown: str, full: bool) -> str:
 
 
 def text(lesson: str, part: str, **values) -> str:
-    """The part's Markdown at the reader's level, with {placeholders} filled from values when any are given;
-    "" for a Technical part at the Simple level."""
-    body = parts(lesson)[part]
-    if part in technical_parts(lesson) and not technical():
+    """The part's Markdown at the reader's level (prose.md's or simple.md's), with {placeholders} filled from
+    values when any are given; "" for a part the Simple text does not hold, at the Simple level."""
+    if technical():
+        body = at_level(parts(lesson)[part], True)
+    elif part in technical_parts(lesson):
         return ""
-    body = at_level(body, technical())
+    else:
+        body = simple_parts(lesson)[part]
     return body.format(**values) if values else body
 
 

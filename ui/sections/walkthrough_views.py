@@ -32,11 +32,13 @@ def written_out(q: np.ndarray, k: np.ndarray) -> str:
 
 
 SOFTMAX_STEPS = ("÷ √d_k", "exp(· − max)")  # the softmax's own steps: the Technical level's columns
+SCALED_IN_WORDS = "scaled score"  # the ÷ √d_k column without steps: what the softmax reads, named with no formula
 
 
 def walk_table(w: dict, tokens: list[str], steps: bool = True) -> dict:
-    """One row per key: the dot product written out, the score, (with steps) scaled and exp(scaled - max), and
-    the weight."""
+    """One row per key: the dot product written out, the score, the scaled score, (with steps) exp(scaled -
+    max), and the weight. Without steps (the Simple level) the scaled scores, the softmax's inputs, stay, under
+    a name in words."""
     table = {
         "key": unique_labels(tokens),
         "q · k written out": [written_out(w["q"], k) for k in w["K"]],
@@ -45,7 +47,10 @@ def walk_table(w: dict, tokens: list[str], steps: bool = True) -> dict:
         SOFTMAX_STEPS[1]: w["exps"],
         "weight": w["weights"],
     }
-    return table if steps else {name: column for name, column in table.items() if name not in SOFTMAX_STEPS}
+    if steps:
+        return table
+    return {(SCALED_IN_WORDS if name == SOFTMAX_STEPS[0] else name): column for name, column in table.items()
+            if name != SOFTMAX_STEPS[1]}
 
 
 def walk_through(tokens: list[str], D: int, d_k: int, seed: int, query: int) -> dict:

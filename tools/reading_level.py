@@ -1,0 +1,94 @@
+"""How much each lesson says at each level, and how hard it is to read: words and a grade-level figure.
+
+Every lesson page is rendered as a reader first opens it (default controls, panels closed) at the Simple and
+the Technical level, and the running text a reader reads is collected: the Markdown, the captions and the
+boxes (what names a picture, a chart's title or a control's label, is the same at both levels and is left
+out). For each level it prints the words and the Flesch-Kincaid grade (a US school grade: the years of school
+a reader needs, from words per sentence and syllables per word; the syllables are counted by textstat's
+hyphenation dictionary, offline). Simple is meant to be its own shorter, plainer text: the share of words
+it keeps is the third column.
+
+    python -m tools.reading_level            # every lesson
+    python -m tools.reading_level masking    # some (folder names)
+
+tests/lessons/test_reading_level.py holds the same figures to their aims and prints them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from dataclasses import dataclass
+
+import textstat
+
+from lessons import COURSE
+from tests.apptest_helpers import ok, run_page
+
+READ = ("markdown", "caption", "info", "warning", "error", "success")  # the kinds of element that are prose
+# a link keeps its words (its address and hover text go, a hover text may hold brackets); emphasis, code marks,
+# headings and table bars go
+_MARKUP = re.compile(r"\[([^\]]*)\]\((?:[^()\s\"]*)(?:\s+\"[^\"]*\")?\)|[*_`#>|]")
+_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
+
+
+def plain(markdown: str) -> str:
+    """The words of a Markdown text, without its markup (a link keeps its text)."""
+    return _MARKUP.sub(lambda m: m.group(1) or " ", markdown)
+
+
+def words(text: str) -> int:
+    return len(_WORD.findall(text))
+
+
+@dataclass(frozen=True)
+class Level:
+    words: int
+    grade: float  # Flesch-Kincaid grade level
+
+
+@dataclass(frozen=True)
+class Reading:
+    lesson: str
+    simple: Level
+    technical: Level
+
+    @property
+    def share(self) -> float:
+        """The Simple text's words as a share of the Technical text's."""
+        return self.simple.words / self.technical.words
+
+
+def page_text(path: str, level: str) -> str:
+    """The prose of a lesson page as first opened at this level, one paragraph per element."""
+    at = ok(run_page(path, {"level": level}, timeout=300))
+    return "\n\n".join(plain(str(el.value)) for kind in READ for el in getattr(at, kind))
+
+
+def measure(level: str, text: str) -> Level:
+    return Level(words(text), textstat.flesch_kincaid_grade(text))
+
+
+def reading(lesson) -> Reading:
+    return Reading(lesson.name, *(measure(level, page_text(lesson.path, level)) for level in ("simple", "technical")))
+
+
+def table(readings: list[Reading]) -> str:
+    rows = [f"{'lesson':<14} {'Simple words':>12} {'Technical words':>15} {'share':>6} {'grade S':>8} {'grade T':>8}"]
+    rows += [f"{r.lesson:<14} {r.simple.words:>12} {r.technical.words:>15} {r.share:>6.1%} "
+             f"{r.simple.grade:>8.1f} {r.technical.grade:>8.1f}" for r in readings]
+    return "\n".join(rows)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("lessons", nargs="*", help="lesson folders (default: every lesson)")
+    names = parser.parse_args(argv).lessons
+    chosen = [lesson for lesson in COURSE if not names or lesson.name in names]
+    print(table([reading(lesson) for lesson in chosen]))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
