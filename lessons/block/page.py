@@ -132,6 +132,11 @@ def depth_section() -> None:
     depth = controls.number_slider("block_depth", "Blocks in the stack", 2, MAX_DEPTH, DEFAULT_DEPTH,
                                    help="How deep the random stack of the last section is.")
     seed = controls.seed()
+    # ten stacks cost ten times one: measured at the depth the page opens on (made once per process), elsewhere
+    # when asked, so that a move of the depth slider stays one stack's work
+    beside = controls.toggle("block_spread", "Set beside ten stacks of this depth",
+                             help="Measure the same for the stacks of seeds 0 to 9 at this depth (ten times the "
+                                  "work of one); at the depth the page opens on it is always shown.")
     controls.show_url_notes()
     a, frame = bv.depth_experiment(depth, seed)
     prose.section("Why deep post-norm stacks are harder to train", "block", "depth", nudge=a["size"],
@@ -143,6 +148,8 @@ def depth_section() -> None:
     part = "depth_numbers" if a["ratio"] >= CLEARLY_HARDER else "depth_close"
     st.markdown(prose.text("block", part, depth=depth, seed=seed, pre=a["pre"][-1], post=a["post"][-1],
                            ratio=a["ratio"]))
+    if depth != DEFAULT_DEPTH and not beside:
+        return
     spread = bv.depth_spread(depth)
     prose.show("block", "depth_spread", depth=depth, seed=seed, ratio=a["ratio"], last=int(spread["seeds"][-1]),
                low=spread["low"], median=spread["median"], high=spread["high"],

@@ -182,9 +182,16 @@ def test_the_default_stack_is_set_beside_ten_others(default_page):
     assert DEFAULT_DEPTH == MAX_DEPTH and "The page opens on seed 0 and the deepest stack the slider allows." in said
 
 
+def test_at_another_depth_the_ten_stacks_are_measured_only_when_asked():
+    """Ten stacks are ten times the work of one: a move of the depth slider measures one stack, and the ten only
+    at the depth the page opens on or when the switch asks."""
+    assert "each 12 blocks deep" not in texts(ok(run_page(PAGE, {"block_depth": "12"})))
+    assert "each 12 blocks deep" in texts(ok(run_page(PAGE, {"block_depth": "12", "block_spread": "true"})))
+
+
 @pytest.mark.parametrize("seed, depth", [(3, 32), (999, 12), (5, 2)])
 def test_another_seed_is_placed_among_the_ten(seed, depth):
-    at = ok(run_page(PAGE, {"seed": str(seed), "block_depth": str(depth)}))
+    at = ok(run_page(PAGE, {"seed": str(seed), "block_depth": str(depth), "block_spread": "true"}))
     ratio = maths.amplification(depth, seed)["ratio"]
     ratios = [maths.amplification(depth, s)["ratio"] for s in range(10)]
     median = np.median(ratios)
