@@ -46,6 +46,7 @@ from lessons.block import questions as block
 from lessons.circuit import questions as circuit
 from lessons.communication import questions as communication
 from lessons.full_model import questions as full_model
+from lessons.ladder import questions as ladder
 from lessons.masking import questions as masking
 from lessons.multi_head import questions as multi_head
 from lessons.qkv import questions as qkv
@@ -285,8 +286,8 @@ def from_exercise(lesson_url_path: str, exercise: Exercise) -> ClassQuestion:
 EXERCISES = {"bigram": bigram.questions, "qkv": qkv.questions, "scaling": scaling.questions,
              "masking": masking.questions, "multi_head": multi_head.questions,
              "communication": communication.questions, "block": block.questions,
-             "full_model": full_model.questions, "training": training.questions, "circuit": circuit.questions,
-             "tiles": tiles.questions}
+             "full_model": full_model.questions, "training": training.questions, "ladder": ladder.questions,
+             "circuit": circuit.questions, "tiles": tiles.questions}
 
 
 def lesson_exercises(lesson) -> tuple[Exercise, ...]:

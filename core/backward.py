@@ -114,34 +114,34 @@ def attention_backward(dout, attn_in, q, k, v, weights, heads, p):
 def block_backward(dout, tr: BlockTrace, p, cfg: ModelConfig):
     """Forward (core.model.block). dout (B, T, D), tr: that block's trace -> dx (B, T, D), grads of p.
 
-    Pre-norm: res_1 = x + attn(ln_1(x)), ffn_in = ln_2(res_1), out = res_1 + mlp(ffn_in).
-    Post-norm: res_1 = x + attn(x), ffn_in = ln_1(res_1), res_2 = ffn_in + mlp(ffn_in), out = ln_2(res_2).
-    Attention-only (d_ff = 0): out = res_1 (pre) or ln_1(res_1) (post).
+    With mid the stream between the two sublayers (ln_1(res_1) post-norm, res_1 otherwise):
+    res_1 = x + attn(attn_in), attn_in = ln_1(x) pre-norm (x otherwise);
+    res_2 = mid + mlp(ffn_in), ffn_in = ln_2(mid) pre-norm (mid otherwise); out = ln_2(res_2) post-norm (res_2
+    otherwise). Attention-only (d_ff = 0): out = mid. Without residuals, each "x +" and "mid +" is gone.
     A residual sends its gradient down both paths: through the sublayer and straight through."""
-    eps, grads = cfg.ln_eps, {}
-    if cfg.norm == "pre":
-        if cfg.attention_only:
-            dres_1 = dout
-        else:
-            dffn_in, grads["mlp"] = ffn_backward(dout, tr.ffn_in, tr.ffn_pre, tr.ffn_act, p["mlp"], cfg.activation)
-            dres_1_via_mlp, grads["ln_2"] = layer_norm_backward(dffn_in, tr.res_1, p["ln_2"]["g"], eps)
-            dres_1 = dout + dres_1_via_mlp
-        dattn_in, grads["attn"] = attention_backward(dres_1, tr.attn_in, tr.q, tr.k, tr.v, tr.weights, tr.heads,
-                                                     p["attn"])
-        dx_via_attn, grads["ln_1"] = layer_norm_backward(dattn_in, tr.x, p["ln_1"]["g"], eps)
+    eps, pre, post, grads = cfg.ln_eps, cfg.norm == "pre", cfg.norm == "post", {}
+    if cfg.attention_only:
+        dmid = dout
     else:
-        if cfg.attention_only:
-            dffn_in = dout  # out = ln_1(res_1), the array ffn_in would be
-        else:
+        dres_2 = dout
+        if post:
             dres_2, grads["ln_2"] = layer_norm_backward(dout, tr.res_2, p["ln_2"]["g"], eps)
-            dffn_in_via_mlp, grads["mlp"] = ffn_backward(dres_2, tr.ffn_in, tr.ffn_pre, tr.ffn_act, p["mlp"],
-                                                         cfg.activation)
-            dffn_in = dres_2 + dffn_in_via_mlp
-        dres_1, grads["ln_1"] = layer_norm_backward(dffn_in, tr.res_1, p["ln_1"]["g"], eps)
-        # post-norm: attn_in is x itself
-        dx_via_attn, grads["attn"] = attention_backward(dres_1, tr.attn_in, tr.q, tr.k, tr.v, tr.weights, tr.heads,
-                                                        p["attn"])
-    dx = dres_1 + dx_via_attn  # res_1 = x + attn(...)
+        dffn_in, grads["mlp"] = ffn_backward(dres_2, tr.ffn_in, tr.ffn_pre, tr.ffn_act, p["mlp"], cfg.activation)
+        dmid = dffn_in
+        if pre:  # ffn_in = ln_2(mid)
+            dmid, grads["ln_2"] = layer_norm_backward(dffn_in, tr.res_1, p["ln_2"]["g"], eps)
+        if cfg.residual:  # res_2 = mid + ffn_out
+            dmid = dmid + dres_2
+    dres_1 = dmid
+    if post:  # mid = ln_1(res_1)
+        dres_1, grads["ln_1"] = layer_norm_backward(dmid, tr.res_1, p["ln_1"]["g"], eps)
+    dattn_in, grads["attn"] = attention_backward(dres_1, tr.attn_in, tr.q, tr.k, tr.v, tr.weights, tr.heads,
+                                                 p["attn"])
+    dx = dattn_in  # attn_in = x, post-norm and without layer norm
+    if pre:  # attn_in = ln_1(x)
+        dx, grads["ln_1"] = layer_norm_backward(dattn_in, tr.x, p["ln_1"]["g"], eps)
+    if cfg.residual:  # res_1 = x + attn_out
+        dx = dx + dres_1
     return dx, {name: grads[name] for name in ("ln_1", "attn", "ln_2", "mlp") if name in grads}
 
 
@@ -157,13 +157,15 @@ def embedding_backward(dx, ids, cfg: ModelConfig, V: int):
 
 
 def model_backward(dlogits, trace: ForwardTrace, params, cfg: ModelConfig, ids) -> dict:
-    """Forward (core.model.forward): x = embed(ids), blocks, h = ln_f(last block's out), logits = h @ wte.T.
+    """Forward (core.model.forward): x = embed(ids), blocks, h = ln_f(last block's out) (the out itself without
+    layer norm), logits = h @ wte.T.
     dlogits (B, T, V), trace of that forward -> grads, a dict shaped like params. wte gets gradient from
     both of its uses: the embedding and the tied output head."""
     wte, layers = params["wte"], trace.layers
     dwte_head = _rows(dlogits).T @ _rows(trace.h)  # (V, D): logits = h @ wte.T
     dh = (_rows(dlogits) @ wte).reshape(trace.h.shape)  # (B, T, D)
-    dlast_out, g_lnf = layer_norm_backward(dh, layers[-1].out, params["ln_f"]["g"], cfg.ln_eps)
+    dlast_out, g_lnf = (layer_norm_backward(dh, layers[-1].out, params["ln_f"]["g"], cfg.ln_eps) if cfg.layer_norm
+                        else (dh, None))  # no ln_f without layer norm: h is the last block's out
     # dresidual[i] (B, T, D): d the residual stream entering block i; the last entry: d the last block's out
     dresidual = [None] * len(layers) + [dlast_out]
     blocks = [None] * len(layers)
@@ -175,7 +177,8 @@ def model_backward(dlogits, trace: ForwardTrace, params, cfg: ModelConfig, ids) 
         grads["wpe"] = np.zeros_like(params["wpe"])
         grads["wpe"][: dwpe.shape[0]] = dwpe
     grads["blocks"] = blocks
-    grads["ln_f"] = g_lnf
+    if g_lnf is not None:
+        grads["ln_f"] = g_lnf
     return grads
 
 

@@ -25,13 +25,13 @@ def param_count(cfg: ModelConfig) -> dict:
     per_block = {
         "attention (W_qkv, W_o)": 3 * D * D + 3 * D + D * D + D,
         "feed-forward": D * F + F + F * D + D if F else 0,  # d_ff = 0: attention only
-        "layer norms": 2 * D if cfg.attention_only else 4 * D,
+        "layer norms": (2 * D if cfg.attention_only else 4 * D) if cfg.layer_norm else 0,  # norm "none": 0
     }
     parts = {"token embedding (tied head)": V * D}
     if cfg.pos_encoding == "learned":
         parts["positional table"] = cfg.max_len * D
     parts.update({name: L * n for name, n in per_block.items()})
-    parts["final layer norm"] = 2 * D
+    parts["final layer norm"] = 2 * D if cfg.layer_norm else 0
     parts["total"] = sum(parts.values())
     return parts
 

@@ -1,16 +1,17 @@
-"""A small causal transformer (GPT-2 layout) in NumPy: config, parameters, forward with a trace, KV cache, and
-knocking out heads. Saving and loading a model is core/model_file.py.
+"""A small causal transformer (GPT-2 layout) in NumPy: config, parameters, forward with a trace, and knocking out
+heads. The KV cache it fills is core/kv_cache.py; saving and loading a model is core/model_file.py.
 
 Shapes: B batch, T sequence length, D d_model, H heads, d_k = D / H, V vocabulary, F feed-forward width.
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, fields, replace
+from dataclasses import asdict, dataclass, fields, replace
 
 import numpy as np
 
 from core.attention import causal_mask, merge_heads, qkv_heads, scaled_dot_product_attention
+from core.kv_cache import KVCache
 from core.layers import ACTIVATIONS, ffn_with_hidden, layer_norm, linear, positional_encoding
 
 
@@ -24,7 +25,9 @@ class ModelConfig:
     d_ff: int | None = None  # F: feed-forward width; None means 4 * D (as GPT-2), 0 no feed-forward
     #   sublayer at all (an attention-only model: each block is attention and its residual, no ln_2, no mlp)
     pos_encoding: str = "sinusoidal"  # "sinusoidal" (computed) or "learned" (a table wpe)
-    norm: str = "pre"  # "pre": x + f(ln(x)) as GPT-2; "post": ln(x + f(x)) as the 2017 paper
+    norm: str = "pre"  # "pre": x + f(ln(x)) as GPT-2; "post": ln(x + f(x)) as the 2017 paper; "none": no layer
+    #   norm anywhere (no ln_1, ln_2 or ln_f), the wiring of the first rungs of the Ladder lesson
+    residual: bool = True  # False: each sublayer's output replaces its input instead of being added to it
     activation: str = "gelu"  # "gelu" (tanh form) or "relu"
     ln_eps: float = 1e-5  # added to the variance inside layer norm
 
@@ -43,8 +46,10 @@ class ModelConfig:
             raise ValueError(f"d_ff must be a whole number >= 0 (0: attention only) or None, got {self.d_ff!r}.")
         if self.pos_encoding not in ("sinusoidal", "learned"):
             raise ValueError(f"pos_encoding must be 'sinusoidal' or 'learned', got {self.pos_encoding!r}.")
-        if self.norm not in ("pre", "post"):
-            raise ValueError(f"norm must be 'pre' or 'post', got {self.norm!r}.")
+        if self.norm not in NORMS:
+            raise ValueError(f"norm must be one of {', '.join(map(repr, NORMS))}, got {self.norm!r}.")
+        if not isinstance(self.residual, bool):
+            raise ValueError(f"residual must be True or False, got {self.residual!r}.")
         if self.activation not in ACTIVATIONS:
             raise ValueError(f"activation must be one of {sorted(ACTIVATIONS)}, got {self.activation!r}.")
         if not self.ln_eps > 0:
@@ -59,12 +64,20 @@ class ModelConfig:
         return self.d_ff if self.d_ff is not None else 4 * self.d_model
 
     @property
+    def layer_norm(self) -> bool:
+        """Whether the model has layer norms at all (norm "pre" or "post"; "none" has none, not even ln_f)."""
+        return self.norm != "none"
+
+    @property
     def attention_only(self) -> bool:
         """No feed-forward sublayer (d_ff = 0): the blocks only attend."""
         return self.d_ff == 0
 
     def to_dict(self) -> dict:
         return asdict(self)
+
+
+NORMS = ("pre", "post", "none")  # where the layer norms sit, or "none" for no layer norm at all
 
 
 def divisors(n: int) -> list[int]:
@@ -83,7 +96,8 @@ def init_params(cfg: ModelConfig, rng: np.random.Generator, dtype=np.float32) ->
     """GPT-2's initialisation: N(0, 0.02) weights, zero biases, unit layer-norm gains.
 
     The projections that write into the residual stream are scaled by 1/sqrt(2 * n_layers) so the
-    stream's variance does not grow with depth.
+    stream's variance does not grow with depth. Without layer norm (norm "none") there are no gains and
+    shifts at all: no ln_1, ln_2 or ln_f.
     """
     if not isinstance(rng, np.random.Generator):
         raise ValueError("init_params needs an np.random.Generator, e.g. np.random.default_rng(0).")
@@ -104,57 +118,18 @@ def init_params(cfg: ModelConfig, rng: np.random.Generator, dtype=np.float32) ->
         params["wpe"] = normal((cfg.max_len, D), 0.01)
     params["blocks"] = []
     for _ in range(cfg.n_layers):
-        blk = {"ln_1": ln(), "attn": {"w_qkv": normal((D, 3 * D)), "b_qkv": zeros(3 * D),
-                                      "w_o": normal((D, D), res_std), "b_o": zeros(D)}}
+        blk = {"ln_1": ln()} if cfg.layer_norm else {}
+        blk["attn"] = {"w_qkv": normal((D, 3 * D)), "b_qkv": zeros(3 * D), "w_o": normal((D, D), res_std),
+                       "b_o": zeros(D)}
         if not cfg.attention_only:
-            blk["ln_2"] = ln()
+            if cfg.layer_norm:
+                blk["ln_2"] = ln()
             blk["mlp"] = {"w_fc": normal((D, F)), "b_fc": zeros(F),
                           "w_proj": normal((F, D), res_std), "b_proj": zeros(D)}
         params["blocks"].append(blk)
-    params["ln_f"] = ln()
+    if cfg.layer_norm:
+        params["ln_f"] = ln()
     return params
-
-
-@dataclass
-class KVCache:
-    """Keys and values of every position seen so far, per layer: keys[layer], values[layer] each (B, H, T_seen, d_k).
-
-    With it, a new token's attention costs O(T) instead of recomputing the whole prompt. Each layer's keys and values
-    are the filled part of a buffer with room to spare, and a new position is written into the room: appending with
-    np.concatenate would copy all T_seen earlier positions again at every step.
-    """
-
-    keys: list = field(default_factory=list)
-    values: list = field(default_factory=list)
-    buffers: list = field(default_factory=list, repr=False)  # per layer (keys, values), each (B, H, room, d_k)
-
-    @property
-    def length(self) -> int:
-        return 0 if not self.keys else self.keys[0].shape[-2]
-
-    def extend(self, layer: int, k: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Add the new positions' k, v (B, H, T, d_k) after the layer's cached ones; return all the layer's keys and
-        values, (B, H, T_seen + T, d_k). They are views of the buffers, whose filled part later steps never change."""
-        if layer == len(self.keys):  # the layer's first keys
-            self.keys.append(k[..., :0, :])
-            self.values.append(v[..., :0, :])
-        if layer == len(self.buffers):  # no room yet: the first extension below moves these keys into buffers
-            self.buffers.append((self.keys[layer], self.values[layer]))
-        seen = self.keys[layer].shape[-2]
-        end = seen + k.shape[-2]
-        k_room, v_room = self.buffers[layer]
-        if end > k_room.shape[-2]:  # full: buffers twice the size needed, so a position is copied O(1) times on average
-            k_room, v_room = self.buffers[layer] = (_moved(k_room, seen, 2 * end), _moved(v_room, seen, 2 * end))
-        k_room[..., seen:end, :], v_room[..., seen:end, :] = k, v
-        self.keys[layer], self.values[layer] = k_room[..., :end, :], v_room[..., :end, :]
-        return self.keys[layer], self.values[layer]
-
-
-def _moved(buffer: np.ndarray, seen: int, room: int) -> np.ndarray:
-    """(B, H, n, d_k) -> a new (B, H, room, d_k) buffer holding its first `seen` positions."""
-    moved = np.empty((*buffer.shape[:-2], room, buffer.shape[-1]), dtype=buffer.dtype)
-    moved[..., :seen, :] = buffer[..., :seen, :]
-    return moved
 
 
 KNOCKOUT_MODES = ("zero", "mean")
@@ -251,24 +226,26 @@ class BlockTrace:
     """What one block computed, in the order it computed it: what the UI draws and what the backward pass
     (core/backward.py) reads. Shapes of a batched forward; an unbatched one (ids (T,)) has no B axis.
     Tk = T, or T_past + T when a KV cache holds earlier keys. An attention-only block (d_ff = 0) has no
-    feed-forward sublayer: its ffn_* and res_2 are None.
+    feed-forward sublayer: its ffn_* and res_2 are None. Without residual connections (cfg.residual False)
+    the "sums" are the sublayers' outputs alone: res_1 is attn_out, res_2 is ffn_out.
     """
 
     x: np.ndarray  # (B, T, D) the block's input: the residual stream
-    attn_in: np.ndarray  # (B, T, D) ln_1(x) pre-norm; x itself post-norm
+    attn_in: np.ndarray  # (B, T, D) ln_1(x) pre-norm; x itself post-norm and without layer norm
     q: np.ndarray  # (B, H, T, d_k) queries per head
     k: np.ndarray  # (B, H, Tk, d_k) keys per head, the cached ones first
     v: np.ndarray  # (B, H, Tk, d_k) values per head
     weights: np.ndarray  # (B, H, T, Tk) softmax(q k^T / sqrt(d_k)) under the causal mask; rows sum to 1
     heads: np.ndarray  # (B, H, T, d_k) weights @ v per head, after any knockout
     attn_out: np.ndarray  # (B, T, D) concat(heads) W_o + b_o
-    res_1: np.ndarray  # (B, T, D) x + attn_out, the first residual sum
-    ffn_in: np.ndarray | None = None  # (B, T, D) ln_2(res_1) pre-norm; ln_1(res_1) post-norm
+    res_1: np.ndarray  # (B, T, D) x + attn_out, the first residual sum (attn_out alone without residuals)
+    ffn_in: np.ndarray | None = None  # (B, T, D) ln_2(res_1) pre-norm; ln_1(res_1) post-norm; res_1 without
+    #   layer norm
     ffn_pre: np.ndarray | None = None  # (B, T, F) ffn_in W_fc + b_fc
     ffn_act: np.ndarray | None = None  # (B, T, F) GELU or ReLU of ffn_pre
     ffn_out: np.ndarray | None = None  # (B, T, D) ffn_act W_proj + b_proj
-    res_2: np.ndarray | None = None  # (B, T, D) the second residual sum: res_1 + ffn_out pre-norm,
-    #   ffn_in + ffn_out post-norm
+    res_2: np.ndarray | None = None  # (B, T, D) the second residual sum: res_1 + ffn_out pre-norm (and without
+    #   layer norm), ffn_in + ffn_out post-norm; ffn_out alone without residuals
     out: np.ndarray  # (B, T, D) the block's output: res_2 pre-norm, ln_2(res_2) post-norm;
     #   attention only: res_1 pre-norm, ln_1(res_1) post-norm
 
@@ -280,30 +257,30 @@ class ForwardTrace:
 
     x: np.ndarray  # (B, T, D) wte[ids] + PE, the first block's input
     layers: list[BlockTrace]  # one per block, first to last
-    h: np.ndarray  # (B, T, D) ln_f of the last block's out: the output head reads it
+    h: np.ndarray  # (B, T, D) ln_f of the last block's out (that out itself without layer norm): the head reads it
 
 
 def block(p, x, cfg: ModelConfig, cache=None, layer=0, heads_off=(), off_mode="zero"):
-    """One transformer block, pre-norm or post-norm. x (B, T, D) -> out (B, T, D), BlockTrace.
-    cache, layer: a KVCache and this block's index in it; heads_off, off_mode: heads of this layer to switch
-    off (attention_layer).
+    """One transformer block: pre-norm, post-norm or without layer norm, with or without residual connections.
+    x (B, T, D) -> out (B, T, D), BlockTrace. cache, layer: a KVCache and this block's index in it; heads_off,
+    off_mode: heads of this layer to switch off (attention_layer).
     """
-    eps, pre = cfg.ln_eps, cfg.norm == "pre"
+    eps, pre, post = cfg.ln_eps, cfg.norm == "pre", cfg.norm == "post"
     # pre (GPT-2): x + attn(ln_1(x)), then x + mlp(ln_2(x)); post (the 2017 paper): ln_1(x + attn(x)),
-    # then ln_2(x + mlp(x))
+    # then ln_2(x + mlp(x)); "none": x + attn(x), then x + mlp(x). Without residuals each "x +" goes.
     attn_in = layer_norm(x, **p["ln_1"], eps=eps) if pre else x
     attn_out, q, k, v, weights, heads = attention_layer(p["attn"], attn_in, cfg.n_heads, cache, layer, heads_off,
                                                         off_mode)
-    res_1 = x + attn_out
+    res_1 = x + attn_out if cfg.residual else attn_out
     attention = dict(x=x, attn_in=attn_in, q=q, k=k, v=v, weights=weights, heads=heads, attn_out=attn_out,
                      res_1=res_1)
+    mid = layer_norm(res_1, **p["ln_1"], eps=eps) if post else res_1  # the stream between the two sublayers
     if cfg.attention_only:
-        out = res_1 if pre else layer_norm(res_1, **p["ln_1"], eps=eps)
-        return out, BlockTrace(**attention, out=out)
-    ffn_in = layer_norm(res_1, **p["ln_2" if pre else "ln_1"], eps=eps)
+        return mid, BlockTrace(**attention, out=mid)
+    ffn_in = layer_norm(mid, **p["ln_2"], eps=eps) if pre else mid
     ffn_out, ffn_pre, ffn_act = ffn_with_hidden(ffn_in, **p["mlp"], activation=cfg.activation)
-    res_2 = (res_1 if pre else ffn_in) + ffn_out
-    out = res_2 if pre else layer_norm(res_2, **p["ln_2"], eps=eps)
+    res_2 = mid + ffn_out if cfg.residual else ffn_out
+    out = layer_norm(res_2, **p["ln_2"], eps=eps) if post else res_2
     return out, BlockTrace(**attention, ffn_in=ffn_in, ffn_pre=ffn_pre, ffn_act=ffn_act, ffn_out=ffn_out,
                            res_2=res_2, out=out)
 
@@ -327,7 +304,7 @@ def forward(params, cfg: ModelConfig, ids, cache: KVCache | None = None,
     for layer, p in enumerate(params["blocks"]):
         x, tr = block(p, x, cfg, cache, layer, knockout.in_layer(layer), knockout.mode)  # extends the cache
         layers.append(tr)
-    h = layer_norm(x, **params["ln_f"], eps=cfg.ln_eps)
+    h = layer_norm(x, **params["ln_f"], eps=cfg.ln_eps) if cfg.layer_norm else x  # no ln_f without layer norm
     logits = linear(h, params["wte"].T)  # tied output head, h @ wte.T: (B, T, V)
     trace = ForwardTrace(x=embedded, layers=layers, h=h)
     if not batched:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
+from core.bigram import BigramConfig
 from core.data import check_corpus
 from core.model import ModelConfig
 
@@ -52,7 +53,15 @@ def _lists(node):
     return node
 
 
-def save(path, params, cfg: ModelConfig, meta: dict | None = None) -> None:
+def config_from_dict(config: dict) -> ModelConfig | BigramConfig:
+    """The config a model file holds: a transformer's, or a learnt bigram table's (its "kind" says so)."""
+    config = dict(config)
+    if config.pop("kind", None) == "bigram":
+        return BigramConfig(**config)
+    return ModelConfig(**config)
+
+
+def save(path, params, cfg: ModelConfig | BigramConfig, meta: dict | None = None) -> None:
     """Write path.npz (arrays) and path.json ({"config": ..., "meta": ...})."""
     path = Path(path).with_suffix("")
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -69,7 +78,7 @@ def load(path):
     losses, and every number a lesson computes from that text beside them, would then not belong together."""
     path = Path(path).with_suffix("")
     doc = json.loads(path.with_suffix(".json").read_text())
-    cfg = ModelConfig(**doc["config"])
+    cfg = config_from_dict(doc["config"])
     check_corpus(doc.get("meta", {}))
     with np.load(path.with_suffix(".npz"), allow_pickle=False) as data:
         flat = {name: data[name] for name in data.files}

@@ -8,7 +8,8 @@ from __future__ import annotations
 import numpy as np
 
 from core.attention import softmax
-from core.model import KVCache, ModelConfig, check_ids, forward
+from core.kv_cache import KVCache
+from core.model import ModelConfig, check_ids, forward
 
 
 def check_temperature(temperature) -> float:

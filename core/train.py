@@ -20,6 +20,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from core.backward import loss_and_grads, loss_only
+from core.bigram import BigramConfig, init_table, table_loss, table_loss_and_grads
 from core.model import ModelConfig, forward, init_params
 from core.model_file import flatten, unflatten
 from core.tasks import SyntheticTask
@@ -29,6 +30,14 @@ __all__ = ["AdamW", "TrainConfig", "Trainer", "TrainingDiverged", "clip_grad_nor
 # Weight decay shrinks matrices and embedding tables (as nanoGPT does), never biases or layer-norm
 # gains: pulling a gain towards 0 would switch the layer off rather than regularise it.
 DECAYED = ("wte", "wpe", "w_qkv", "w_o", "w_fc", "w_proj")
+
+
+def model_functions(cfg: ModelConfig | BigramConfig):
+    """(init, loss_and_grads, loss_only) of the model a config describes: the transformer's (ModelConfig), or the
+    learnt bigram table's (BigramConfig), which the Trainer trains with the same optimiser and data."""
+    if isinstance(cfg, BigramConfig):
+        return init_table, table_loss_and_grads, table_loss
+    return init_params, loss_and_grads, loss_only
 
 
 class TrainingDiverged(FloatingPointError):
@@ -111,12 +120,13 @@ class Trainer:
     """Holds the parameters, the optimiser state and the history, and trains a few steps at a time.
 
     data: a text corpus (core.data) or a task (core.tasks) with train_batch, val_batches, vocab_size,
-    seq_len. Parameters are float32. If a step's loss is not finite, or exceeds diverge_factor * log V,
+    seq_len. cfg: a transformer's ModelConfig, or a BigramConfig (the learnt bigram table).
+    Parameters are float32. If a step's loss is not finite, or exceeds diverge_factor * log V,
     the parameters and optimiser go back to the last good step, status becomes "diverged" and
     TrainingDiverged is raised.
     """
 
-    def __init__(self, cfg: ModelConfig, data, train_cfg: TrainConfig | None = None, seed: int = 0,
+    def __init__(self, cfg: ModelConfig | BigramConfig, data, train_cfg: TrainConfig | None = None, seed: int = 0,
                  params: dict | None = None, diverge_factor: float = 3.0):
         if data.vocab_size != cfg.vocab_size:
             raise ValueError(f"The data has {data.vocab_size} tokens but the model's vocabulary has {cfg.vocab_size}.")
@@ -124,8 +134,9 @@ class Trainer:
             raise ValueError(f"The data's sequences ({data.seq_len} tokens) exceed the model's max_len {cfg.max_len}.")
         self.cfg, self.data, self.train_cfg = cfg, data, train_cfg or TrainConfig()
         self.rng = np.random.default_rng(seed)
+        init, self._loss_and_grads, self._loss_only = model_functions(cfg)
         if params is None:
-            params = init_params(cfg, self.rng, dtype=np.float32)
+            params = init(cfg, self.rng, dtype=np.float32)
         self.params = unflatten({k: np.array(v, dtype=np.float32) for k, v in flatten(params).items()})
         self._flat = flatten(self.params)  # the same arrays, by name: updates reach self.params
         self.opt = AdamW(self._flat, self.train_cfg)
@@ -144,7 +155,7 @@ class Trainer:
         losses, start = [], time.perf_counter()
         for _ in range(int(n)):
             ids, targets, mask = self.data.train_batch(self.rng, self.train_cfg.batch_size)
-            loss, grads = loss_and_grads(self.params, self.cfg, ids, targets, mask)
+            loss, grads = self._loss_and_grads(self.params, self.cfg, ids, targets, mask)
             flat_grads = flatten(grads)
             norm = clip_grad_norm(flat_grads, self.train_cfg.grad_clip)
             if not (math.isfinite(loss) and math.isfinite(norm) and loss <= self.max_loss):
@@ -189,7 +200,7 @@ class Trainer:
         total = weight = 0.0
         for ids, targets, mask in self.data.val_batches(64, max_windows, split=split):
             w = float(mask.sum()) if mask is not None else ids.size
-            total += w * loss_only(self.params, self.cfg, ids, targets, mask)
+            total += w * self._loss_only(self.params, self.cfg, ids, targets, mask)
             weight += w
         loss = total / weight
         if split == "val":

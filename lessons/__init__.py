@@ -6,10 +6,12 @@ The order: the task first (predict the next token; the bigram model shows what o
 and what it cannot see), then why attention (a word needs the words before it; an average of the past is
 the first, fixed weighting, which queries and keys make depend on the words: QKV opens with it), then
 attention's parts in the order the data flows through them (projections, scaling, masking, heads), what
-attention does with context and order, the block around it, the whole model, how it learns, what a trained
-model's heads do, and last the advanced page on computing attention in tiles, which needs everything before
-it and nothing after it needs. Position vectors are first taught in QKV, where its trained view first uses
-them; the random views up to Multi-head leave them out, and Context and order shows what order needs them for."""
+attention does with context and order, the block around it, the whole model, how it learns, what each piece
+of it buys (the ladder from the bigram to a transformer, every rung trained and scored: it needs the loss, the
+validation split and the live training of the lesson before it), what a trained model's heads do, and last the
+advanced page on computing attention in tiles, which needs everything before it and nothing after it needs.
+Position vectors are first taught in QKV, where its trained view first uses them; the random views up to
+Multi-head leave them out, and Context and order shows what order needs them for."""
 
 from ui.frame.nav import Course, Lesson
 
@@ -28,6 +30,8 @@ COURSE = Course((
            "layer norm → attention → FFN, residual sums"),
     Lesson("full_model", "Full model", "model", ":material/psychology:", "blocks → logits → next token"),
     Lesson("training", "Training", "training", ":material/model_training:", "loss → gradients → learning"),
+    Lesson("ladder", "What each piece buys", "ladder", ":material/stairs:",
+           "bigram → heads → feed-forward → residuals → layer norm → blocks, each measured"),
     Lesson("circuit", "Induction circuit", "circuit", ":material/repeat:", "previous-token head → induction head"),
     Lesson("tiles", "Attention in tiles", "tiles", ":material/grid_view:",
            "advanced: attention one block of keys at a time"),

@@ -8,7 +8,7 @@
 
 A run trains in ticks: each tick() runs Trainer.step until about TICK_BUDGET_S of wall time is spent, so one
 student's run never holds the shared server for long. When several students train on one server process,
-they share TRAIN_SHARE of it between them (each tick gets less time, fair_budget()): training slows down,
+they share a part of it between them (ui.compute.training_share: each tick gets less time): training slows down,
 and the rest of the process stays for everyone's slider moves. After every tick the model so far is handed, as a
 read-only copy, to this session's trained models (ui.compute.model_store owns them), so stopping, leaving the page
 or a later divergence never loses what was trained. A run that diverges publishes nothing more: its last
@@ -21,7 +21,6 @@ Nothing here draws.
 from __future__ import annotations
 
 import secrets
-import threading
 import time
 
 from core.data import CorpusUnavailable
@@ -29,33 +28,14 @@ from core.model import ModelConfig
 from core.train import TrainConfig, Trainer, TrainingDiverged
 from lessons.training.run import Run
 from lessons.training.setup import Settings, TextMemo, build_data, example_ids
-from ui.compute import model_store
+from ui.compute import model_store, training_share
+from ui.compute.training_share import fair_budget
 
 SESSION_KEY = "tr_session"
-TICK_BUDGET_S = 0.25  # training time per tick (the drawing adds ~20-60 ms)
-TRAIN_SHARE = 0.5  # of one process (one core): the most that all its training runs together may take
-TICK_EVERY_S = 1.0  # how often a running run's page ticks it (lessons.training.view's fragment timer)
-ACTIVE_WITHIN_S = 3.0  # a run ticked this recently counts as training now
+TICK_BUDGET_S = training_share.TICK_BUDGET_S  # training time per tick, when no other run of the process trains
+TICK_EVERY_S = training_share.TICK_EVERY_S  # how often a running run's page ticks it (lessons.training.view's timer)
 PAUSE_AFTER_S = 10.0  # a running run not ticked for this long was left (another page, a closed tab)
 EVAL_TOKENS = 2048  # the validation loss is measured on about this many scored tokens
-
-
-_last_tick: dict[int, float] = {}  # id of a running TrainingSession in this process -> when it last ticked
-_ticks_lock = threading.Lock()  # sessions tick from their own script threads
-
-
-def fair_budget(session_id: int, now: float | None = None) -> float:
-    """The training time a tick of this session gets now: TICK_BUDGET_S alone, less when other sessions of
-    this process train too, so that all of them together take at most TRAIN_SHARE of the process (ticks come
-    every TICK_EVERY_S). 10 students training on two processes get 0.1 s a tick each instead of 0.25."""
-    now = time.monotonic() if now is None else now
-    with _ticks_lock:
-        _last_tick[session_id] = now
-        for other, when in list(_last_tick.items()):
-            if now - when > ACTIVE_WITHIN_S:
-                del _last_tick[other]
-        active = len(_last_tick)
-    return min(TICK_BUDGET_S, TRAIN_SHARE * TICK_EVERY_S / active)
 
 
 class TrainingSession:

@@ -36,7 +36,7 @@ CHECKS = [(path, theme, DESK) for path in PAGES for theme in THEMES] + [
     (f"{path}?present=true", "light", DESK) for path in PAGES if path]
 # On a phone, in the dark: the lessons whose main control sits on the strip along the bottom edge, and those whose
 # grids of maps are laid out again one under another (a page of its own at that width)
-PHONE_PAGES = ["multi-head", "bigram", "block", "circuit", "tiles", "model", "training"]
+PHONE_PAGES = ["multi-head", "bigram", "block", "circuit", "tiles", "model", "training", "ladder"]
 CHECKS += [(path, "dark", PHONE) for path in PHONE_PAGES]
 
 

@@ -52,6 +52,7 @@ SHARED = {
     "model": "fm_prompt=def+f(x):&fm_top_k=5&fm_top_p=0.8&fm_n_chars=40&fm_hv_layer=layer+2",
     "circuit": "ci_length=12",
     "training": "present=true",
+    "ladder": "ld_unit=bits&ld_rung=more+blocks&ld_gap_rung=%2B+residuals&ld_prompt=def+f(x):+return+x",
 }
 # Streamlit's frontend asks for these under the page's own path before it tries the root; the 404s are
 # its own probing, logged by the browser as failed loads, not an error of the app.

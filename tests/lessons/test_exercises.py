@@ -11,6 +11,7 @@ ui.frame.exercises.open_key(lesson), set as a click would); test_closed_exercise
 from __future__ import annotations
 
 import builtins
+import json
 import math
 
 import numpy as np
@@ -24,6 +25,7 @@ from core.tokenize import word_tokens
 from lessons import COURSE
 from tests.apptest_helpers import (
     BANK,
+    ROOT,
     chart_by_title,
     chart_title,
     charts,
@@ -83,6 +85,10 @@ EXPECTED_NUMBERS = {
     ("block", "ffn_width"): 4 * 64,  # d_ff = 4 D
     ("block", "gelu_minus_one"): -0.5 * (1 + math.erf(-1 / math.sqrt(2))),  # x Φ(x) at x = -1
     ("block", "residual_length"): 5.0,
+    ("ladder", "uniform"): math.log(95),  # the documentation text's 95 characters (docs/MODELS.md)
+    ("ladder", "bits"): json.loads((ROOT / "lessons/ladder/weights/ladder.json").read_text())["rungs"][-1]["val_loss"]
+    / math.log(2),  # the shipped last rung's nats, in bits
+    ("ladder", "extra_heads"): 0,  # heads are slices of the same W_qkv and W_O
 }
 # (lesson, exercise id) -> the option a student must pick (checked by what the option says)
 EXPECTED_OPTIONS = {
@@ -104,6 +110,8 @@ EXPECTED_OPTIONS = {
     ("model", "greedy_twice"): "The same text",  # greedy draws nothing at random
     ("training", "fixed_length"): "always 7 keys back",  # induction: key i - L + 1 with L = 8
     ("circuit", "flat_then_fall"): "stayed near the uniform guess",  # docs/MODELS.md: 5,000 flat steps, then 0.55
+    ("ladder", "largest"): "+ residuals",  # the shipped ladder: 2.057 -> 1.799, the largest step
+    ("ladder", "gap"): "+ layer norm",  # training 1.604 against validation 1.655, the rungs above it the other way
 }
 # A plausible wrong number for each numeric exercise (the tutorial's 0.432 for the first weight)
 WRONG_NUMBERS = {("qkv", "first_weight"): "0.432", ("scaling", "factor_64"): "64", ("scaling", "variance"): "16",

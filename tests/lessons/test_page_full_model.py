@@ -292,7 +292,7 @@ def test_characters_inside_an_emoji_are_visible_labels(tmp_path, monkeypatch):
     save(tmp_path / "char_emoji", init_params(cfg, np.random.default_rng(2)), cfg, {"tokenizer": tok.to_dict()})
     monkeypatch.setattr(model_store, "WEIGHTS_DIR", tmp_path)
     at = ok(run_page(PAGE, {"fm_prompt": "👩\u200d💻 ❤\ufe0f"}))
-    rows = chart_data(next(c for c in charts(at) if " layers x " in chart_title(c))).drop_duplicates("row_i")
+    rows = chart_data(next(c for c in charts(at) if " layer x " in chart_title(c))).drop_duplicates("row_i")
     assert list(rows.sort_values("row_i")["row"]) == ["👩", "U+200D", "💻", "␣", "❤", "U+FE0F"]
     assert {"U+200D", "U+FE0F"} <= set(bars(at)["label"])
     for chart in charts(at):

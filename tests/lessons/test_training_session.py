@@ -250,13 +250,13 @@ def test_get_keeps_a_session_made_before_the_module_was_reimported():
 def test_training_sessions_of_one_process_share_it():
     """One student training gets the whole tick budget; ten at once share TRAIN_SHARE of the process between
     them, so the slider moves of everyone else keep the rest; a session that stopped ticking stops counting."""
-    from lessons.training import session as ts
+    from ui.compute import training_share as ts
 
-    ts._last_tick.clear()
+    ts.forget()
     assert ts.fair_budget(1, now=100.0) == ts.TICK_BUDGET_S
     budgets = [ts.fair_budget(i, now=100.0 + i / 100) for i in range(1, 11)]
     assert budgets[-1] == pytest.approx(ts.TRAIN_SHARE * ts.TICK_EVERY_S / 10)
     assert sum(budgets[-1] for _ in range(10)) <= ts.TRAIN_SHARE * ts.TICK_EVERY_S + 1e-12
     later = 100.0 + ts.ACTIVE_WITHIN_S + 1  # the other nine have not ticked since
     assert ts.fair_budget(1, now=later) == ts.TICK_BUDGET_S
-    ts._last_tick.clear()
+    ts.forget()

@@ -781,3 +781,49 @@ def test_block_step_4_deep_post_norm_climbs_away():
         at.sidebar.slider(key="seed").set_value(seed).run()
         pre, post = depth_lines(ok(at))
         assert post[-1] > 1.5 * pre[-1], seed
+
+
+# ---- ladder -------------------------------------------------------------------------------------------
+
+
+def test_ladder_step_1_bits_shrink_every_bar_and_line_by_ln_2():
+    at = page("ladder")
+    nats = chart_data(chart_by_title(at, "Validation loss of each rung"))
+    at.radio(key="ld_unit").set_value("bits").run()
+    bits = chart_data(chart_by_title(ok(at), "Validation loss of each rung"))
+    for column in ("value", "ref_0", "ref_1"):
+        np.testing.assert_allclose(bits[column] * np.log(2), nats[column], rtol=SENT_RTOL)
+
+
+def test_ladder_step_2_with_residuals_the_heads_look_less_at_their_own_character():
+    at = page("ladder")
+    at.selectbox(key="ld_rung").set_value("one head").run()
+    one = table_with(ok(at), "own character")["own character"].mean()
+    at.selectbox(key="ld_rung").set_value("+ residuals").run()
+    residual = table_with(ok(at), "own character")["own character"].mean()
+    assert residual < one
+
+
+def test_ladder_step_3_one_head_for_300_steps_lands_on_the_shipped_run():
+    from lessons.ladder import live, maths
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(live, "fair_budget", lambda *args, **kwargs: 600.0)
+        at = page("ladder", timeout=300)
+        assert at.selectbox(key="ld_train_rung").value == "one head"
+        assert at.slider(key="ld_train_steps").value == 300
+        at.button(key="ld_train").click().run()
+        for _ in range(5):
+            if at.session_state[live.LIVE_KEY].state != "running":
+                break
+            at.run()
+    shipped = {rec["key"]: rec for rec in maths.read_results()["rungs"]}["one_head"]["curve"]
+    mine = number_after(texts(ok(at)), "your run's validation loss is **")
+    assert mine == pytest.approx(shipped["val"][shipped["step"].index(300)], abs=1e-4)
+    assert "the same." in texts(at)
+
+
+def test_ladder_step_4_layer_norm_ends_with_training_below_validation():
+    at = page("ladder")
+    at.selectbox(key="ld_gap_rung").set_value("+ layer norm").run()
+    df = chart_data(chart_by_title(ok(at), "+ layer norm: training against validation"))
+    assert df[df.series == "training"]["y"].iloc[-1] < df[df.series == "validation"]["y"].iloc[-1]

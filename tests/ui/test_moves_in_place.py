@@ -24,6 +24,7 @@ MOVES = [  # (lesson, slider key, a new value): moves that change numbers only
     ("communication", "seed", 2),
     ("block", "seed", 9),
     ("tiles", "seed", 6),
+    ("ladder", "ld_train_steps", 500),
 ]
 
 

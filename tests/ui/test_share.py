@@ -48,6 +48,9 @@ MOVES = {
     "bigram": [{"bg_top": 20, "bg_alpha": 0.5, "bg_length": 50, "seed": 9}],
     "circuit": [{"ci_length": 12, "seed": 5, "ci_off": "layer 2 · head 2", "ci_off_mode": "mean"},
                 {"ci_source": "typed", "ci_text": "BQMNOPWBQMNOPW"}],
+    "ladder": [{"ld_unit": "bits", "ld_gap_rung": "+ residuals", "ld_rung": "more blocks",
+                "ld_prompt": "def f(x): return x", "ld_train_rung": "several heads", "ld_train_steps": 500,
+                "seed": 4}],
 }
 WIDGET_KINDS = ("slider", "select_slider", "toggle", "text_area", "text_input", "selectbox", "number_input", "radio")
 

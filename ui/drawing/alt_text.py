@@ -64,14 +64,16 @@ def heatmap(matrix, row_labels, col_labels, title: str, row_title: str = "query"
                     f"({_names(col_labels)}).")
 
 
-def bars(data: ChartData, title: str, x_title: str, y_title: str) -> str:
-    """A bar chart: how many bars, of what, their labels, and the groups their colours mark."""
+def bars(data: ChartData, title: str, x_title: str, y_title: str, references: tuple[str, ...] = ()) -> str:
+    """A bar chart: how many bars, of what, their labels, the groups their colours mark, and its reference lines."""
     labels = data.column("label")
     groups = list(dict.fromkeys(map(str, data.column("group")))) if "group" in data.names() else []
     coloured = f" Each bar is coloured by its group: {_names(groups)}." if groups else ""
     length = f"; bar length: {x_title}" if x_title else ""
+    lines = f" {_count(len(references), 'reference line').capitalize()} across the bars: {_names(references)}." \
+        if references else ""
     return finished(f"{_named(title, 'Bar chart')}: {_count(len(labels), 'bar')}{_each(y_title)} "
-                    f"({_names(labels)}){length}.{coloured}")
+                    f"({_names(labels)}){length}.{coloured}{lines}")
 
 
 def lines(data: ChartData, title: str, x_title: str, y_title: str) -> str:
@@ -103,7 +105,7 @@ def for_chart(builder: Callable, data: ChartData, settings: dict) -> str | None:
     title = str(given.get("title") or "")
     kind = builder.__name__
     if kind == "bar_chart":
-        text = bars(data, title, given["x_title"], given["y_title"])
+        text = bars(data, title, given["x_title"], given["y_title"], tuple(given.get("references", ())))
     elif kind == "line_chart":
         text = lines(data, title, given["x_title"], given["y_title"])
     elif kind == "grid_chart":

@@ -4,6 +4,7 @@ in ui.drawing.charts (the spec never depends on the numbers, so ui.drawing.rende
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 
 import altair as alt
@@ -15,6 +16,10 @@ from ui.drawing.charts import FONT, LABEL_PX, TITLE_PX, px, themed, unique_label
 
 BAR_FILL, BAR_TRACK = "#3b528b", "#e8e8e8"
 HEADROOM = 1.2  # the value axis reaches a little past the longest bar, to leave room for its number
+# Reference lines across a bar chart: Okabe-Ito's vermillion and bluish green, each at least 3:1 against the light
+# and the dark theme's background, and dashed apart for a greyscale reader.
+REFERENCE_COLOURS = ("#d55e00", "#009e73")
+REFERENCE_DASHES = ((8, 4), (2, 3))
 _FRACTION = "datum.value % 1 != 0"
 # An axis of whole numbers (positions, steps, counts). tickMinStep alone does not do it: Vega asks for fewer
 # ticks, but its tick maker still steps by 0.5 on a short axis (0 to 2 in three ticks), and "d" then prints
@@ -27,10 +32,13 @@ WHOLE_TICKS = {"format": "d", "tickMinStep": 1, "labelExpr": f"{_FRACTION} ? '' 
 def bar_chart(title: str = "", x_title: str = "probability", y_title: str = "token",
               domain: tuple[float, float] | None = None, font_scale: float = 1.0,
               groups: tuple[tuple[str, str], ...] = (), number_format: str = ".3f",
-              data: pd.DataFrame | None = None) -> alt.Chart:
+              references: tuple[str, ...] = (), data: pd.DataFrame | None = None) -> alt.Chart:
     """Horizontal bars from a frame with columns label, value (and order, to keep the given order).
     groups, (name, colour) pairs: each bar takes the colour of its `group` column, named in a legend.
     number_format: how each bar's number is printed (d3-format: ".3f" probabilities, "d" counts).
+    references: the names of up to two vertical reference lines (a baseline the bars are measured against), named
+    in a legend; their values are the frame's columns ref_0 and ref_1, the same on every row (bar_frame's
+    references). Not with groups: the two legends would share one colour scale.
 
     Without a domain the value axis ends a little past the longest bar. Each bar lies on a light track
     as wide as the plot, and its number is printed in black at the track's right end: it reads the
@@ -59,23 +67,48 @@ def bar_chart(title: str = "", x_title: str = "probability", y_title: str = "tok
                            color=alt.Color("group:N", title=None, scale=alt.Scale(domain=names, range=fills),
                                            legend=alt.Legend(orient="bottom", labelFontSize=fonts["labelFontSize"],
                                                              labelLimit=px(320, font_scale))))
-    layers = [track, bars]
-    if not domain:  # an invisible mark past the longest bar stretches the axis to it
+    layers = [track, bars, *_reference_rules(alt.Chart(base.data), references, x_scale, x_title, font_scale)]
+    if groups and references:
+        raise ValueError("A bar chart takes groups or reference lines, not both.")
+    if not domain:  # an invisible mark past the longest bar (or line) stretches the axis to it
         layers.append(base.mark_point(opacity=0, aria=False).encode(x=alt.X("room:Q", scale=x_scale)))
     text = base.mark_text(align="right", dx=-4, font=FONT, color=colours.DARK_TEXT, fontSize=px(LABEL_PX, font_scale)
                           ).encode(x=alt.value("width"), text=alt.Text("value:Q", format=number_format))
     layers.append(text)
     step = px(20, font_scale)
     # one transform for all layers, so they share one data source and the bars keep the frame's order
-    chart = themed(alt.layer(*layers).transform_calculate(room=alt.datum.value * HEADROOM).properties(
+    longest = f"max({', '.join(['datum.value'] + [f'datum.ref_{i}' for i in range(len(references))])})"
+    chart = themed(alt.layer(*layers).transform_calculate(room=f"{longest} * {HEADROOM}").properties(
         width="container", height=alt.Step(step)))
     return chart.properties(title=title) if title else chart
 
 
-def bar_frame(labels: Sequence[str], values) -> ChartData:
-    """One bar per label, in the given order."""
+def _reference_rules(plain, references: tuple[str, ...], x_scale, x_title: str, font_scale: float) -> list:
+    """One vertical line across the plot per reference (drawn once: from the first row; no y encoding, so it spans
+    every bar), coloured and dashed by name, with a legend; a line is a drawing aid (aria=False): the chart's
+    description names them. plain: a chart of the bars' data with no encoding."""
+    if len(references) > len(REFERENCE_COLOURS):
+        raise ValueError(f"A bar chart draws at most {len(REFERENCE_COLOURS)} reference lines.")
+    names, n = list(references), len(references)
+    legend = alt.Legend(orient="bottom", title=None, labelFontSize=px(LABEL_PX, font_scale),
+                        labelLimit=px(320, font_scale), symbolStrokeWidth=2)
+    colour = alt.Scale(domain=names, range=list(REFERENCE_COLOURS[:n]))
+    dashes = alt.Scale(domain=names, range=[list(d) for d in REFERENCE_DASHES[:n]])
+    return [plain.transform_filter("datum.order == 0").transform_calculate(reference=json.dumps(name)).mark_rule(
+        strokeWidth=2, aria=False).encode(
+        x=alt.X(f"ref_{i}:Q", scale=x_scale, title=x_title),
+        color=alt.Color("reference:N", scale=colour, legend=legend),
+        strokeDash=alt.StrokeDash("reference:N", scale=dashes, legend=legend),
+        tooltip=[alt.Tooltip("reference:N", title="line"), alt.Tooltip(f"ref_{i}:Q", format=".4f", title=x_title)])
+        for i, name in enumerate(names)]
+
+
+def bar_frame(labels: Sequence[str], values, references: Sequence[float] = ()) -> ChartData:
+    """One bar per label, in the given order; references: the values of bar_chart's reference lines, in its order."""
     values = numbers(values)
-    return ChartData({"label": unique_labels(list(labels)), "value": values, "order": list(range(len(values)))})
+    columns = {"label": unique_labels(list(labels)), "value": values, "order": list(range(len(values)))}
+    columns.update({f"ref_{i}": numbers([ref] * len(values)) for i, ref in enumerate(references)})
+    return ChartData(columns)
 
 
 def line_chart(x_title: str, y_title: str, title: str = "", log_x: bool = False, log_y: bool = False,

@@ -20,7 +20,7 @@ from ui.drawing import charts, export, heatmap, render, tables
 from ui.drawing.chart_data import ChartData
 from ui.sections import explain
 from ui.state import controls, presenter, seq_len
-from ui.text import code_span, shape_text
+from ui.text import code_span, counted, shape_text
 
 NO_TOKENS = "There are no tokens to show: type a sentence in the sidebar (letters, digits or punctuation)."
 
@@ -212,7 +212,8 @@ def layers_heads_grid(frame: ChartData, n_layers: int, n_heads: int, T: int, wid
     """Every layer x head map (a frame from charts.grid_frame with layer_head_names), one row per layer when a
     layer's heads fit side by side in width_px; the title says so."""
     cell, columns = grid_layout(T, n_heads, width_px, panel_px, cell_px, min_cell_px=min_cell_px)
-    title = f"{n_layers} layers x {n_heads} heads" + (" (one row per layer)" if columns == n_heads else "")
+    title = f"{counted(n_layers, 'layer')} x {counted(n_heads, 'head')}" + (
+        " (one row per layer)" if columns == n_heads and n_layers > 1 else "")
     render.show_grid(frame, columns, cell, title)
 
 
