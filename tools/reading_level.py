@@ -1,17 +1,18 @@
 """How much each lesson says at each level, and how hard it is to read: words and a grade-level figure.
 
-Every lesson page is rendered as a reader first opens it (default controls, panels closed) at the Simple and
-the Technical level, and the running text a reader reads is collected: the Markdown, the captions and the
-boxes (what names a picture, a chart's title or a control's label, is the same at both levels and is left
-out). For each level it prints the words and the Flesch-Kincaid grade (a US school grade: the years of school
-a reader needs, from words per sentence and syllables per word; the syllables are counted by textstat's
-hyphenation dictionary, offline). Simple is meant to be its own shorter, plainer text: the share of words
-it keeps is the third column.
+Every lesson page is rendered as a reader first opens it (default controls, panels closed) at the Simple and the
+Technical level, and the running text a reader reads is collected: the Markdown, the captions and the boxes (what
+names a picture, a chart's title or a control's label, is the same at both levels and is left out). For each level
+it prints the words and the Flesch-Kincaid grade (a US school grade: the years of school a reader needs, 0.39 x
+words per sentence + 11.8 x syllables per word - 15.59). The formula is three numbers, so it is written here; the
+syllables come from pyphen's hyphenation dictionary (offline), as the readability packages count them (theirs either
+download a pronouncing dictionary at first use or need setuptools' pkg_resources). Simple is meant to be its own
+shorter, plainer text: the share of words it keeps is the third column.
 
     python -m tools.reading_level            # every lesson
     python -m tools.reading_level masking    # some (folder names)
 
-tests/lessons/test_reading_level.py holds the same figures to their aims and prints them.
+tests/lessons/test_simple_text.py holds the same figures to their aims and prints them.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import re
 import sys
 from dataclasses import dataclass
 
-import textstat
+import pyphen
 
 from lessons import COURSE
 from tests.apptest_helpers import ok, run_page
@@ -31,6 +32,8 @@ READ = ("markdown", "caption", "info", "warning", "error", "success")  # the kin
 # headings and table bars go
 _MARKUP = re.compile(r"\[([^\]]*)\]\((?:[^()\s\"]*)(?:\s+\"[^\"]*\")?\)|[*_`#>|]")
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
+_SENTENCE_END = re.compile(r"[.!?]+(?=\s|$)")
+_HYPHENATION = pyphen.Pyphen(lang="en_US")
 
 
 def plain(markdown: str) -> str:
@@ -40,6 +43,20 @@ def plain(markdown: str) -> str:
 
 def words(text: str) -> int:
     return len(_WORD.findall(text))
+
+
+def syllables(word: str) -> int:
+    """A word's syllables as the hyphenation dictionary splits it: its break points, plus one."""
+    return len(_HYPHENATION.positions(word)) + 1
+
+
+def grade(text: str) -> float:
+    """The Flesch-Kincaid grade level of the text (0 for a text without words)."""
+    found = _WORD.findall(text)
+    if not found:
+        return 0.0
+    sentences = max(1, len(_SENTENCE_END.findall(text)))
+    return 0.39 * len(found) / sentences + 11.8 * sum(map(syllables, found)) / len(found) - 15.59
 
 
 @dataclass(frozen=True)
@@ -67,7 +84,7 @@ def page_text(path: str, level: str) -> str:
 
 
 def measure(level: str, text: str) -> Level:
-    return Level(words(text), textstat.flesch_kincaid_grade(text))
+    return Level(words(text), grade(text))
 
 
 def reading(lesson) -> Reading:
