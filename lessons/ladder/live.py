@@ -159,7 +159,8 @@ def section() -> None:
                                        maths.rung(DEFAULT_RUNG).label, kind="selectbox", container=left))
     target = controls.number_slider("ld_train_steps", "Steps", STEP_CHOICES[0], STEP_CHOICES[1], DEFAULT_STEPS,
                                     step=maths.SETTINGS.eval_every, container=right,
-                                    help="The shipped run took 2,000 steps; yours follows the same schedule.")
+                                    help=f"The shipped run took {maths.SETTINGS.steps:,} steps; yours follows the same "
+                                         "schedule.")
     seed = controls.seed(help=f"The initial weights and the order of the batches of your run. The shipped runs "
                               f"used seed {maths.SETTINGS.seed}: another seed starts elsewhere.")
     controls.show_url_notes()

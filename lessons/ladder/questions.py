@@ -23,7 +23,7 @@ def questions() -> list[Exercise]:
     last, V = recs["blocks"]["val_loss"], results["vocab_size"]
     extra = recs["heads"]["parameters"] - recs["one_head"]["parameters"]
     return [  # in the order of the sections they ask about
-        Exercise("uniform", f"A model that has learnt nothing gives each of the {V} characters the same probability. "
+        Exercise("uniform", f"A model gives each of the {V} characters the same probability, whatever came before. "
                  "What is its loss, in nats per character?", answer=math.log(V), part="bars",
                  explanation=f"Each character gets probability 1/{V}, and the surprise at a probability of 1/{V} is "
                  f"the natural logarithm of {V}, about {math.log(V):.3f} nats: the uniform guess's line on the bars."),
@@ -35,13 +35,13 @@ def questions() -> list[Exercise]:
                  "heads add?", answer=float(extra), tolerance=0, part="step_heads",
                  explanation="None: the heads are slices of the same W_qkv and W_O, so the table shows the same "
                  f"count for both rungs ({recs['heads']['parameters']:,})."),
-        Exercise("largest", "Which rung's validation loss fell the most below the rung above it?",
+        Exercise("largest", "Which rung's validation loss fell the most from the rung before it?",
                  options=tuple(labels[1:]), correct=maths.KEYS[1:].index(largest), part="steps",
                  explanation=f"{maths.rung(largest).label}: it fell by {falls[largest]:.3f} nats, more than any other "
                  "step of the ladder (the table's differences, rung by rung)."),
         Exercise("gap", "Which is the first rung whose training loss is below its validation loss?",
                  options=tuple(labels), correct=maths.KEYS.index(first), part="gap",
                  explanation=f"{maths.rung(first).label}: training {recs[first]['train_loss']:.3f} against validation "
-                 f"{recs[first]['val_loss']:.3f}. Every rung above it scores better on the validation split, which is "
+                 f"{recs[first]['val_loss']:.3f}. Every rung before it scores better on the validation split, which is "
                  "easier text for them."),
     ]

@@ -50,13 +50,13 @@ def table(results: dict) -> dict:
     """The ladder's table: rung, parameters, training time, validation loss (nats, bits), training loss, the gap."""
     rows = maths.table(results)
     return {"rung": [r["rung"] for r in rows], "parameters": [r["parameters"] for r in rows],
-            "training (s)": [r["seconds"] for r in rows], "validation (nats)": [r["val_nats"] for r in rows],
+            "training time (s)": [r["seconds"] for r in rows], "validation (nats)": [r["val_nats"] for r in rows],
             "validation (bits)": [r["val_bits"] for r in rows], "training loss (nats)": [r["train_nats"] for r in rows],
             "validation − training": [r["gap"] for r in rows]}
 
 
 def draw_table(results: dict) -> None:
-    tables.show(table(results), {"parameters": "localized", "training (s)": "%.1f", "validation (nats)": "%.3f",
+    tables.show(table(results), {"parameters": "localized", "training time (s)": "%.1f", "validation (nats)": "%.3f",
                                  "validation (bits)": "%.3f", "training loss (nats)": "%.3f",
                                  "validation − training": "%+.3f"})
 

@@ -5,7 +5,6 @@ renders at the Simple level and with the results missing."""
 
 from __future__ import annotations
 
-import itertools
 import math
 import re
 
@@ -56,7 +55,7 @@ def test_the_table_is_the_shipped_results(at):
     assert list(table["parameters"]) == [RECS[k]["parameters"] for k in maths.KEYS]
     np.testing.assert_allclose(table["validation (nats)"], [RECS[k]["val_loss"] for k in maths.KEYS])
     np.testing.assert_allclose(table["validation (bits)"], [RECS[k]["val_loss"] / math.log(2) for k in maths.KEYS])
-    np.testing.assert_allclose(table["training (s)"], [RECS[k]["seconds"] for k in maths.KEYS])
+    np.testing.assert_allclose(table["training time (s)"], [RECS[k]["seconds"] for k in maths.KEYS])
 
 
 def test_each_step_says_the_fall_the_table_shows(at):
@@ -81,13 +80,16 @@ def test_the_steps_claims_hold_for_the_numbers():
     assert RECS["heads"]["parameters"] == RECS["one_head"]["parameters"]  # "The parameters are the same"
     ln, res = RECS["layer_norm"]["curve"], RECS["residual"]["curve"]
     step = ln["step"].index(300)
-    assert ln["val"][step] < res["val"][step]  # "The curves show it"
+    assert ln["val"][step] < res["val"][step]  # "at step 300 ... the rung before it ..."
+    assert res["val"][step] - ln["val"][step] > FALLS["layer_norm"]  # "a wider lead than it keeps at the end"
 
 
 def test_what_to_notice_holds_for_the_numbers():
     below = [own_weight(k) for k in ("one_head", "heads", "ffn")]
     above = [own_weight(k) for k in ("residual", "layer_norm", "blocks")]
     assert min(below) > max(above)
+    # "the share also falls between rungs that leave that path alone"
+    assert own_weight("one_head") > own_weight("heads") or own_weight("residual") > own_weight("layer_norm")
     assert RECS["residual"]["parameters"] == RECS["ffn"]["parameters"]  # residuals add no parameter
     assert RECS["layer_norm"]["parameters"] - RECS["residual"]["parameters"] == 6 * maths.SETTINGS.d_model
     assert min(FALLS["residual"], FALLS["layer_norm"]) > FALLS["ffn"]
@@ -102,8 +104,8 @@ def test_the_gap_is_said_as_the_curves_show_it(at):
     first = next(rec["key"] for rec in RESULTS["rungs"] if rec["train_loss"] < rec["val_loss"])
     assert f"The first rung whose training loss falls below its validation loss is **{maths.rung(first).label}**" \
         in shown
-    gaps = [RECS[k]["val_loss"] - RECS[k]["train_loss"] for k in maths.KEYS[maths.KEYS.index(first):]]
-    assert all(b > a for a, b in itertools.pairwise(gaps))  # "the gap grows with their size"
+    for key in maths.KEYS[maths.KEYS.index(first):]:  # "their validation loss still falls at the last step"
+        assert RECS[key]["curve"]["val"][-1] < RECS[key]["curve"]["val"][-2]
     assert RECS["counts"]["val_loss"] < RECS["counts"]["train_loss"]  # "the validation split is easier"
     df = chart_data(chart_by_title(at, "more blocks: training against validation"))
     blocks = RECS["blocks"]["curve"]

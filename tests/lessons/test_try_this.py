@@ -786,7 +786,7 @@ def test_block_step_4_deep_post_norm_climbs_away():
 # ---- ladder -------------------------------------------------------------------------------------------
 
 
-def test_ladder_step_1_bits_shrink_every_bar_and_line_by_ln_2():
+def test_ladder_step_1_bits_grow_every_bar_and_line_by_one_over_ln_2():
     at = page("ladder")
     nats = chart_data(chart_by_title(at, "Validation loss of each rung"))
     at.radio(key="ld_unit").set_value("bits").run()
