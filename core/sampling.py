@@ -61,7 +61,8 @@ def probs_from_logits(logits: np.ndarray, temperature: float = 1.0, top_k: int |
     (..., V) -> (..., V).
 
     Temperature 0 is the limit of a very cold softmax: all mass on the argmax (the first one on a tie),
-    computed without dividing by zero. Logits are cast to float64 so temperatures near 0 cannot overflow.
+    computed without dividing by zero. A temperature just above 0 gives the same one-hot row without an overflow:
+    the logits are shifted by their max before the division (below).
     """
     t = check_temperature(temperature)
     logits = np.asarray(logits, dtype=np.float64)
@@ -74,7 +75,7 @@ def probs_from_logits(logits: np.ndarray, temperature: float = 1.0, top_k: int |
         onehot = np.zeros_like(logits)
         np.put_along_axis(onehot, np.argmax(logits, axis=-1)[..., None], 1.0, axis=-1)
         return onehot
-    # Subtract the max before dividing: at a tiny temperature (1e-300 arrives by URL) logits / t would
+    # Subtract the max before dividing: at a tiny temperature (a link may ask for 1e-300) logits / t would
     # overflow to +inf and the softmax would see inf - inf. Shifted logits are <= 0, so the division can
     # only reach -inf (weight exactly 0), the right limit; the overflow there is expected, not an error.
     shifted = logits - np.max(logits, axis=-1, keepdims=True)

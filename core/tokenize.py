@@ -78,9 +78,10 @@ def word_embeddings(tokens: list[str], D: int, seed: int = 0) -> np.ndarray:
 
 @functools.lru_cache(maxsize=4096)
 def _word_vector(word: str, D: int, seed: int) -> np.ndarray:
-    """One word's row. Kept: a page asks for the same sentence's rows several times per slider move, and
-    seeding a generator costs more than drawing D numbers from it. Read-only, since every caller shares it
-    (word_embeddings copies the rows into a new array)."""
+    """One word's row, kept for the process: a set-up reads a sentence's rows more than once (the masking and
+    scaling lessons run one head twice on it, with and without the mask or the scale), a move of d_k reads them
+    again, and seeding a generator costs more than drawing D numbers from it. Read-only, since every caller shares
+    it (word_embeddings copies the rows into a new array)."""
     row = np.random.default_rng([seed, zlib.crc32(word.encode("utf-8"))]).standard_normal(D)
     row.flags.writeable = False
     return row

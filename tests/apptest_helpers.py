@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import re
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -161,6 +162,50 @@ def matrix(chart) -> pd.DataFrame:
     # as floats: a null (NaN, ±inf) is NaN, even in a matrix of nothing else (a column of None alone is objects)
     df["value"] = df["value"].astype(float)
     return df.pivot(index="row_i", columns="col_i", values="value").sort_index().sort_index(axis=1)
+
+
+def shown_tables(at: AppTest) -> list[pd.DataFrame]:
+    """Every table on the page (ui/drawing/tables.py: an HTML table of text, or the grid where a column draws a
+    bar), as a frame: a column whose every cell reads as a number (1,234  -0.125  +0.051  25%  -inf  NaN) comes
+    back as numbers, a percentage as its fraction. A number comes back as printed: compare it with the
+    precision of its column's format."""
+    frames = [element.value for element in (*at.table, *at.dataframe)]
+    return [frame.rename(columns=_unescaped).apply(_as_numbers) for frame in frames]
+
+
+def _unescaped(text):
+    """A table's text as a reader sees it: ui/drawing/tables.py escapes every Markdown marker in it."""
+    return re.sub(r"\\(.)", r"\1", text) if isinstance(text, str) else text
+
+
+def _as_numbers(column: pd.Series) -> pd.Series:
+    if pd.api.types.is_numeric_dtype(column) or pd.api.types.is_bool_dtype(column):
+        return column
+    column = column.map(_unescaped)
+    try:
+        return pd.Series([_number(cell) for cell in column], index=column.index, name=column.name)
+    except (TypeError, ValueError):
+        return column
+
+
+def _number(cell) -> float | int:
+    """A printed number back as one; ValueError for text that is not."""
+    if not isinstance(cell, str):
+        raise TypeError(cell)
+    text = cell.strip().replace(",", "").replace("\u2212", "-")
+    if text.endswith("%"):
+        return float(text[:-1]) / 100
+    if text.lstrip("+-").isdigit():
+        return int(text)
+    return float(text)  # also "inf", "-inf", "nan" and "1e-09"
+
+
+def shown_table(at: AppTest, column: str) -> pd.DataFrame:
+    """The first table on the page with this column (see shown_tables)."""
+    for frame in shown_tables(at):
+        if column in frame.columns:
+            return frame
+    raise AssertionError(f"no table with a column {column!r}: {[list(f.columns) for f in shown_tables(at)]}")
 
 
 def texts(at: AppTest) -> str:

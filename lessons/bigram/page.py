@@ -29,29 +29,6 @@ def text_section(source: str, own: str, tok: CharTokenizer, fit: np.ndarray, hel
                               unk=code_span(tok.UNKNOWN)))
 
 
-def pairs_section(fit: np.ndarray, tok: CharTokenizer, model: Model | None) -> None:
-    """The task as (context -> target) pairs for the first positions of the fitted text: a live part of its own,
-    its slider beside the table (it reaches nothing else)."""
-    title = st.container()  # the heading says how many pairs: written once the slider is read
-    n = controls.number_slider("bigram_pairs", "(context → target) pairs shown", 1, 32, 12,
-                               container=st, width=controls.IN_PAGE_PX,
-                               help="How many positions of the text the table of pairs lists, from the start.")
-    controls.show_url_notes()
-    pairs = maths.context_target_pairs(fit, n)
-    with title:
-        prose.section("The task: (context → target) pairs", "bigram", "pairs", n=len(pairs["x"]))
-    views.number_table(bv.pairs_table(pairs, tok), columns=[])
-    window = f"up to {model.cfg.max_len} characters" if model else "as many characters as its window holds"
-    clash = pairs["clash"]
-    if clash is None:
-        st.caption(prose.text("bigram", "pairs_bigram", window=window))
-        return
-    i, j = clash
-    char = {name: code_span(shown(tok.itos[int(pairs[key][t])])) for name, key, t in
-            (("last", "x", i), ("first", "y", i), ("second", "y", j))}
-    st.caption(prose.text("bigram", "pairs_clash", window=window, i=i, j=j, **char))
-
-
 def counts_section(v: dict, labels: list[str], fit: np.ndarray, tok: CharTokenizer, documentation: bool) -> None:
     """The counts of the drawn characters, coloured by their square root: one pair (a space after a space, in
     indented documentation) outnumbers the median cell many times over, and a linear scale showed one colour.
@@ -142,7 +119,7 @@ def controls_and_sections() -> None:
     fit, held = bv.split_text(source, own, "".join(tok.itos[1:]))
     text_section(source, own, tok, fit, held)
     # the sections with controls of their own are live parts of their own: a move of one reruns that alone
-    page.live(pairs_section, fit, tok, model)
+    page.live(bv.pairs_section, fit, tok, model)
     chars = "".join(tok.itos[1:])
     v = bv.view(source, own, chars, alpha, top_n)
     labels = [shown(tok.itos[i]) for i in v["top"]]

@@ -1,5 +1,5 @@
 """The bigram lesson's own pieces: which text and tokenizer it reads, its cached results, and its table of
-(context -> target) pairs.
+(context -> target) pairs with the section that draws it.
 
 Cached functions take small arguments (the text's source, the user's text, the vocabulary as a string),
 never the large id arrays; the shipped model comes back from its source tuple (see ui.compute.model_store).
@@ -18,6 +18,9 @@ from ui.compute.memo import shared
 from ui.compute.model_store import Model
 from ui.frame import prose
 from ui.sections.model_views import shown
+from ui.sections.views import number_table
+from ui.state import controls
+from ui.text import code_span
 
 SOURCES = ("Python documentation", "Your own text")
 OWN_TEXT = ("the cat sat on the mat. the dog sat on the log. the cat saw the dog, and the dog saw the cat. "
@@ -95,3 +98,26 @@ def pairs_table(pairs: dict, tok: CharTokenizer) -> dict:
 
     return {"t": list(range(len(pairs["x"]))), "context x[0..t]": [text(c) for c in pairs["contexts"]],
             "bigram reads x[t]": [text([i]) for i in pairs["x"]], "target y[t]": [text([i]) for i in pairs["y"]]}
+
+
+def pairs_section(fit: np.ndarray, tok: CharTokenizer, model: Model | None) -> None:
+    """The task as (context -> target) pairs for the first positions of the fitted text: a live part of its own,
+    its slider beside the table (it reaches nothing else)."""
+    title = st.container()  # the heading says how many pairs: written once the slider is read
+    n = controls.number_slider("bigram_pairs", "(context → target) pairs shown", 1, 32, 12,
+                               container=st, width=controls.IN_PAGE_PX,
+                               help="How many positions of the text the table of pairs lists, from the start.")
+    controls.show_url_notes()
+    pairs = maths.context_target_pairs(fit, n)
+    with title:
+        prose.section("The task: (context → target) pairs", "bigram", "pairs", n=len(pairs["x"]))
+    number_table(pairs_table(pairs, tok), columns=[])
+    window = f"up to {model.cfg.max_len} characters" if model else "as many characters as its window holds"
+    clash = pairs["clash"]
+    if clash is None:
+        st.caption(prose.text("bigram", "pairs_bigram", window=window))
+        return
+    i, j = clash
+    char = {name: code_span(shown(tok.itos[int(pairs[key][t])])) for name, key, t in
+            (("last", "x", i), ("first", "y", i), ("second", "y", j))}
+    st.caption(prose.text("bigram", "pairs_clash", window=window, i=i, j=j, **char))

@@ -7,28 +7,19 @@ import streamlit as st
 from core import layers
 from core.model import block
 from lessons import COURSE
-from lessons.block import maths
+from lessons.block import depth, ffn, maths
 from lessons.block import views as bv
 from lessons.block.questions import questions
-from lessons.block.views import (
-    DEFAULT_DEPTH,
-    DEFAULT_POSITION,
-    DEFAULT_PROMPT,
-    MAX_DEPTH,
-    MAX_POSITION,
-    MAX_PROMPT_CHARS,
-)
+from lessons.block.views import DEFAULT_POSITION, DEFAULT_PROMPT, MAX_POSITION, MAX_PROMPT_CHARS
 from ui.compute.model_store import Model
 from ui.drawing import plots, render
 from ui.frame import page, prose
 from ui.sections import model_views as mv
 from ui.sections.views import heatmaps, token_rows
 from ui.state import controls, phone
-from ui.text import code_span, shape_text
+from ui.text import code_span
 
 ROW_PX = 900  # the room a (k, D) map of one row's steps may take
-
-CLEARLY_HARDER = 1.25  # post-norm moved this many times as far as pre-norm, averaged over the depths
 
 
 def model_note(model: Model, error: str | None) -> None:
@@ -70,35 +61,6 @@ def layer_norm_section(r: dict, label: str) -> None:
                diff=r["ln_block_difference"])
 
 
-def ffn_section(r: dict, label: str) -> None:
-    prose.section("The feed-forward layer", "block", "ffn", param_share=r["ffn_param_share"])
-    if page.technical():  # the arrays' names and shapes: the Simple text says it in words
-        st.caption(" → ".join([shape_text("ffn_in (layer-normed x + attention)", r["ffn_in"], "(T, D)"),
-                               shape_text("W_fc", r["w_fc"], "(D, F)"), shape_text("hidden", r["ffn_pre"], "(T, F)"),
-                               shape_text("W_proj", r["w_proj"], "(F, D)"),
-                               shape_text("ffn_out", r["ffn_out"], "(T, D)")]))
-    c, curve = bv.curves()
-    left, right = st.columns(2)
-    with left:
-        render.show(plots.line_chart, curve, width="stretch", title="GELU against ReLU", x_title="input",
-                    y_title="output")
-    with right:
-        render.show(plots.line_chart, bv.hidden_lines(r), width="stretch", x_title="hidden unit, lowest first",
-                    title=f"row {r['position']} “{label}”: its hidden units", y_title="value", whole_x=True)
-    prose.show("block", "gelu", min_x=c["gelu_min_x"], min_y=c["gelu_min"])
-    on, off = r["written_row"]["firing"], r["written_row"]["silent"]
-    verdict = (prose.text("block", "firing_more") if off > on else
-               prose.text("block", "firing_less", ratio=off / on))
-    prose.show("block", "firing", position=r["position"], char=code_span(label), fires=r["firing_row"], F=r["F"],
-               share=r["firing_mean"], T=r["T"], most=r["silent_most"], silent=r["F"] - r["firing_row"], on=on,
-               off=off, on_mean=r["written_mean"]["firing"], off_mean=r["written_mean"]["silent"], verdict=verdict)
-    render.show(plots.bar_chart, bv.written_bars(r), width="stretch", x_title="length of what they write",
-                title=f"row {r['position']} “{label}”: written through W_proj", y_title="")
-    render.show(plots.line_chart, plots.line_frame(range(r["T"]), {"share of hidden units that fire": r["firing"]}),
-                width="stretch", title="How many hidden units fire, position by position", x_title="position",
-                y_title="share of the F units", whole_x=True)
-
-
 def residual_section(r: dict, label: str) -> None:
     prose.section("The residual stream", "block", "residual", layer=r["layer"] + 1)
     left, right = st.columns(2)
@@ -125,46 +87,6 @@ def wirings_section(w: dict, r: dict, label: str) -> None:
     st.caption(prose.text("block", "trained_pre"))
 
 
-def depth_section() -> None:
-    """The deep random stacks: a live part of its own (its two controls reach nothing else, and it does not
-    read the prompt)."""
-    st.sidebar.markdown("**Deep stacks**")
-    depth = controls.number_slider("block_depth", "Blocks in the stack", 2, MAX_DEPTH, DEFAULT_DEPTH,
-                                   help="How deep the random stack of the last section is.")
-    seed = controls.seed()
-    # ten stacks cost ten times one: measured at the depth the page opens on (made once per process), elsewhere
-    # when asked, so that a move of the depth slider stays one stack's work
-    beside = controls.toggle("block_spread", "Set beside ten stacks of this depth",
-                             help="Measure the same for the stacks of seeds 0 to 9 at this depth (ten times the "
-                                  "work of one); at the depth the page opens on it is always shown.")
-    controls.show_url_notes()
-    a, frame = bv.depth_experiment(depth, seed)
-    prose.section("Why deep post-norm stacks are harder to train", "block", "depth", nudge=a["size"],
-                  D=maths.DEPTH_D)
-    render.show(plots.line_chart, frame, width="stretch", title=f"Output moved by a {a['size']:.0%} nudge",
-                x_title="blocks in the stack", y_title="relative change of the output", whole_x=True)
-    # "shakes post-norm harder" only past the spread one shallow stack has by chance: at 2 blocks the ten seeds'
-    # ratios run from 0.89 to 1.12
-    part = "depth_numbers" if a["ratio"] >= CLEARLY_HARDER else "depth_close"
-    st.markdown(prose.text("block", part, depth=depth, seed=seed, pre=a["pre"][-1], post=a["post"][-1],
-                           ratio=a["ratio"]))
-    if depth != DEFAULT_DEPTH and not beside:
-        return
-    spread = bv.depth_spread(depth)
-    prose.show("block", "depth_spread", depth=depth, seed=seed, ratio=a["ratio"], last=int(spread["seeds"][-1]),
-               low=spread["low"], median=spread["median"], high=spread["high"],
-               where=among(seed, a["ratio"], spread))
-
-
-def among(seed: int, ratio: float, spread: dict) -> str:
-    """Where the seed's ratio stands among the ten stacks' (lessons.block.maths.ratio_spread): the largest or the
-    smallest of them when it is one of them, else above or below their median."""
-    if seed in spread["seeds"] and ratio in (spread["high"], spread["low"]):
-        return "the largest of them" if ratio == spread["high"] else "the smallest of them"
-    return "their median" if ratio == spread["median"] else (
-        "above their median" if ratio > spread["median"] else "below their median")
-
-
 def controls_and_sections() -> None:
     """The prompt's controls and the sections that read it: a move of a control reruns this alone."""
     prompt = controls.text("block_prompt", "Prompt", DEFAULT_PROMPT, max_chars=MAX_PROMPT_CHARS,
@@ -189,7 +111,7 @@ def controls_and_sections() -> None:
         r = bv.reading(model.source, ids, layer - 1, position)
         label = mv.shown(model.tokenizer.decode(ids[position : position + 1]))  # a space drawn as "␣"
         layer_norm_section(r, label)
-        ffn_section(r, label)
+        ffn.section(r, label)
         residual_section(r, label)
         wirings_section(bv.wired(model.source, ids, layer - 1), r, label)
 
@@ -197,7 +119,7 @@ def controls_and_sections() -> None:
 page.opening(COURSE, "block")
 
 page.live(controls_and_sections)
-page.live(depth_section)
+page.live(depth.section)
 
 page.closing(COURSE, "block", questions, code=(
     layers.layer_norm, layers.gelu, layers.relu, layers.ffn_with_hidden, block, maths.layer_norm_steps,

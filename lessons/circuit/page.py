@@ -7,7 +7,7 @@ import streamlit as st
 from core.demos.knockout import knockout_table, mean_loss, position_losses
 from core.tasks import induction_keys
 from lessons import COURSE
-from lessons.circuit import cached, maths, phase
+from lessons.circuit import cached, maths, phase, sequence
 from lessons.circuit import reach as reach_views
 from lessons.circuit.questions import questions
 from lessons.circuit.reach import reach, training_lengths
@@ -18,7 +18,6 @@ from ui.frame import page, prose
 from ui.sections import views
 from ui.sections.knockout_views import knockout_section
 from ui.state import controls, phone
-from ui.text import code_span
 
 MODEL = "circuit"
 SOURCES = ("generated", "typed")
@@ -26,40 +25,6 @@ DEFAULT_TEXT = "QFBPLANCKWORDPLANCKWORD"
 MAX_CHARS = 200
 PREVIOUS, INDUCTION, POSITIONAL = reach_views.PREVIOUS, reach_views.INDUCTION, reach_views.POSITIONAL
 SERIES = ("first copy", "repeat", "other letters")
-
-
-def typed_ids(model, text: str) -> tuple[int, ...] | None:
-    """The typed letters as ids; None (and a message) when they cannot be read."""
-    letters, alphabet, most = "".join(text.split()).upper(), model.meta["tokenizer"]["chars"], model.cfg.max_len
-    bad = list(dict.fromkeys(c for c in letters if c not in alphabet))
-    if bad:
-        st.warning(f"The model knows only the {len(alphabet)} letters {alphabet[0]} to {alphabet[-1]}; "
-                   f"it cannot read {', '.join(code_span(c) for c in bad[:10])}{' …' * (len(bad) > 10)}. "
-                   "Remove them to see the circuit.")
-        return None
-    if len(letters) < 2:
-        st.info("Type at least two letters A to X: a repeat needs something to repeat.")
-        return None
-    if len(letters) > most:
-        st.warning(f"The model reads at most {most} letters: the first {most} of your {len(letters)} are used.")
-    return tuple(int(i) for i in model.tokenizer.encode(letters[:most]))
-
-
-def sequence_section(letters: str, a: dict, model) -> None:
-    lo, hi = training_lengths(model)
-    alphabet = model.meta["tokenizer"]["chars"]
-    prose.section("The sequence", "circuit", "sequence", lo=lo, hi=hi, first=alphabet[0], last=alphabet[-1])
-    firsts = {t + 1 for t in np.flatnonzero(a["first"])}
-    repeats = {t + 1 for t in np.flatnonzero(a["repeat"])}
-    marked = [f":blue-background[**{c}**]" if i in firsts else f":orange-background[**{c}**]" if i in repeats
-              else c for i, c in enumerate(letters)]
-    st.markdown(" ".join(marked))
-    st.caption(f"{len(letters)} letters. " + prose.text("circuit", "marks", n_first=len(firsts),
-                                                         n_repeat=len(repeats)))
-    if not repeats:  # said before any figure: the repeat's own figures are left out below
-        st.info(prose.text("circuit", "no_repeat"))
-
-
 NEAR = 0.1  # the repeat's mean loss (nats) under which the page calls it close to 0
 FAINT = 0.75  # the induction share under which the page calls the induction head's line faint
 
@@ -139,11 +104,11 @@ def controls_and_sections() -> None:
         n_symbols = len(model.meta["tokenizer"]["chars"])
         ids = tuple(int(i) for i in maths.generated(length, seed, model.cfg.max_len, n_symbols))
     else:
-        ids = typed_ids(model, text)
+        ids = sequence.typed_ids(model, text)
     if ids is not None:
         a = cached.circuit_reading(model.source, ids)
         letters, repeats = model.tokenizer.decode(ids), bool(a["repeat"].any())
-        sequence_section(letters, a, model)
+        sequence.section(letters, a, model)
         heads_section(a, [f"{c}{i}" for i, c in enumerate(letters)], repeats, model)
         loss_section(a, repeats, model)
         page.live(knockouts, model, ids, tuple(a["repeat"].tolist()), repeats)

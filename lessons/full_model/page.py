@@ -9,23 +9,20 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from core import costs
-from core.layers import positional_encoding, sinusoidal_encoding
+from core.layers import sinusoidal_encoding
 from core.model import attention_layer, block, embed, forward
 from core.sampling import generate, next_token_probs, probs_from_logits
 from core.sampling import nucleus as nucleus_of
 from lessons import COURSE
-from lessons.full_model import cost_panel as cost_views
-from lessons.full_model import maths, nucleus, why_top_p
+from lessons.full_model import maths, next_character, structure, why_top_p
 from lessons.full_model.guess import game_model, guess_section
 from lessons.full_model.head_view import head_view_section
 from lessons.full_model.questions import questions
 from ui.compute.model_store import Model
-from ui.drawing import heatmap
 from ui.frame import page, prose
 from ui.sections import model_views as mv
 from ui.sections import views
 from ui.sections.knockout_views import knockout_section
-from ui.sections.views import dim_labels
 from ui.state import controls
 from ui.text import code_span, shape_caption
 
@@ -59,59 +56,6 @@ def prompt_section(model: Model, prompt: str) -> tuple[int, ...]:
     return ids
 
 
-def next_character_section(sides: dict, ids: tuple) -> tuple[float, int, float]:
-    """The next-character bars of each side under the sampling controls drawn above them; with top-p below 1,
-    the nucleus marked on them and described. Returns (temperature, top_k, top_p)."""
-    st.header("Next character")
-    vocab = sides["trained"].cfg.vocab_size
-    temperature_place, k_place, p_place = views.in_a_row(3)
-    temperature = controls.sampling_temperature(container=temperature_place)
-    top_k = controls.number_slider("fm_top_k", "Top-k (0 = no limit)", 0, vocab, 0, container=k_place,
-                                   help="Keep only the k most likely characters before sampling; 0 keeps them all.")
-    top_p = controls.number_slider("fm_top_p", "Top-p (1 = no limit)", 0.05, 1.0, 1.0, step=0.05, container=p_place,
-                                   help="Keep only the most likely characters, from the top down, until their "
-                                        "probabilities add up to at least p (the nucleus); 1 keeps them all.")
-    controls.show_url_notes()
-    title = (f"P(next | prompt), temperature {temperature:g}" + (f", top-{top_k}" if top_k else "")
-             + (f", top-p {top_p:g}" if top_p < 1 else ""))
-    frames = []
-    for column, (which, m) in zip(st.columns(len(sides)), sides.items()):
-        with column:
-            side_title = f"{which.capitalize()} · {title}" if len(sides) > 1 else title
-            if top_p < 1:
-                seen = nucleus.read(m, ids, temperature, top_k, top_p)
-                frames.append(nucleus.bars(seen, m.tokenizer, side_title))
-                st.caption(nucleus.caption(seen, m.tokenizer, top_p, len(frames[-1])))
-            else:
-                probs = probs_from_logits(mv.read_prompt(m.source, ids)["logits"], temperature, top_k or None)  # (V,)
-                frames.append(mv.bars(probs, m.tokenizer, side_title))
-    V = sides["trained"].cfg.vocab_size
-    st.caption(prose.text("full_model", "bars", V=V, bars=len(frames[0]), mass=sum(frames[0].columns["value"])))
-    return temperature, top_k, top_p
-
-
-def generate_section(sides: dict, ids: tuple, sampling: tuple, seed: int) -> None:
-    """sampling: (temperature, top_k, top_p), as the bars above use them; the length to generate is set here."""
-    title = st.container()  # the heading's text names the length: written once the slider is read
-    n_chars = controls.number_slider("fm_n_chars", "Characters to generate", 1, 300, 80, container=st,
-                                     width=controls.IN_PAGE_PX)
-    controls.show_url_notes()
-    with title:
-        prose.section("Generate", "full_model", "generate", n=n_chars, seed=seed)
-    temperature, top_k, top_p = sampling
-    settings = (sides["trained"].source, ids, n_chars, temperature, top_k, top_p, seed, len(sides) > 1)
-    if st.button("Generate", key="fm_generate"):
-        mv.generate_all(sides, ids, n_chars, temperature, top_k, seed, settings, top_p=top_p if top_p < 1 else None)
-    mv.show_generated(settings)
-
-
-def sampling_sections(sides: dict, ids: tuple, seed: int) -> None:
-    """The next character and generated text, with the sampling controls beside them: a live part of its own
-    (the temperature, top-k, top-p and the length to generate reach nothing else)."""
-    sampling = next_character_section(sides, ids)
-    generate_section(sides, ids, sampling, seed)
-
-
 def attention_section(model: Model, ids: tuple, weights: np.ndarray) -> None:
     st.header("Every attention map, layer by layer")
     L, H, T = weights.shape[0], weights.shape[1], weights.shape[-1]
@@ -125,32 +69,6 @@ def attention_section(model: Model, ids: tuple, weights: np.ndarray) -> None:
     if drawn < T:
         st.caption(f"Showing the last {drawn} of {T} positions: the earlier keys hold the rest of each row.")
     st.caption(prose.text("full_model", "causal_maps"))
-
-
-def positions_section(model: Model) -> None:
-    cfg, sinusoidal = model.cfg, model.cfg.pos_encoding == "sinusoidal"
-    st.header("Positions")
-    pe = positional_encoding(cfg.max_len, cfg.d_model, cfg.pos_encoding, model.params.get("wpe"))  # (max_len, D)
-    heatmap.show(pe, [str(p) for p in range(cfg.max_len)], dim_labels(cfg.d_model),
-                        title="Sinusoidal positional encoding" if sinusoidal else "Learned positions wpe",
-                        diverging=True, annotate=False, cell_px=12, x_title="dimension", y_title="position")
-    st.caption(f"PE · shape ({cfg.max_len}, {cfg.d_model}) = (max_len, D), added to the character embeddings. "
-               + prose.text("full_model", "pe_sinusoidal" if sinusoidal else "pe_learned"))
-
-
-def parameters_section(model: Model) -> None:
-    st.header("Parameters")
-    parts = costs.param_count(model.cfg)
-    total = parts.pop("total")
-    left, right = st.columns([3, 1])
-    with left:
-        mv.parameter_table(parts, total)
-    with right:
-        st.metric("Total parameters", f"{total:,}")
-        counted = costs.count_params(model.params)
-        st.caption(f"Counted from the arrays themselves: {counted:,}" + (" ✓" if counted == total else " (differs!)"))
-    st.caption(prose.text("full_model", "attention_params", n=costs.attention_params(model.cfg.d_model),
-                          ffn=parts["feed-forward"] // model.cfg.n_layers, emb=parts["token embedding (tied head)"]))
 
 
 def reading_and_generating(chosen: Model | None, model_error: str | None, screen: Screen) -> None:
@@ -173,21 +91,14 @@ def reading_and_generating(chosen: Model | None, model_error: str | None, screen
     inside = screen.inside.container()
     if seen is not None:
         # the sections with controls of their own are live parts of their own: a move of one reruns that alone
-        page.live(sampling_sections, sides, ids, seed)
+        page.live(next_character.sampling_sections, sides, ids, seed)
         with inside:
             attention_section(model, ids, seen["weights"])
             page.live(head_view_section, model, ids, seen["weights"])
             page.live(knockout_section, model, ids, "fm")
     if chosen is None:
         with screen.model:
-            model_sections(model)
-
-
-def model_sections(model: Model) -> None:
-    """What the model is, whatever it reads: its positions, its parameters, what attention costs it."""
-    positions_section(model)
-    parameters_section(model)
-    page.live(lambda: cost_views.costs_section(model.cfg))  # its own two controls rerun it alone
+            structure.model_sections(model)
 
 
 page.opening(COURSE, "full_model")
@@ -202,7 +113,7 @@ with screen.guess:
     page.live(lambda: guess_section(game_model()))  # a guess, or the next puzzle, reruns the game alone
 if chosen is not None:
     with screen.model:
-        model_sections(chosen)
+        structure.model_sections(chosen)
 
 page.closing(COURSE, "full_model", questions, code=(
     forward, embed, block, attention_layer, next_token_probs, probs_from_logits, nucleus_of, generate,

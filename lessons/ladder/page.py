@@ -14,12 +14,9 @@ from lessons.ladder import views as lv
 from lessons.ladder.questions import questions
 from ui.drawing import plots, render
 from ui.frame import page, prose
-from ui.sections import views
 from ui.state import controls
-from ui.text import code_span, shape_caption
+from ui.text import code_span
 
-DEFAULT_PROMPT = "The value of the attribute is"
-MAX_PROMPT_CHARS = 200
 EARLY_STEP = 300  # the curve point at which the page compares layer norm with the rung below it
 
 
@@ -107,27 +104,6 @@ def samples_section(results: dict) -> None:
     lv.samples(results)
 
 
-def attention_section() -> None:
-    """Each attention rung's maps on a prompt, and where its heads look on the validation text: a live part."""
-    prose.section("Inside the attention rungs", "ladder", "attention", T=maths.SETTINGS.context)
-    left, right = st.columns(2)
-    key = maths.key_of(controls.option("ld_rung", "Attention rung", maths.labels(maths.ATTENTION_KEYS),
-                                       maths.rung("one_head").label, kind="selectbox", container=left))
-    prompt = controls.text("ld_prompt", "Prompt", DEFAULT_PROMPT, max_chars=MAX_PROMPT_CHARS, container=right,
-                           help="Any text; the rung reads the last characters it knows, up to its context.")
-    controls.show_url_notes()
-    seen = cached.reading(key, prompt)
-    if not seen["chars"]:
-        st.info(prose.text("ladder", "empty_prompt"))
-        return
-    lv.attention_maps(key, seen["chars"], seen["weights"])
-    shape_caption("weights", seen["weights"], "(layers, H, T, T)")
-    looks = cached.looks(key)
-    views.number_table(lv.looks_table(key), number_format="%.2f")
-    prose.show("ladder", "attention_numbers", label=maths.rung(key).label, own=float(np.mean(looks["own"])),
-               prev=float(np.mean(looks["previous"])), windows=maths.LOOK_WINDOWS)
-
-
 def sections() -> None:
     try:
         results = cached.results()
@@ -139,7 +115,7 @@ def sections() -> None:
     steps_section(results)
     page.live(curves_section, results)
     samples_section(results)
-    page.live(attention_section)
+    page.live(lv.attention_section)
     page.live(live.section)
 
 

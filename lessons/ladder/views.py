@@ -1,5 +1,6 @@
 """What only the Ladder page draws, from the shipped results: the rungs' table, the bars of validation loss with
-their reference lines, the curves, the samples side by side, and the attention of a rung's heads.
+their reference lines, the curves, the samples side by side, and the attention of a rung's heads (the section with
+its rung and prompt controls, a live part of its own).
 
 Shapes: L layers, H heads, T characters read.
 """
@@ -14,14 +15,18 @@ import streamlit as st
 from lessons.ladder import cached, maths
 from ui.drawing import charts, plots, render, tables
 from ui.drawing.chart_data import ChartData
+from ui.frame import prose
 from ui.sections import views
-from ui.text import escape_md
+from ui.state import controls
+from ui.text import escape_md, shape_caption
 
 LN2 = math.log(2)
 UNITS = {"nats": 1.0, "bits": 1 / LN2}  # a loss in nats times this is the loss in that unit
 REFERENCES = ("bigram (counted)", "uniform guess")  # the bars' reference lines, in bar_chart's order
 LABELS = {r.key: r.label for r in maths.RUNGS}
 GRID_WIDTH_PX, GRID_PANEL_PX = 900, 240
+DEFAULT_PROMPT = "The value of the attribute is"
+MAX_PROMPT_CHARS = 200
 
 
 def uniform_loss(results: dict) -> float:
@@ -110,3 +115,24 @@ def looks_table(key: str) -> dict:
     L, H = seen["own"].shape
     return {"head": views.layer_head_names(L, H), "own character": seen["own"].ravel(),
             "character before": seen["previous"].ravel()}
+
+
+def attention_section() -> None:
+    """Each attention rung's maps on a prompt, and where its heads look on the validation text: a live part."""
+    prose.section("Inside the attention rungs", "ladder", "attention", T=maths.SETTINGS.context)
+    left, right = st.columns(2)
+    key = maths.key_of(controls.option("ld_rung", "Attention rung", maths.labels(maths.ATTENTION_KEYS),
+                                       maths.rung("one_head").label, kind="selectbox", container=left))
+    prompt = controls.text("ld_prompt", "Prompt", DEFAULT_PROMPT, max_chars=MAX_PROMPT_CHARS, container=right,
+                           help="Any text; the rung reads the last characters it knows, up to its context.")
+    controls.show_url_notes()
+    seen = cached.reading(key, prompt)
+    if not seen["chars"]:
+        st.info(prose.text("ladder", "empty_prompt"))
+        return
+    attention_maps(key, seen["chars"], seen["weights"])
+    shape_caption("weights", seen["weights"], "(layers, H, T, T)")
+    looks = cached.looks(key)
+    views.number_table(looks_table(key), number_format="%.2f")
+    prose.show("ladder", "attention_numbers", label=maths.rung(key).label, own=float(np.mean(looks["own"])),
+               prev=float(np.mean(looks["previous"])), windows=maths.LOOK_WINDOWS)

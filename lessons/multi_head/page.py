@@ -1,25 +1,21 @@
 """Lesson: several heads side by side, their concatenation, W_O, and three equal implementations."""
 
-import numpy as np
 import streamlit as st
 
 from core import attention
-from core.costs import attention_params
 from core.tokenize import word_embeddings, word_tokens
 from lessons import COURSE
-from lessons.multi_head import not_explanation, trained
-from lessons.multi_head.maths import head_entropies, mha_weights, multi_head
+from lessons.multi_head import compare, not_explanation, trained
+from lessons.multi_head.maths import mha_weights, multi_head
 from lessons.multi_head.questions import questions
 from lessons.multi_head.views import Setup, compute, draw_heads, forms_table
-from ui.drawing import heatmap
 from ui.frame import page, prose
 from ui.sections import trained_views, views
 from ui.sections.views import PROBABILITY, Heatmap, dim_labels, heatmaps
 from ui.state import controls, phone, seq_len
-from ui.text import counted, every, shape_caption, shape_str
+from ui.text import shape_str
 
 GRID_PANELS = 32  # the grid at the top draws at most this many heads; any head can be looked at closely below
-COMPARE_PANELS = 16  # the side-by-side comparison draws at most this many heads
 VECTORS = dict(diverging=True, x_title="dimension", y_title="token")  # rows of tokens, columns of dimensions
 
 
@@ -87,38 +83,6 @@ def forms_section(a: dict) -> None:
     st.caption(prose.text("multi_head", "forms"))
 
 
-def compare_section(a: dict, s: Setup) -> None:
-    st.header(f"Compare: 1 head vs {counted(s.H, 'head')}")
-    if s.H == 1:
-        st.info("Pick more than one head in the sidebar to compare the split with a single head.")
-        return
-    one = compute(s._replace(H=1))
-    prose.show("multi_head", "compare", D=s.D, heads=counted(s.H, "head"), d_k=s.D // s.H)
-    left, right = st.columns([2, 3])
-    with left:
-        heatmap.show(one["weights"][0], list(s.tokens), list(s.tokens), title=f"1 head, d_k = {s.D}",
-                            domain=PROBABILITY, annotate=False)
-        shape_caption("weights", one["weights"], "(1, T, T)")
-    with right:
-        draw_heads(s, f"{counted(s.H, 'head')}, d_k = {s.D // s.H}", width_px=600, panel_px=170, first=COMPARE_PANELS)
-        shape_caption("weights", a["weights"], "(H, T, T)")
-        if s.H > COMPARE_PANELS:
-            st.caption(f"The first {COMPARE_PANELS} of the {s.H} heads.")
-    spread_section(one["weights"], a["weights"], s.D)
-
-
-def spread_section(one: np.ndarray, heads: np.ndarray, D: int) -> None:
-    single, split = head_entropies(one), head_entropies(heads)
-    cols = views.in_a_row(3)
-    cols[0].metric("Mean row entropy, 1 head", f"{single['mean']:.2f} bits")
-    cols[1].metric(f"Mean row entropy, {counted(len(heads), 'head')}", f"{split['mean']:.2f} bits",
-                   help="Averaged over heads; 0 bits = all weight on one key, log2(T) bits = uniform.")
-    cols[2].metric("Parameters in W_qkv and W_O", f"{attention_params(D):,}", help="The same for any H: 4D² + 4D.")
-    per_head = ", ".join(f"{e:.2f}" for e in split["per_head"])
-    st.caption(prose.text("multi_head", "entropy", per_head=per_head, keys=every(heads.shape[-1], "key"),
-                          uniform=split["uniform"]))
-
-
 def controls_and_sections() -> None:
     """The page's controls and the sections they drive: a move of a control reruns this alone."""
     if trained_views.weights_switch():  # the toy-English model's heads on the sentence, in its own words
@@ -146,7 +110,7 @@ def controls_and_sections() -> None:
     concat_section(a, tokens)
     if page.technical():
         forms_section(a)
-    compare_section(a, setup)
+    compare.section(a, setup)
 
 
 page.opening(COURSE, "multi_head", formula="formula")

@@ -23,6 +23,9 @@ CHART_RENDERER = "svg"
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
 
+# A phone's browser says it is one in its User-Agent ("Mobile"): a grid of maps is laid out for a phone by it.
+PHONE_AGENT = ("Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 "
+               "Mobile Safari/537.36")
 PHONE = {"width": 390, "height": 844}
 PAGES = ["", *(lesson.url_path for lesson in COURSE), glossary.URL_PATH]  # "" is the home page
 # The page's width: the document's, and that of Streamlit's main area, which scrolls by itself (a page can be
@@ -51,7 +54,8 @@ CHARTS = """() => [...document.querySelectorAll('[data-testid="stVegaLiteChart"]
 
 @pytest.fixture
 def phone(browser):
-    context = browser.new_context(viewport=PHONE, device_scale_factor=3, is_mobile=True, has_touch=True)
+    context = browser.new_context(viewport=PHONE, device_scale_factor=3, is_mobile=True, has_touch=True,
+                                  user_agent=PHONE_AGENT)
     tab = context.new_page()
     tab.set_default_timeout(PAGE_TIMEOUT_MS)
     try:
@@ -162,18 +166,37 @@ def test_no_legend_is_cut_by_its_frame_on_a_phone(server, phone, path):
     assert ["0", "0.5", "1"] in weights, f"{path}: no weights legend reads 0, 0.5, 1: {legends}"
 
 
-def test_a_grid_of_maps_too_wide_for_a_phone_scrolls_and_says_so(server, phone):
-    """Multi-head's maps stand side by side: on a phone their frame scrolls sideways (a keyboard can focus it)
-    and says so at its left edge, instead of cutting the last heads off without a word."""
+def test_a_grid_of_maps_reflows_on_a_phone(server, phone):
+    """Multi-head's four maps stand four to a row on a wide screen; on a phone they stand two to a row, all four
+    inside the screen, so a student compares the heads without scrolling sideways (ui.sections.views.grid_layout)."""
     phone.goto(f"{server.url}/multi-head?heads=4")
     wait_until_drawn(phone)
-    grid = phone.locator(CHART, has_text="head 4").first
+    grid = phone.locator(f'{CHART}[aria-label^="Grid of heatmaps Attention weights, one map per head"]')
+    expect(grid).to_have_count(1)
     expect(grid).to_be_visible()
-    expect(grid).to_have_attribute("data-scroll-frame", re.compile(".*"))
-    expect(grid).to_have_attribute("tabindex", "0")
-    assert grid.evaluate("frame => frame.scrollWidth > frame.clientWidth"), "the grid fits: nothing to scroll"
-    said = grid.evaluate("frame => getComputedStyle(frame, '::before').content")
-    assert "swipe sideways" in said, said
+    expect(grid).not_to_have_attribute("data-scroll-frame", re.compile(".*"))
+    fits = grid.evaluate("""frame => ({drawing: frame.scrollWidth, frame: frame.clientWidth,
+                                       right: frame.getBoundingClientRect().right, screen: window.innerWidth})""")
+    assert fits["drawing"] <= fits["frame"] + 1 and fits["right"] <= fits["screen"], fits
+    # two rows of two maps: taller than wide
+    box = grid.bounding_box()
+    assert box["height"] > box["width"], box
+
+
+def test_a_wide_screen_keeps_the_grid_in_one_row(server, browser):
+    """The same link on a desktop browser: the four maps in one row (the phone's layout is the phone's alone)."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    tab = context.new_page()
+    tab.set_default_timeout(PAGE_TIMEOUT_MS)
+    try:
+        tab.goto(f"{server.url}/multi-head?heads=4")
+        wait_until_drawn(tab)
+        grid = tab.locator(f'{CHART}[aria-label^="Grid of heatmaps Attention weights, one map per head"]')
+        expect(grid).to_be_visible()
+        box = grid.bounding_box()
+        assert box["width"] > 2 * box["height"], box
+    finally:
+        context.close()
 
 
 def test_the_main_control_and_its_chart_are_in_view_together_on_a_phone(server, phone):

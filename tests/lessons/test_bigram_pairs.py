@@ -9,7 +9,7 @@ import pytest
 from core.data import pydoc_text
 from core.tokenize import CharTokenizer
 from lessons.bigram.maths import context_target_pairs, held_out_split, same_last_other_target
-from tests.apptest_helpers import captions, ok, run_page, texts
+from tests.apptest_helpers import captions, ok, run_page, shown_tables, texts
 
 PAGE = "lessons/bigram/page.py"
 OWN = "Your own text"
@@ -64,7 +64,7 @@ def test_clash_finds_same_last_character_other_target():
 
 
 def pairs_table(at):
-    return next(df.value for df in at.dataframe if list(df.value.columns) == COLUMNS)
+    return next(table for table in shown_tables(at) if list(table.columns) == COLUMNS)
 
 
 def assert_pairs_of(at, text: str, n: int):

@@ -4,9 +4,11 @@ leaks), and building the additive mask as np.triu(ones, k=1) * -inf (0 * -inf is
 from __future__ import annotations
 
 import math
+import re
 import warnings
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from core.attention import causal_mask
@@ -91,8 +93,19 @@ def default_page():
     return ok(run_page(PAGE))
 
 
+def as_printed(table) -> pd.DataFrame:
+    """An st.table's headings and cells as a reader sees them, all text: ui/drawing/tables.py escapes each
+    Markdown marker in them, which the page shows as the plain character."""
+    def plain(text):
+        return re.sub(r"\\(.)", r"\1", text) if isinstance(text, str) else text
+
+    return table.value.rename(columns=plain).map(plain)
+
+
 def mask_tables(at) -> list:
-    return [df.value for df in at.dataframe if "query ↓ key →" in df.value.columns]
+    """The two mask tables, their cells as the page prints them ("NaN", "−∞", "0"): text, not numbers (a column
+    of NaN alone would read back as numbers)."""
+    return [frame for frame in map(as_printed, at.table) if "query ↓ key →" in frame.columns]
 
 
 def test_page_shows_the_leak(default_page):

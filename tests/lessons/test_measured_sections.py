@@ -15,7 +15,17 @@ from lessons.multi_head import not_explanation
 from lessons.multi_head.maths import looked_at_or_used
 from lessons.qkv.maths import average_or_attend, next_words
 from lessons.scaling.maths import overflow
-from tests.apptest_helpers import SENT_ATOL, SENT_RTOL, chart_by_title, chart_data, matrix, ok, run_page, texts
+from tests.apptest_helpers import (
+    SENT_ATOL,
+    SENT_RTOL,
+    chart_by_title,
+    chart_data,
+    matrix,
+    ok,
+    run_page,
+    shown_table,
+    texts,
+)
 from ui.compute import model_store
 from ui.sections import trained_views as tv
 
@@ -72,9 +82,10 @@ def test_multi_head_says_attention_is_not_explanation_with_the_knockouts(weights
     assert spare == ("the model still gets the rule right without them" in shown)
     assert (f["off_accuracy"][needed] < not_explanation.TOSS) == (
         f"The head it cannot do without is {tv.head_name(*needed)}." in shown)
-    table = next(df.value for df in at.dataframe if "weight on the cue" in df.value.columns)
-    np.testing.assert_allclose(table["weight on the cue"], f["shares"].ravel(), rtol=1e-6)
-    np.testing.assert_allclose(table["right with it off"], f["off_accuracy"].ravel())
+    table = shown_table(at, "weight on the cue")
+    # printed "%.2f" (lessons/multi_head/not_explanation.py): within half its last digit
+    np.testing.assert_allclose(table["weight on the cue"], f["shares"].ravel(), rtol=0, atol=5e-3)
+    np.testing.assert_allclose(table["right with it off"], f["off_accuracy"].ravel(), rtol=0, atol=5e-3)
     assert f["off_accuracy"][needed] < 0.6 and min(f["off_accuracy"][a], f["off_accuracy"][b]) > 0.95
     assert f["also_off_accuracy"] > 0.95  # the page says the model still gets the rule right without both
     assert min(f["off_log_odds"][a], f["off_log_odds"][b]) < f["log_odds"] - 1  # and that it is less sure

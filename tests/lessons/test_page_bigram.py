@@ -28,6 +28,7 @@ from tests.apptest_helpers import (
     numbered_title,
     ok,
     run_page,
+    shown_table,
     texts,
 )
 
@@ -79,7 +80,7 @@ def assert_rows_sum_to_one(at):
     probs = matrix(chart_by_title(at, "P(next = b | a)")).to_numpy()
     assert (probs >= 0).all()
     np.testing.assert_allclose(probs.sum(axis=1), 1.0, atol=SENT_RTOL)  # each sent to 6 significant digits
-    table = next(df.value for df in at.dataframe if "all V" in df.value.columns)
+    table = shown_table(at, "all V")  # printed "%.9f" (lessons/bigram/page.py): each sum reads 1.000000000
     np.testing.assert_allclose(table["drawn row"].to_numpy(float), 1.0, atol=1e-12)
     np.testing.assert_allclose(table["all V"].to_numpy(float), 1.0, atol=1e-12)
     return probs

@@ -26,6 +26,8 @@ from tests.apptest_helpers import (
     numbered_title,
     ok,
     run_page,
+    shown_table,
+    shown_tables,
     texts,
 )
 
@@ -183,13 +185,14 @@ def test_a_sequence_without_a_repeat_says_so_up_front(typed):
     note = next(i for i in at.info if "No repeat to measure" in i.value)
     assert "Nothing in this sequence repeats" in note.value
     shown = list(in_order(at.main))
-    first_figure = min(i for i, e in enumerate(shown) if type(e).__name__ in ("Metric", "Subheader", "Dataframe"))
+    first_figure = min(i for i, e in enumerate(shown)
+                       if type(e).__name__ in ("Metric", "Subheader", "Table", "Dataframe"))
     assert shown.index(note) < first_figure
     words = [texts(at), *(f"{m.label} {m.value}" for m in at.metric), *(c.value for c in at.caption)]
     assert not [w for w in words if "NaN" in w or "nan" in w.split()], words
-    for table in at.dataframe:
-        assert "induction share" not in table.value.columns
-        assert not table.value.select_dtypes("number").isna().any().any(), table.value
+    for table in shown_tables(at):  # a printed "nan" reads back as NaN
+        assert "induction share" not in table.columns
+        assert not table.select_dtypes("number").isna().any().any(), table
     assert set(metrics(at)) >= {"Mean loss, every letter", "Uniform guess over 24 letters", "Loss, all heads on"}
     assert not {"Mean loss, repeat", "Mean loss, first copy"} & set(metrics(at))
     assert "Induction share: no repeat to read" in captions(at)
@@ -220,7 +223,7 @@ def test_knocking_out_either_head_of_the_circuit_breaks_copying():
     assert rises["layer 1 · head 2"] > 5 and rises["layer 2 · head 2"] > 3, rises
     assert abs(rises["layer 1 · head 1"]) < 0.35 and abs(rises["layer 2 · head 1"]) < 0.1, rises
     assert "over the 8 predictions of the repeat" in texts(at)
-    table = at.dataframe[-1].value  # the layers x heads cost table, repeat only
+    table = shown_table(at, "layer")  # the layers x heads cost table, repeat only
     assert table.iloc[0, 2] > 5 and table.iloc[1, 2] > 3 and abs(table.iloc[1, 1]) < 0.1
 
 

@@ -31,6 +31,7 @@ from tests.apptest_helpers import (
     ok,
     run_app,
     run_page,
+    shown_table,
     texts,
 )
 from ui.compute import model_store
@@ -88,7 +89,7 @@ def test_defaults():
     assert np.all(np.triu(maps, k=1) == 0)
     # parameters: the table and the total are core.costs.param_count
     parts = param_count(model.cfg)
-    table = next(df.value for df in at.dataframe if "part" in df.value.columns)
+    table = shown_table(at, "part")
     assert dict(zip(table["part"], table["parameters"])) == {k: v for k, v in parts.items() if k != "total"}
     assert {m.label: m.value for m in at.metric}["Total parameters"] == f"{parts['total']:,}"
     if model.cfg.pos_encoding == "sinusoidal":
@@ -233,7 +234,7 @@ def test_a_trained_model_becomes_the_default_and_compares_with_random(tmp_path, 
     assert not np.allclose(bars(at, "Trained")["value"], bars(at, "Random")["value"])
     ok(at.button(key="fm_generate").click().run())
     assert len(generated(at)) == 2 and all(len(g) == 80 for g in generated(at))
-    table = next(df.value for df in at.dataframe if "part" in df.value.columns)
+    table = shown_table(at, "part")
     assert table["parameters"].sum() == param_count(cfg)["total"]
 
 
@@ -324,9 +325,10 @@ def test_knocking_out_a_head_changes_the_loss_and_the_bars():
     logits, _ = forward(model.params, model.cfg, ids)
     from core.demos.knockout import position_losses
     assert base == f"{position_losses(logits[:-1], ids[1:]).mean():.3f}"
-    table = next(df.value for df in at.dataframe if "layer" in df.value.columns)
+    table = shown_table(at, "layer")
     want = knockout_table(model.params, model.cfg, ids[:-1], ids[1:])
-    np.testing.assert_allclose(table.drop(columns="layer").to_numpy(), want, atol=1e-9)
+    # printed "%+.3f" (ui/sections/knockout_views.py): within half its last digit
+    np.testing.assert_allclose(table.drop(columns="layer").to_numpy(dtype=float), want, rtol=0, atol=5e-4)
     ok(at.selectbox(key="fm_off").set_value("layer 1 · head 1").run())
     shown = knockout_metrics(at)["Loss, layer 1 · head 1 off"]
     assert float(shown.value) - float(base) == pytest.approx(want[0, 0], abs=2e-3)

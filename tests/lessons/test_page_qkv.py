@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from core.demos import context
 from core.demos.heads import single_head
 from core.demos.measures import spread, weight_summary
 from core.tokenize import word_tokens
@@ -24,6 +25,7 @@ from tests.apptest_helpers import (
     ok,
     run_page,
     seq_len,
+    shown_table,
     texts,
 )
 from ui.drawing.charts import unique_labels
@@ -86,10 +88,11 @@ def assert_shapes(at, T: int, D: int, d_k: int):
 
 
 def weighted_sum_table(at) -> pd.DataFrame:
-    for df in at.dataframe:
-        if "value row" in df.value.columns:
-            return df.value
-    raise AssertionError("no weighted-sum table on the page")
+    return shown_table(at, "value row")
+
+
+SUM_PRINTED = 5e-4  # the weighted-sum table prints "%.3f" (ui/sections/explain.py): half its last digit
+WALK_PRINTED = 5e-5  # the walk-through prints "%.4f" (ui/sections/walkthrough_views.py): half its last digit
 
 
 def assert_weighted_sum(at):
@@ -101,14 +104,15 @@ def assert_weighted_sum(at):
     dims = [c for c in table.columns if c.startswith("dim ")]
     assert len(dims) == min(arrays["V"].shape[1], explain.MAX_DIMS_IN_TABLE)
     z = arrays["weights"][query] @ arrays["V"][:, :len(dims)]
-    np.testing.assert_allclose(table[dims].iloc[-1].to_numpy(dtype=float), z, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(table[dims].iloc[-1].to_numpy(dtype=float), z, rtol=0, atol=SUM_PRINTED)
     np.testing.assert_allclose(table[dims].iloc[-1].to_numpy(dtype=float), arrays["out"][query][:len(dims)],
-                               atol=1e-12)
+                               rtol=0, atol=SUM_PRINTED)
     # each term row is weight * value row, and the weights column is the query's row of weights
-    np.testing.assert_allclose(table["weight"].iloc[:-1].to_numpy(dtype=float), arrays["weights"][query])
-    np.testing.assert_allclose(table["weight"].iloc[-1], 1.0)
+    np.testing.assert_allclose(table["weight"].iloc[:-1].to_numpy(dtype=float), arrays["weights"][query], rtol=0,
+                               atol=SUM_PRINTED)
+    np.testing.assert_allclose(table["weight"].iloc[-1], 1.0)  # the sum of the weights prints 1.000
     terms = arrays["weights"][query][:, None] * arrays["V"][:, :len(dims)]
-    np.testing.assert_allclose(table[dims].iloc[:-1].to_numpy(dtype=float), terms, atol=1e-12)
+    np.testing.assert_allclose(table[dims].iloc[:-1].to_numpy(dtype=float), terms, rtol=0, atol=SUM_PRINTED)
     label = re.escape(unique_labels(tokens)[query])
     assert re.search(rf"z\({label}\)", texts(at).replace("\\", ""))
 
@@ -348,10 +352,7 @@ def test_notes_disappear_after_the_next_move():
 
 
 def walk_table(at) -> pd.DataFrame:
-    for df in at.dataframe:
-        if "q · k (score)" in df.value.columns:
-            return df.value
-    raise AssertionError("no walk-through table on the page")
+    return shown_table(at, "q · k (score)")
 
 
 def assert_walk_through(at, query: int):
@@ -362,17 +363,25 @@ def assert_walk_through(at, query: int):
     weights = matrix(chart_by_title(at, "softmax")).to_numpy()
     table = walk_table(at)
     assert table["key"].tolist() == unique_labels(tokens)
-    # the maps carry 6 significant digits of each number, the table all of them
+    # the maps carry 4 decimals (or 4 significant digits) of each number, the table 4 decimals
     np.testing.assert_allclose(table["q · k (score)"].to_numpy(dtype=float), scores[query], rtol=SENT_RTOL,
-                               atol=1e-12)
+                               atol=WALK_PRINTED)
     d_k = arrays["Q"].shape[1]
     np.testing.assert_allclose(table["÷ √d_k"].to_numpy(dtype=float), scores[query] / np.sqrt(d_k),
-                               rtol=SENT_RTOL, atol=1e-12)
+                               rtol=SENT_RTOL, atol=WALK_PRINTED)
     exps = table["exp(· − max)"].to_numpy(dtype=float)
     assert exps.max() == 1.0  # the largest scaled score minus itself
-    np.testing.assert_allclose(table["weight"].to_numpy(dtype=float), exps / exps.sum(), atol=1e-15)
-    np.testing.assert_allclose(table["weight"].to_numpy(dtype=float), weights[query], rtol=SENT_RTOL, atol=1e-12)
-    assert table["weight"].sum() == pytest.approx(1.0)
+    s = settings(at)
+    walked = context.walk_through(tokens, s["d_model"], s["d_k"], s["seed"], query)  # what the page prints
+    np.testing.assert_allclose(exps, walked["exps"], rtol=0, atol=WALK_PRINTED)
+    np.testing.assert_allclose(table["weight"].to_numpy(dtype=float), walked["weights"], rtol=0, atol=WALK_PRINTED)
+    # the printed weights are the printed exps over their sum: each exp may be off by half a digit, their sum (at
+    # least 1, the max's exp) by T halves, the printed weight by one more
+    np.testing.assert_allclose(table["weight"].to_numpy(dtype=float), exps / exps.sum(), rtol=0,
+                               atol=WALK_PRINTED * (len(exps) + 2))
+    np.testing.assert_allclose(table["weight"].to_numpy(dtype=float), weights[query], rtol=SENT_RTOL,
+                               atol=WALK_PRINTED)
+    assert table["weight"].sum() == pytest.approx(1.0, abs=len(exps) * WALK_PRINTED)
     q, k = arrays["Q"][query], arrays["K"][0]
 
     def written(x: float) -> str:  # a negative factor is bracketed, as on paper
@@ -381,7 +390,7 @@ def assert_walk_through(at, query: int):
     assert table["q · k written out"].iloc[0].startswith(f"{written(q[0])}·{written(k[0])}")
     assert (table["q · k written out"].str.contains(r"\+ … \(")).all() == (d_k > 4)
     text = texts(at)
-    assert f"divide each by their sum, **{exps.sum():.4f}**" in text
+    assert f"divide each by their sum, **{walked['exp_sum']:.4f}**" in text
     assert f"row {query} of the scores heatmap" in text
     return table
 
@@ -401,7 +410,8 @@ def test_walk_through_follows_the_query_row_box():
     assert_walk_through(at, 2)
     table = weighted_sum_table(at)
     _, arrays = expected(at)
-    np.testing.assert_allclose(table["weight"].iloc[:-1].to_numpy(dtype=float), arrays["weights"][2])
+    np.testing.assert_allclose(table["weight"].iloc[:-1].to_numpy(dtype=float), arrays["weights"][2], rtol=0,
+                               atol=SUM_PRINTED)
 
 
 def test_a_link_picks_the_query_row():

@@ -18,10 +18,11 @@ from __future__ import annotations
 
 import re
 
+import pandas as pd
 import pytest
 
 from lessons import COURSE
-from tests.apptest_helpers import for_lesson, ok, run_page
+from tests.apptest_helpers import for_lesson, ok, run_page, shown_tables
 from ui.frame import exercises, prose
 
 SHAPES = re.compile(r"shape \([^)]*\)(?: = \([^)]*\))?|\((?:[A-Za-z_0-9·₁₂ ]+,)+[A-Za-z_0-9·₁₂ +−-]*\)")
@@ -71,10 +72,10 @@ def reading(at) -> list[str]:
     """What a reader reads on the page: running text, boxes, and the tables' headings and text cells."""
     found = [str(el.value) for kind in ("markdown", "caption", "info", "warning", "error", "success", "header")
              for el in getattr(at, kind)]
-    for table in at.dataframe:
-        frame = table.value
+    for frame in shown_tables(at):  # a column of numbers comes back as numbers: the text columns are left
         found += [str(c) for c in frame.columns]
-        found += [str(x) for column in frame.columns if frame[column].dtype == object for x in frame[column]]
+        found += [str(x) for column in frame.columns if pd.api.types.is_string_dtype(frame[column])
+                  for x in frame[column]]
     return found
 
 

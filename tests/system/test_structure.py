@@ -15,6 +15,7 @@ import grimp
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
+MAX_PAGE_LINES = 150  # a lesson page.py reads as the lesson's outline (docs/LAYOUT.md)
 MAX_LINES = 350  # STYLE.md: a module a reader takes in at one sitting
 
 
@@ -45,6 +46,13 @@ def test_files_stay_short(folder):
     long = {p.relative_to(ROOT).as_posix(): n for p in (ROOT / folder).rglob("*.py")
             if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_LINES}
     assert long == {}, f"over {MAX_LINES} lines: {long}"
+
+
+def test_lesson_pages_read_as_outlines():
+    """A lesson's page.py is its outline (docs/LAYOUT.md): a section that grows moves to a module beside it."""
+    long = {p.relative_to(ROOT).as_posix(): n for p in (ROOT / "lessons").glob("*/page.py")
+            if (n := len(p.read_text(encoding="utf-8").splitlines())) >= MAX_PAGE_LINES}
+    assert long == {}, f"{MAX_PAGE_LINES} lines or more: {long}"
 
 
 def test_ui_holds_only_what_lessons_share():

@@ -1,7 +1,10 @@
-"""Export what is on screen: every matrix as CSV, every chart as PNG or SVG, all matrices as one ZIP.
+"""Export what is on screen: each matrix drawn as CSV, its chart as PNG or SVG, every CSV in one ZIP.
 
-The heatmap helper in ui.drawing.render records each matrix it draws in this run; the page's footer offers
-them here, in a panel filled only while it is open, so an ordinary slider move costs the panel nothing.
+Whatever draws a matrix records it for this run (record): a heatmap (ui.drawing.heatmap.draw), a chart drawn
+with its numbers as a matrix (ui.drawing.render.show), each map of a layers x heads grid
+(ui.sections.views.record_maps) and the knockout table (ui.sections.knockout_views.record_table). The page's
+footer (ui.frame.page.closing) offers them here, outside presenter mode, in a panel filled only while it is open,
+so an ordinary slider move costs the panel nothing.
 
 Every button holds its file's bytes, made in the run that drew it, never a function to call at the click:
 Streamlit stores a file made at a click without tying it to the session, and deletes such a file at the

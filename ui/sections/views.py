@@ -19,7 +19,7 @@ from core.tokenize import word_tokens
 from ui.drawing import charts, export, heatmap, render, tables
 from ui.drawing.chart_data import ChartData
 from ui.sections import explain
-from ui.state import controls, presenter, seq_len
+from ui.state import controls, phone, presenter, seq_len
 from ui.text import code_span, counted, shape_text
 
 NO_TOKENS = "There are no tokens to show: type a sentence in the sidebar (letters, digits or punctuation)."
@@ -154,7 +154,8 @@ def grid_layout(T: int, panels: int, width_px: int, panel_px: int, cell_px: int 
                 gap_px: int = 70, halve_above: int | None = None, min_cell_px: int | None = None
                 ) -> tuple[int, int]:
     """(cell_px, columns) for small multiples of (T, T) maps: panels at most panel_px wide, as many per
-    row as fit width_px. Presenter mode scales every size by the same factor.
+    row as fit width_px (on a phone, as many as fit its column). Presenter mode scales every size by the same
+    factor.
 
     halve_above: with more panels than this, each gets half of panel_px. min_cell_px: a map too long for
     the smallest snapped cell shrinks its cells further, down to min_cell_px, to stay panel_px wide.
@@ -162,6 +163,9 @@ def grid_layout(T: int, panels: int, width_px: int, panel_px: int, cell_px: int 
     scale = presenter.chart_scale()
     if halve_above is not None and panels > halve_above:
         panel_px //= 2
+    if phone.on_phone():  # two maps to a row on a phone's column, not a grid that scrolls sideways
+        width_px = min(width_px, phone.COLUMN_PX)
+        panel_px = min(panel_px, phone.COLUMN_PX // 2 - gap_px)
     room = int(panel_px * scale)
     cell = charts.cell_size(T, int(cell_px * scale), max_width=room)
     if min_cell_px is not None and cell * T > room:

@@ -4,6 +4,13 @@ from __future__ import annotations
 
 import streamlit as st
 
+# The main column of a page on a phone 390 px wide (Streamlit's side margins taken off): what a grid of maps may
+# fill there (ui.sections.views.grid_layout).
+COLUMN_PX = 358
+# What every phone browser's User-Agent holds and desktop browsers' do not (Chrome, Safari and Firefox on Android
+# and iOS all write "Mobile"; a tablet does not, and gets the wide layout its screen has room for).
+_PHONE_MARK = "Mobi"
+
 # The controls the style below may keep in reach: each lesson's main sidebar control (a key, never a page's text).
 IN_REACH = ("heads", "bg_alpha", "block_pos", "ci_length", "tl_block", "d_k", "tr_steps")
 
@@ -41,6 +48,19 @@ _IN_REACH_CSS = """
   }
 </style>
 """
+
+
+def on_phone() -> bool:
+    """The page is read on a phone, as far as the server can tell: by the browser's User-Agent.
+
+    Streamlit tells a page nothing of the screen's width, and a grid of maps is laid out on the server (a facet's
+    panels to a row are part of its chart): a page that waits for the browser to say how wide it is would draw
+    every grid twice. A desktop window made narrow still gets the wide layout: its grid scrolls in its frame."""
+    try:
+        agent = st.context.headers.get("User-Agent") or ""
+    except Exception:  # no browser behind the run (a test's or the warm-up's): the wide layout
+        return False
+    return _PHONE_MARK in agent
 
 
 def in_reach(*keys: str) -> None:
