@@ -63,8 +63,9 @@ from bench.load_test import SERVE_COOKIE, percentile, serve  # noqa: E402
 from bench.machine import Watch  # noqa: E402
 from bench.postgres import own_schema  # noqa: E402
 from bench.streamlit_client import RadioInfo, Render, Server, Session, cpu_seconds  # noqa: E402
-from classroom import asked, codes, connection, device, store  # noqa: E402
+from classroom import asked, connection, device  # noqa: E402
 from classroom.questions import bank  # noqa: E402
+from store import classes, codes  # noqa: E402
 
 SENT = "Answer sent."  # the toast of an answer the store accepted (classroom/student.py)
 PICKED = "class_pick_"  # the key of the question's radio
@@ -194,7 +195,7 @@ def choice_question():
 
 async def a_class(url: str, engine, n: int, homes: list[str], arrive_s: float, vote_s: float, rng: random.Random,
                   pids: dict[str, int], kill: str = "") -> dict:
-    code, key = store.start_session(engine, time.time(), title="bench", seats=store.SEATS_MAX)
+    code, key = classes.start_session(engine, time.time(), title="bench", seats=classes.SEATS_MAX)
     for home in homes:  # each process's first view of the class page (imports, caches) before the class
         session, _ = await open_tab(url, f"code={code}&view=projector", home)
         await session.close()
@@ -236,9 +237,9 @@ async def a_class(url: str, engine, n: int, homes: list[str], arrive_s: float, v
             await phone.session.close()
     if isinstance(outcomes[-1], Session):
         await outcomes[-1].close()
-    stored = {a.nickname: a for a in store.answers_of(engine, code, key, question_id)}
+    stored = {a.nickname: a for a in classes.answers_of(engine, code, key, question_id)}
     return {"phones": phones, "vote": vote, "cpu": cpu, "stored": stored,
-            "counted": store.counts(engine, question_id).total, "errors": [repr(o) for o in outcomes
+            "counted": classes.counts(engine, question_id).total, "errors": [repr(o) for o in outcomes
                                                                           if isinstance(o, BaseException)]}
 
 
@@ -337,7 +338,7 @@ def run(n: int, processes: int, kill: bool, args: argparse.Namespace) -> dict:
     rng = random.Random(args.seed)
     with database(args.postgres) as url:
         os.environ[connection.ENVIRONMENT] = url  # the servers inherit it
-        engine = store.engine_for(url)
+        engine = classes.engine_for(url)
         try:
             if processes == 1:
                 with Server.start() as server:

@@ -30,7 +30,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from bench.machine import Watch  # noqa: E402
-from classroom import store  # noqa: E402
+from store import classes  # noqa: E402
 
 VALUES = "ABCD"
 
@@ -38,10 +38,10 @@ VALUES = "ABCD"
 def one_process(url: str, code: str, questions: list[int], students: range, window: float, start, out) -> None:
     """One server process: its own engine, a thread per student, each answering every question at its own
     random moments within `window` seconds (0: all at once); sends back (latencies, refusals, errors)."""
-    engine = store.engine_for(url)
+    engine = classes.engine_for(url)
     tokens = {i: f"bench-student-{i:06d}-token" for i in students}
     for token in tokens.values():
-        store.join(engine, code, token, None, time.time())
+        classes.join(engine, code, token, None, time.time())
     latencies: list[float] = []
     refusals: list[str] = []
     errors: list[str] = []
@@ -53,8 +53,8 @@ def one_process(url: str, code: str, questions: list[int], students: range, wind
             time.sleep(max(0.0, zero + moments[k] - time.perf_counter()))
             began = time.perf_counter()
             try:
-                result = store.answer(engine, code, tokens[i], q, VALUES[(i + k) % 4], time.time())
-            except store.StoreError as error:
+                result = classes.answer(engine, code, tokens[i], q, VALUES[(i + k) % 4], time.time())
+            except classes.StoreError as error:
                 errors.append(str(error))
                 continue
             latencies.append(time.perf_counter() - began)
@@ -72,9 +72,9 @@ def one_process(url: str, code: str, questions: list[int], students: range, wind
 
 
 def run(url: str, n_students: int, n_processes: int, n_questions: int, window: float) -> dict:
-    engine = store.engine_for(url)
-    code, key = store.start_session(engine, time.time(), title="bench", seats=store.SEATS_MAX)
-    questions = [store.put_question(engine, code, key, "choice", {"k": k}, time.time(), close_others=False)
+    engine = classes.engine_for(url)
+    code, key = classes.start_session(engine, time.time(), title="bench", seats=classes.SEATS_MAX)
+    questions = [classes.put_question(engine, code, key, "choice", {"k": k}, time.time(), close_others=False)
                  for k in range(n_questions)]
     context = multiprocessing.get_context("spawn")
     start, out = context.Barrier(n_processes + 1), context.Queue()
@@ -90,11 +90,11 @@ def run(url: str, n_students: int, n_processes: int, n_questions: int, window: f
     for p in processes:
         p.join()
     latencies = sorted(x for part in parts for x in part[0])
-    counted = sum(store.counts(engine, q).total for q in questions)
+    counted = sum(classes.counts(engine, q).total for q in questions)
     polls = []
     for _ in range(200):
         t = time.perf_counter()
-        store.counts(engine, questions[0])
+        classes.counts(engine, questions[0])
         polls.append(time.perf_counter() - t)
     engine.dispose()
     return dict(

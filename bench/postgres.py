@@ -9,14 +9,14 @@ from contextlib import contextmanager
 
 from sqlalchemy import make_url, text
 
-from classroom import store
+from store import classes
 
 
 @contextmanager
 def own_schema(server: str, prefix: str = "t") -> Iterator[str]:
     """The server's URL (psycopg 3) with a new schema `<prefix>_<random>` first on its search path."""
     schema = f"{prefix}_{uuid.uuid4().hex[:12]}"
-    admin = store.engine_for(server)
+    admin = classes.engine_for(server)
     try:
         with admin.begin() as conn:
             conn.execute(text(f"CREATE SCHEMA {schema}"))

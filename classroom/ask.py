@@ -11,14 +11,15 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import streamlit as st
-from sqlalchemy import Engine
 
-from classroom import asked, faults, predict, store
+from classroom import asked, faults, predict
 from classroom.questions import ClassQuestion, bank
 from classroom.quiz import quiz
 from classroom.reveal import short
 from core.tokenize import word_tokens
 from lessons import COURSE
+from store import classes
+from store.engine import Engine
 from ui.drawing.charts import unique_labels
 from ui.frame.page import technical
 from ui.state import controls
@@ -129,10 +130,10 @@ def panel(engine: Engine, code: str, key: str) -> None:
     if st.button("Put to the room", key="ask_put"):
         try:  # a quiz's items all at once, or none: a failure leaves no half quiz on the phones
             result = asked.put_all(engine, code, key, list(chosen), ROUND.get(source))
-        except store.StoreError as error:
+        except classes.StoreError as error:
             st.error(faults.failed(error))
             return
-        if isinstance(result, store.Refusal):
+        if isinstance(result, classes.Refusal):
             st.error(result.message)
             return
         st.rerun(scope="app")

@@ -1,5 +1,5 @@
 """The class mode's database: the app's (ui.compute.database says where it is), its tables made or upgraded on
-the first use (classroom.store.prepare), and classes past their keeping time deleted (classroom.store.purge) at
+the first use (store.classes.prepare), and classes past their keeping time deleted (store.classes.purge) at
 most once every PURGE_EVERY_S in a process, so the stated retention holds without a class being started. A
 database that cannot be reached raises StoreError, whose text the class page shows; the lessons never need it.
 """
@@ -9,10 +9,9 @@ from __future__ import annotations
 import threading
 import time
 
-from sqlalchemy import Engine
-
-from classroom import store
-from classroom.database import in_class_words
+from store import classes
+from store.engine import Engine
+from store.errors import in_words
 from ui.compute import database
 from ui.compute.database import ENVIRONMENT, database_url, default_file
 
@@ -24,13 +23,13 @@ _purge_lock = threading.Lock()
 
 
 def engine() -> Engine:
-    """The app's engine, the class tables ready. Raises store.StoreError with a sentence to show when the
+    """The app's engine, the class tables ready. Raises classes.StoreError with a sentence to show when the
     database cannot be opened."""
     try:
         made = database.engine()
-    except store.StoreError as error:
-        raise in_class_words(error) from error
-    store.prepare(made)
+    except classes.StoreError as error:
+        raise in_words(error) from error
+    classes.prepare(made)
     _purge_now_and_then(made, time.time())
     return made
 
@@ -41,6 +40,6 @@ def _purge_now_and_then(made: Engine, now: float) -> None:
             return
         _last_purge["at"] = now
     try:
-        store.purge(made, now)
-    except store.StoreError:  # busy now: the page goes on, and the next visit tries again
+        classes.purge(made, now)
+    except classes.StoreError:  # busy now: the page goes on, and the next visit tries again
         _last_purge["at"] = float("-inf")

@@ -26,7 +26,7 @@ import re
 
 import streamlit as st
 
-from classroom import codes
+from store import codes
 
 DEVICE = "attention_lab_device"
 DEVICE_SHAPE = re.compile(r"[A-Za-z0-9_-]{22}")  # 16 bytes in URL-safe base64, unpadded: what SCRIPT makes
@@ -95,7 +95,7 @@ def teacher_key(code: str, generation: int = 0) -> tuple[str, bool]:
 
 
 def address() -> str:
-    """The network address this page's browser comes from, for the limits per address (classroom.budgets).
+    """The network address this page's browser comes from, for the limits per address (store.classes.budgets).
 
     The connection's own address, unless it comes from this machine: then it is the last address a proxy here
     appended to X-Forwarded-For (the HAProxy set-up adds it), or "local" for a browser on this machine. A

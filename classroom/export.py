@@ -27,7 +27,7 @@ def cell(value: object) -> object:
 
 
 def csv_text(rows: Sequence[Mapping[str, object]]) -> str:
-    """Rows of the same keys (store.export_rows) as CSV text, its header from the first row's keys, every cell
+    """Rows of the same keys (store.classes.export_rows) as CSV text, its header from the first row's keys, every cell
     made safe by `cell`. An empty string for no rows."""
     if not rows:
         return ""

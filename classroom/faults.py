@@ -14,7 +14,7 @@ from contextlib import contextmanager
 
 import streamlit as st
 
-from classroom import store
+from store import classes
 from ui.text import escape_md
 
 log = logging.getLogger(__name__)
@@ -31,13 +31,13 @@ def caught(sentence: str) -> Iterator[None]:
     Streamlit's rerun and stop pass through: they derive from BaseException, not Exception."""
     try:
         yield
-    except store.StoreError as error:
+    except classes.StoreError as error:
         st.warning(escape_md(str(error)))
     except Exception:  # a bug in one question must not take the page, or the class, down with it
         log.exception("A part of the Class page failed")
         st.warning(sentence)
 
 
-def failed(error: store.StoreError) -> str:
+def failed(error: classes.StoreError) -> str:
     """A database failure as the page says it (the store's own sentence, its Markdown escaped)."""
     return escape_md(str(error))

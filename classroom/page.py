@@ -13,7 +13,8 @@ import time
 
 import streamlit as st
 
-from classroom import codes, connection, device, projector, store, student, teacher
+from classroom import connection, device, projector, student, teacher
+from store import classes, codes
 from ui.frame import page as frame
 from ui.text import escape_md
 
@@ -26,11 +27,11 @@ def start_page(engine) -> None:
     with teach, st.form("class_start"):
         st.header("Teach")
         title = st.text_input("Title (optional)", max_chars=codes.TITLE_MAX, placeholder="e.g. Tuesday, group B")
-        seats = st.number_input("Students in the room", 1, store.SEATS_MAX, store.SEATS, step=1,
+        seats = st.number_input("Students in the room", 1, classes.SEATS_MAX, classes.SEATS, step=1,
                                 help="Joins stop at this number (one browser is one student); you can change it "
                                      "on the teacher's page.")
         if st.form_submit_button("Start a class"):
-            code, key = store.start_session(engine, time.time(), title=title, seats=int(seats),
+            code, key = classes.start_session(engine, time.time(), title=title, seats=int(seats),
                                             key_for=lambda code: device.teacher_key(code)[0])
             teacher.remember(code, key)
             st.query_params.from_dict({"code": code, "teacher": "1"})
@@ -47,16 +48,16 @@ def start_page(engine) -> None:
                 st.rerun()
 
 
-def _teaching(engine, code: str, asks_to_teach: bool) -> tuple[store.Session, str] | None:
+def _teaching(engine, code: str, asks_to_teach: bool) -> tuple[classes.Session, str] | None:
     """The class and its teacher key when this tab teaches it: the key it was given (pasted, or an old link's),
     else, on the teacher's page, the key this browser derives for the class's current key generation (the
     browser that started the class, or made its latest key). None when neither opens the class."""
     kept = teacher.key_for(code)
     tries = [kept] if kept else []
     if asks_to_teach or kept:
-        tries.append(device.teacher_key(code, store.key_generation(engine, code))[0])
+        tries.append(device.teacher_key(code, classes.key_generation(engine, code))[0])
     for key in tries:
-        if isinstance(found := store.teacher(engine, code, key), store.Session):
+        if isinstance(found := classes.teacher(engine, code, key), classes.Session):
             teacher.remember(code, key)
             return found, key
     if kept:
@@ -71,7 +72,7 @@ def main() -> None:
     device.number()  # a browser's first visit: it makes its device number, then the page reloads with it
     try:
         engine = connection.engine()
-    except store.StoreError as error:
+    except classes.StoreError as error:
         st.error(str(error))
         return
     code = codes.normal_code(st.query_params.get("code") or "")
@@ -85,7 +86,7 @@ def main() -> None:
         return
     given, refused = st.query_params.get("key"), False
     if given:  # an old teacher link: keep the key in this tab, take it out of the address bar
-        if isinstance(store.teacher(engine, code, given), store.Session):
+        if isinstance(classes.teacher(engine, code, given), classes.Session):
             teacher.remember(code, given)
         else:
             refused = True
@@ -99,13 +100,13 @@ def main() -> None:
         teacher.page(engine, *found)
         return
     if asks_to_teach:
-        if store.find_session(engine, code, time.time()) == store.Refusal("unknown"):
-            st.error(store.Refusal("unknown").message)  # deleted: no key opens it, and no form should ask for one
+        if classes.find_session(engine, code, time.time()) == classes.Refusal("unknown"):
+            st.error(classes.Refusal("unknown").message)  # deleted: no key opens it, and no form should ask for one
         elif not refused:
             teacher.key_form(engine, code)
         return
-    session = store.look_up(engine, code, time.time(), device.address())
-    if isinstance(session, store.Refusal):
+    session = classes.look_up(engine, code, time.time(), device.address())
+    if isinstance(session, classes.Refusal):
         if session.reason in ("ended", "expired"):  # a student of that class: no start page to confuse them
             st.info(session.message)
         else:
@@ -119,5 +120,5 @@ def main() -> None:
 
 try:
     main()
-except store.StoreError as error:  # the database failed mid-way: say so; the lessons do not need it
+except classes.StoreError as error:  # the database failed mid-way: say so; the lessons do not need it
     st.error(escape_md(str(error)))

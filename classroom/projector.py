@@ -11,9 +11,10 @@ from __future__ import annotations
 import time
 
 import streamlit as st
-from sqlalchemy import Engine
 
-from classroom import asked, codes, faults, links, reveal, store
+from classroom import asked, faults, links, reveal
+from store import classes, codes
+from store.engine import Engine
 from ui.state import presenter
 from ui.text import counted, escape_md
 
@@ -44,12 +45,12 @@ def live(engine: Engine, code: str) -> None:
     """The part that refreshes: the current question (or quiz), its count, and the reveal. A fault says a
     sentence and the rest keeps drawing: the join block stays, and the next refresh tries again."""
     with faults.caught(faults.PROJECTOR):
-        session = store.find_session(engine, code, time.time())
-        if isinstance(session, store.Refusal):
+        session = classes.find_session(engine, code, time.time())
+        if isinstance(session, classes.Refusal):
             st.info(session.message)
             return
         rows = asked.shown(engine, code)
-        joined = store.joined(engine, code)
+        joined = classes.joined(engine, code)
         how_to_join(code, "big" if not rows else "line" if all(r.state == "revealed" for r in rows) else "side")
         if not rows:
             st.markdown(f"## {counted(joined, 'student')} joined so far. The first question comes next.")
@@ -61,10 +62,10 @@ def live(engine: Engine, code: str) -> None:
                 one_question(engine, rows[0], joined)
 
 
-def one_question(engine: Engine, row: store.Question, joined: int) -> None:
+def one_question(engine: Engine, row: classes.Question, joined: int) -> None:
     q = asked.question(row)
     st.markdown(f"## Question {asked.number(row)}\n\n{q.prompt}")
-    tally = store.counts(engine, row.id)
+    tally = classes.counts(engine, row.id)
     if row.state == "revealed":
         values = [value for value, n in tally.counts.items() for _ in range(n)]
         if q.kind == "key":  # the room's row above the computed one, key under key
@@ -81,17 +82,17 @@ def one_question(engine: Engine, row: store.Question, joined: int) -> None:
     st.metric("Answers so far" if row.state == "open" else "Answers (closed)", f"{tally.total} of {joined}")
 
 
-def quiz(engine: Engine, rows: list[store.Question], joined: int) -> None:
+def quiz(engine: Engine, rows: list[classes.Question], joined: int) -> None:
     """A quiz's items, put together: how many answered while it is open, then how the room did on each."""
     label = asked.ROUNDS.get(asked.round_of(rows[0]), "the quiz").capitalize()
-    answered = store.answered_by(engine, [row.id for row in rows])
+    answered = classes.answered_by(engine, [row.id for row in rows])
     states = {row.state for row in rows}
     if "open" in states:
         st.markdown(f"## {label}: {len(rows)} questions on your phone")
         st.metric("Students who answered at least one so far", f"{answered} of {joined}")
     elif states == {"revealed"}:
         st.markdown(f"## {label}: how the room did")
-        reveal.quiz_room([(asked.question(row), store.counts(engine, row.id)) for row in rows],
+        reveal.quiz_room([(asked.question(row), classes.counts(engine, row.id)) for row in rows],
                          [asked.number(row) for row in rows])
     else:
         st.markdown(f"## {label} is closed: {answered} of {joined} answered")
@@ -103,7 +104,7 @@ def presenting() -> None:
     st.session_state[presenter.KEY] = True
 
 
-def page(engine: Engine, session: store.Session) -> None:
+def page(engine: Engine, session: classes.Session) -> None:
     if session.title:
         st.title(escape_md(session.title))
     st.fragment(live, run_every=POLL_S)(engine, session.code)

@@ -1,14 +1,14 @@
 """How long a class is kept, as the class pages say it and the teacher acts on it: the sentence the join form and
 the teacher's page show (kept_sentence, worked out from the setting, never typed), and the teacher's control that
-deletes a class's data now (delete_control). The deleting is the store's (classroom.store.purge, delete_session).
+deletes a class's data now (delete_control). The deleting is the store's (store.classes.purge, delete_session).
 """
 
 from __future__ import annotations
 
 import streamlit as st
-from sqlalchemy import Engine
 
-from classroom import store
+from store import classes
+from store.engine import Engine
 
 SURE_KEY, DELETE_KEY = "class_delete_sure", "class_delete"
 DELETED = ("Deleted: this class's questions, its students' nicknames and their answers are removed from the app's "
@@ -21,10 +21,10 @@ def kept_for(days: int) -> str:
 
 
 def kept_sentence() -> str:
-    """What a student joining and the teacher read about keeping: from store.keep_days() (the setting). Raises
-    store.StoreError, with a sentence to show, when the setting is not a number of days."""
+    """What a student joining and the teacher read about keeping: from store.classes.keep_days() (the setting).
+    Raises StoreError, with a sentence to show, when the setting is not a number of days."""
     return (f"Nicknames, answers and a code for each browser are kept in the app's database until "
-            f"{kept_for(store.keep_days())} or its code expires, whichever comes first, then deleted the next time "
+            f"{kept_for(classes.keep_days())} or its code expires, whichever comes first, then deleted the next time "
             "the Class page is used; the teacher can delete them sooner.")
 
 
@@ -38,8 +38,8 @@ def delete_control(engine: Engine, code: str, key: str) -> bool:
     if not (pressed and sure):  # both: a disabled button is only drawn so, a crafted message could still press it
         return False
     try:
-        refused = store.delete_session(engine, code, key)
-    except store.StoreError as error:
+        refused = classes.delete_session(engine, code, key)
+    except classes.StoreError as error:
         st.error(str(error))
         return False
     if refused is not None:

@@ -13,11 +13,12 @@ from __future__ import annotations
 import time
 
 import streamlit as st
-from sqlalchemy import Engine
 
-from classroom import asked, codes, device, faults, retention, store
+from classroom import asked, device, faults, retention
 from classroom.questions import ClassQuestion, answer_text, grade
 from classroom.typed import char_text, read_character, read_index, read_number
+from store import classes, codes
+from store.engine import Engine
 from ui.text import code_span, escape_md
 
 POLL_S = 2.0  # how often a student's page asks whether the teacher put a new question
@@ -33,7 +34,7 @@ ONE_TAB = ("If this note stays, this browser keeps no cookie for this app, so th
 REMOVED = "Your teacher removed this browser from the class: your answers were deleted, and it cannot answer any more."
 
 
-def join_form(engine: Engine, session: store.Session, token: str, shared: bool) -> None:
+def join_form(engine: Engine, session: classes.Session, token: str, shared: bool) -> None:
     """The nickname box and the Join button; once joined, this browser (or this tab: `shared` False) is the
     student `token` names."""
     if FLASH in st.session_state:
@@ -49,8 +50,8 @@ def join_form(engine: Engine, session: store.Session, token: str, shared: bool) 
         joined = st.form_submit_button("Join")
     st.caption(f"{ONE_BROWSER if shared else ONE_TAB} {retention.kept_sentence()}")
     if joined:
-        result = store.join(engine, session.code, token, nickname, time.time(), address=device.address())
-        if isinstance(result, store.Refusal):
+        result = classes.join(engine, session.code, token, nickname, time.time(), address=device.address())
+        if isinstance(result, classes.Refusal):
             st.error(result.message)
             return
         st.rerun()
@@ -59,7 +60,7 @@ def join_form(engine: Engine, session: store.Session, token: str, shared: bool) 
 SAID = "_class_student_said"  # {question id: what its last Send got}: said until the student sends it again
 
 
-def answer_box(engine: Engine, code: str, token: str, row: store.Question, q: ClassQuestion,
+def answer_box(engine: Engine, code: str, token: str, row: classes.Question, q: ClassQuestion,
                saved: str | None) -> None:
     """The widget for q's kind, holding the answer saved (after a reload too), and a Send button, in a form (one
     message to the server per answer). What a Send was refused for stays under it until the next Send: the part
@@ -79,7 +80,7 @@ def answer_box(engine: Engine, code: str, token: str, row: store.Question, q: Cl
         st.warning(said[row.id])
 
 
-def _widget(q: ClassQuestion, row: store.Question, saved: str | None) -> str:
+def _widget(q: ClassQuestion, row: classes.Question, saved: str | None) -> str:
     """The answer's widget, its value as text. A typed answer's box has no max_chars: a browser drops a paste
     over it without a word, so a long one reaches unreadable, which says why it is not sent."""
     if q.kind in ("choice", "key"):
@@ -93,19 +94,19 @@ def _widget(q: ClassQuestion, row: store.Question, saved: str | None) -> str:
     return st.text_input("Your answer (one character)", saved or "", key=f"class_char_{row.id}")
 
 
-def _send(engine: Engine, code: str, token: str, row: store.Question, q: ClassQuestion, value: str) -> str | None:
+def _send(engine: Engine, code: str, token: str, row: classes.Question, q: ClassQuestion, value: str) -> str | None:
     """Send the answer: None once the store has it, else the sentence that says why not (nothing was written)."""
     problem = unreadable(q, value)
     if problem:  # said on the phone, nothing written: the room's count holds answers only
         return problem
     try:
-        result = store.answer(engine, code, token, row.id, value, time.time())
-    except store.StoreError as error:
+        result = classes.answer(engine, code, token, row.id, value, time.time())
+    except classes.StoreError as error:
         return faults.failed(error)
-    if isinstance(result, store.Refusal) and result.reason in ("not joined", "no token"):  # no longer a student
+    if isinstance(result, classes.Refusal) and result.reason in ("not joined", "no token"):  # no longer a student
         st.session_state[FLASH] = REMOVED
         st.rerun(scope="app")
-    return result.message if isinstance(result, store.Refusal) else None
+    return result.message if isinstance(result, classes.Refusal) else None
 
 
 def unreadable(q: ClassQuestion, value: str) -> str | None:
@@ -121,7 +122,7 @@ def unreadable(q: ClassQuestion, value: str) -> str | None:
         "Type exactly one character (a space counts as one), then press Send.")
 
 
-def mine(row: store.Question, q: ClassQuestion, value: str | None) -> None:
+def mine(row: classes.Question, q: ClassQuestion, value: str | None) -> None:
     """This student's own answer to a question (`value`, None for none), and after the reveal whether it was
     right."""
     if value is None:
@@ -152,11 +153,11 @@ def questions_part(engine: Engine, code: str, token: str) -> None:
     error in its own words), and the other questions are still shown."""
     with faults.caught(faults.PHONE):
         rows = asked.shown(engine, code)
-        session = store.find_session(engine, code, time.time())
-        if isinstance(session, store.Refusal):
+        session = classes.find_session(engine, code, time.time())
+        if isinstance(session, classes.Refusal):
             st.info(session.message)
             return
-        if not store.enrolled(engine, code, token):  # removed by the teacher since the page was opened
+        if not classes.enrolled(engine, code, token):  # removed by the teacher since the page was opened
             st.warning(REMOVED)
             return
         if not rows:
@@ -175,21 +176,21 @@ def questions_part(engine: Engine, code: str, token: str) -> None:
                 _question(engine, code, token, row, together)
 
 
-def _question(engine: Engine, code: str, token: str, row: store.Question, together: bool) -> None:
+def _question(engine: Engine, code: str, token: str, row: classes.Question, together: bool) -> None:
     q = asked.question(row)
     st.markdown(f"#### Question {asked.number(row)}\n\n{q.prompt}")
-    saved = store.my_answer(engine, row.id, token)
+    saved = classes.my_answer(engine, row.id, token)
     if row.state == "open":
         answer_box(engine, code, token, row, q, saved)
-        saved = store.my_answer(engine, row.id, token)  # what this run's Send changed
+        saved = classes.my_answer(engine, row.id, token)  # what this run's Send changed
     elif row.state == "closed" and not together:
         st.caption("This question is closed: no more answers.")
     mine(row, q, saved)
 
 
-def page(engine: Engine, session: store.Session) -> None:
+def page(engine: Engine, session: classes.Session) -> None:
     token, shared = device.student_token(session.code)
-    standing = store.standing(engine, session.code, token)
+    standing = classes.standing(engine, session.code, token)
     if standing == "removed":
         st.warning(REMOVED)
         return

@@ -13,12 +13,14 @@ from __future__ import annotations
 import time
 
 import streamlit as st
-from sqlalchemy import Engine
 
-from classroom import ask, asked, codes, device, export, faults, links, quiz_store, retention, store, students_panel
+from classroom import ask, asked, device, export, faults, links, retention, students_panel
 from classroom.questions import answer_text, grade, read_index
 from classroom.quiz import QuizGain, quiz_gain
 from classroom.reveal import short
+from store import classes, codes
+from store.classes import asking
+from store.engine import Engine
 from ui.text import counted, escape_md
 
 POLL_S = 2.0  # the teacher's count and list of who answered are at most this old
@@ -69,10 +71,10 @@ def share_panel(engine: Engine, code: str, key: str) -> None:
                            "is reloaded or closed. Do not project it.")
                 st.code(key, language=None, wrap_lines=True)
                 if st.button("Make a new teacher key", key="class_new_key", help=NEW_KEY_HELP):
-                    fresh = store.new_teacher_key(engine, code, key,
+                    fresh = classes.new_teacher_key(engine, code, key,
                                                   key_for=lambda code, generation: device.teacher_key(
                                                       code, generation)[0])
-                    if isinstance(fresh, store.Refusal):
+                    if isinstance(fresh, classes.Refusal):
                         st.error(fresh.message)
                     else:
                         remember(code, fresh)
@@ -95,7 +97,7 @@ def key_form(engine: Engine, code: str) -> None:
         pasted = st.text_input("Teacher key", type="password", max_chars=200)
         if st.form_submit_button("Open the teacher's page"):
             pasted = pasted.strip()
-            if isinstance(store.teacher(engine, code, pasted), store.Session):
+            if isinstance(classes.teacher(engine, code, pasted), classes.Session):
                 remember(code, pasted)
                 st.rerun()
             st.error("That is not this class's teacher key: nothing was opened. Check that you copied all of it.")
@@ -106,9 +108,9 @@ def controls_part(engine: Engine, code: str, key: str) -> None:
     (a database that fails on Reveal, say) is said in a sentence; the page and its controls stay."""
     with faults.caught(faults.TEACHER):
         rows = asked.shown(engine, code)
-        seats = store.teacher(engine, code, key)
-        seats = f" (the class takes {seats.seats})" if isinstance(seats, store.Session) else ""
-        st.markdown(f"**{counted(store.joined(engine, code), 'student')} joined**{seats}.")
+        seats = classes.teacher(engine, code, key)
+        seats = f" (the class takes {seats.seats})" if isinstance(seats, classes.Session) else ""
+        st.markdown(f"**{counted(classes.joined(engine, code), 'student')} joined**{seats}.")
         if not rows:
             st.caption("No question yet: ask one below.")
             return
@@ -121,7 +123,7 @@ def controls_part(engine: Engine, code: str, key: str) -> None:
                 _who_answered(engine, code, key, row)
 
 
-def _buttons(engine: Engine, code: str, key: str, rows: list[store.Question]) -> None:
+def _buttons(engine: Engine, code: str, key: str, rows: list[classes.Question]) -> None:
     """Close, Reopen, Reveal: each moves every question shown (a quiz's items) in one transaction, all or none."""
     buttons = st.container(horizontal=True)
     states = [row.state for row in rows]
@@ -130,17 +132,17 @@ def _buttons(engine: Engine, code: str, key: str, rows: list[store.Question]) ->
                                   ("Reveal", "revealed", ("open", "closed"))):
         if buttons.button(label, key=f"class_{state}", disabled=not any(s in applies for s in states)):
             ids = [row.id for row in rows if row.state in applies]
-            result = quiz_store.set_states(engine, code, key, ids, state, time.time())
-            if isinstance(result, store.Refusal):
+            result = asking.set_states(engine, code, key, ids, state, time.time())
+            if isinstance(result, classes.Refusal):
                 st.error(result.message)
                 return
             st.rerun(scope="fragment")
 
 
-def _who_answered(engine: Engine, code: str, key: str, row: store.Question) -> None:
+def _who_answered(engine: Engine, code: str, key: str, row: classes.Question) -> None:
     q = asked.question(row)
-    answers = store.answers_of(engine, code, key, row.id)
-    if isinstance(answers, store.Refusal):
+    answers = classes.answers_of(engine, code, key, row.id)
+    if isinstance(answers, classes.Refusal):
         st.error(answers.message)
         return
     right = sum(grade(q, a.value) for a in answers)
@@ -195,15 +197,15 @@ def results(engine: Engine, code: str, key: str) -> None:
     refreshes every RESULTS_S seconds, so a reveal or an answer is in the table, the gain and the file without a
     click (the Reveal button reruns its own part alone)."""
     with faults.caught(faults.TEACHER):
-        rows = store.all_questions(engine, code)
+        rows = classes.all_questions(engine, code)
         if not rows:
             st.caption("No question yet.")
             return
         table, by_round = [], {"pre": {}, "post": {}}
         for row in rows:
             q = asked.question(row)
-            answers = store.answers_of(engine, code, key, row.id)
-            answers = [] if isinstance(answers, store.Refusal) else answers
+            answers = classes.answers_of(engine, code, key, row.id)
+            answers = [] if isinstance(answers, classes.Refusal) else answers
             right = sum(grade(q, a.value) for a in answers)
             table.append({"question": row.position, "as the room saw it": asked.title(row),
                           "asked": short(q.prompt, 80), "state": row.state,
@@ -222,11 +224,11 @@ def _export(engine: Engine, code: str, key: str) -> None:
     names = st.checkbox("Put nicknames in the file", key="class_export_names",
                         help="Without nicknames, each student is a number, the same one on all of that student's "
                              "rows.")
-    rows_out = store.export_rows(engine, code, key, with_names=names)
-    if isinstance(rows_out, store.Refusal) or not rows_out:
+    rows_out = classes.export_rows(engine, code, key, with_names=names)
+    if isinstance(rows_out, classes.Refusal) or not rows_out:
         st.caption("No answers yet: the export comes with the first one.")
         return
-    rows_out = graded(rows_out, store.all_questions(engine, code))
+    rows_out = graded(rows_out, classes.all_questions(engine, code))
     st.download_button("Export the answers (CSV)", export.csv_text(rows_out), file_name=f"class-{code}.csv",
                        mime="text/csv", on_click="ignore", key="class_export",
                        help="One row per answer, enough to grade from: the question's number, its quiz round "
@@ -237,7 +239,7 @@ def _export(engine: Engine, code: str, key: str) -> None:
                             "starts with an apostrophe.")
 
 
-def graded(rows: list[dict], questions: list[store.Question]) -> list[dict]:
+def graded(rows: list[dict], questions: list[classes.Question]) -> list[dict]:
     """The export's rows with what a teacher grades from: the question's round and text, the answer as read, the
     right answer, and whether it is right (the pages' own grading)."""
     by_position = {row.position: (asked.question(row), asked.round_of(row) or "") for row in questions}
@@ -261,7 +263,7 @@ def _as_read(q, value: str) -> str:
     return (f"{chr(65 + index)}. " if q.kind == "choice" else "") + q.options[index]
 
 
-def page(engine: Engine, session: store.Session, key: str) -> None:
+def page(engine: Engine, session: classes.Session, key: str) -> None:
     code = session.code
     title = f" · {escape_md(session.title)}" if session.title else ""
     st.title(f"Class {codes.shown_code(code)}{title}")
@@ -280,7 +282,7 @@ def page(engine: Engine, session: store.Session, key: str) -> None:
     else:
         st.warning(f"This class has {status}: students and the projector now show only that, with no question "
                    "and no answer, even one you reveal now. The results stay here until the class's data is deleted "
-                   f"(it is kept until {retention.kept_for(store.keep_days())}): export what you need.")
+                   f"(it is kept until {retention.kept_for(classes.keep_days())}): export what you need.")
     share_panel(engine, code, key)
     st.fragment(controls_part, run_every=POLL_S)(engine, code, key)
     if status == "live":  # an ended class takes no question: nobody could answer it
@@ -300,7 +302,7 @@ def page(engine: Engine, session: store.Session, key: str) -> None:
             "End the class", key="class_end",
             help="Students can no longer join, answer or see anything, reveals included: reveal first. The results "
                  "stay on this page until the class's data is deleted."):
-        result = store.end_session(engine, code, key, time.time())
-        if isinstance(result, store.Refusal):
+        result = classes.end_session(engine, code, key, time.time())
+        if isinstance(result, classes.Refusal):
             st.error(result.message)
         st.rerun()

@@ -9,7 +9,8 @@ from core.model import divisors
 from core.tasks import TASKS
 from lessons.training import session as ts
 from lessons.training.setup import CORPORA, LIMITS, MAX_LR, UPLOAD_CAP_BYTES, Settings, bundled_length
-from ui.compute import run_store
+from store import runs
+from ui.compute import training_share
 from ui.state import controls, kept
 
 LR_OPTIONS = (1e-4, 3e-4, 1e-3, 3e-3, 1e-2)
@@ -80,7 +81,7 @@ def limits_caption() -> None:
     st.sidebar.caption(f"Limits on this shared server: at most {LIMITS['steps']} steps, d_model "
                        f"{LIMITS['d_model']}, {LIMITS['n_layers']} layers, context {LIMITS['context']}, "
                        f"batch {LIMITS['batch_size']}; between redraws, the page trains for at most "
-                       f"{ts.TICK_BUDGET_S} s.")
+                       f"{training_share.TICK_BUDGET_S} s.")
 
 
 def own_text(session: ts.TrainingSession, settings: Settings) -> tuple[bytes | str | None, str, bool]:
@@ -95,7 +96,7 @@ def own_text(session: ts.TrainingSession, settings: Settings) -> tuple[bytes | s
     upload = kept.upload(f"…or upload a plain-text file (.txt, up to {cap})", key="tr_upload", type=["txt"])
     st.caption(f"Your text is held in the server's memory for this browser session only (it survives visits to "
                f"other pages) and is never written to disk or to the database. When a run stops, the model trained "
-               f"on it is stored on the server for {run_store.EXPIRE_DAYS} days so that a link can open it, and a "
+               f"on it is stored on the server for {runs.EXPIRE_DAYS} days so that a link can open it, and a "
                f"model can repeat phrases of what it learned: do not train on text you would not share. The limit "
                f"is {cap}; the last 10% is kept aside to measure the validation loss.")
     text, name = (upload[1], upload[0]) if upload is not None else ((pasted or None), "")

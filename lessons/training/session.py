@@ -6,10 +6,10 @@
                        v   |
                       paused   (also after the page was left: fragments do not run off-page)
 
-A run trains in ticks: each tick() runs Trainer.step until about TICK_BUDGET_S of wall time is spent, so one
-student's run never holds the shared server for long. When several students train on one server process,
-they share a part of it between them (ui.compute.training_share: each tick gets less time): training slows down,
-and the rest of the process stays for everyone's slider moves. After every tick the model so far is handed, as a
+A run trains in ticks: each tick() runs Trainer.step until about TICK_BUDGET_S (ui.compute.training_share) of wall
+time is spent, so one student's run never holds the shared server for long. When several students train on one server
+process, they share a part of it between them (ui.compute.training_share: each tick gets less time): training slows
+down, and the rest of the process stays for everyone's slider moves. After every tick the model so far is handed, as a
 read-only copy, to this session's trained models (ui.compute.model_store owns them), so stopping, leaving the page
 or a later divergence never loses what was trained. A run that diverges publishes nothing more: its last
 good snapshot, and every earlier run's model, stay as they were.
@@ -32,7 +32,6 @@ from ui.compute import model_store, training_share
 from ui.compute.training_share import fair_budget
 
 SESSION_KEY = "tr_session"
-TICK_BUDGET_S = training_share.TICK_BUDGET_S  # training time per tick, when no other run of the process trains
 TICK_EVERY_S = training_share.TICK_EVERY_S  # how often a running run's page ticks it (lessons.training.view's timer)
 PAUSE_AFTER_S = 10.0  # a running run not ticked for this long was left (another page, a closed tab)
 EVAL_TOKENS = 2048  # the validation loss is measured on about this many scored tokens
@@ -113,7 +112,8 @@ class TrainingSession:
         run.next_eval = run.trainer.steps + run.eval_every
 
     def tick(self, budget_s: float | None = None) -> int:
-        """Train for about budget_s (default TICK_BUDGET_S) of wall time, at least one step; return the steps."""
+        """Train for about budget_s of wall time (default: this run's fair share, training_share.fair_budget), at
+        least one step; return the steps."""
         if not self.running:
             return 0
         budget_s = fair_budget(id(self)) if budget_s is None else budget_s

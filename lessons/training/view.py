@@ -18,7 +18,8 @@ from lessons import COURSE
 from lessons.training import session as ts
 from lessons.training.run import MASS_SEQUENCES, Run, uniform_guess_among, untrained
 from lessons.training.setup import LIMITS, N_SYMBOLS, Settings, example_ids
-from ui.compute import model_store, run_store
+from store import runs
+from ui.compute import model_store, training_share
 from ui.drawing import charts, heatmap, plots, render
 from ui.frame import page, prose
 from ui.sections import views
@@ -38,8 +39,8 @@ def shown(c: str) -> str:
 
 
 def model_summary(settings: Settings) -> None:
-    st.markdown(f"While it trains, the page runs training steps for up to {ts.TICK_BUDGET_S} s, then redraws the "
-                f"charts. The model is "
+    st.markdown(f"While it trains, the page runs training steps for up to {training_share.TICK_BUDGET_S} s, then "
+                f"redraws the charts. The model is "
                 f"{counted(settings.n_layers, 'layer')}, d_model {settings.d_model}, "
                 f"{counted(settings.n_heads, 'head')} of d_k = {settings.d_model // settings.n_heads}.")
 
@@ -247,7 +248,7 @@ def saved_model(session: ts.TrainingSession) -> None:
                    "who opens a Full model link sees the shipped model.", icon=":material/link_off:")
     else:
         until = time.strftime("%d %B %Y, %H:%M UTC", time.gmtime(kept.meta["expires_at"]))
-        st.caption(f"Kept on this server for {run_store.EXPIRE_DAYS} days (until {until}) as run "
+        st.caption(f"Kept on this server for {runs.EXPIRE_DAYS} days (until {until}) as run "
                    f"{code_span(kept.meta['run_id'])}, so a Full model link shared from its page opens this model in "
-                   f"any browser until then. {run_store.KEPT_RULE}")
+                   f"any browser until then. {runs.KEPT_RULE}")
     page.link(COURSE.lesson("full_model"), "Open the Full model page", query=opening(kept, session))

@@ -15,8 +15,9 @@ import re
 
 import pytest
 
-from classroom import codes, device, predict
+from classroom import device, predict
 from core.tokenize import word_tokens
+from store import codes
 from tests.browser import harness
 from tests.browser.axe_check import STILL, report, serious_violations
 from tests.browser.harness import CHART, EXCEPTION, PAGE_TIMEOUT_MS, RERUN_TIMEOUT_MS, chart, expect
@@ -260,19 +261,20 @@ def test_the_projector_draws_a_reveal_whatever_numbers_the_room_typed(server, da
     paste (refused on the phone, so never counted): the projector still draws the reveal, at 1280x720."""
     import time
 
-    from classroom import asked, store
+    from classroom import asked
     from classroom.questions import bank
+    from store import classes
 
-    engine = store.engine_for(database)
-    code, key = store.start_session(engine, time.time())
+    engine = classes.engine_for(database)
+    code, key = classes.start_session(engine, time.time())
     q = next(q for q in bank() if q.kind == "number")
     qid = asked.put(engine, code, key, q)
     for i, typed in enumerate(["1e308", "-1e308", repr(q.answer), "x" * 5000]):
         token = f"student-token-{i:04d}-abcdefgh"
-        store.join(engine, code, token, None, time.time())
-        said = store.answer(engine, code, token, qid, typed, time.time())
+        classes.join(engine, code, token, None, time.time())
+        said = classes.answer(engine, code, token, qid, typed, time.time())
         assert (said is None) == (len(typed) < 5000), said  # the paste is refused with a sentence, not cut
-    store.set_state(engine, code, key, qid, "revealed", time.time())
+    classes.set_state(engine, code, key, qid, "revealed", time.time())
     errors: list[str] = []
     projector = open_tab(browser, errors, PROJECTOR)
     arrive(projector, f"{server.url}/class?code={code}&view=projector&present=true")

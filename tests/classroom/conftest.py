@@ -24,8 +24,9 @@ import pytest
 from sqlalchemy import Engine, select
 
 from bench.postgres import own_schema
-from classroom import connection, store
-from classroom.schema import metadata
+from classroom import connection
+from store import classes
+from store.schema import metadata
 
 POSTGRES_URL = "ATTENTION_LAB_TEST_POSTGRES_URL"
 BACKENDS = ["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)]
@@ -104,7 +105,7 @@ def make_engine(db_url) -> Iterator[Callable[[], Engine]]:
     made: list[Engine] = []
 
     def make() -> Engine:
-        made.append(store.engine_for(db_url))
+        made.append(classes.engine_for(db_url))
         return made[-1]
 
     yield make
@@ -129,6 +130,6 @@ def db(tmp_path, monkeypatch) -> Engine:
     an engine on it for the test to look with."""
     url = f"sqlite:///{tmp_path / 'class.sqlite3'}"
     monkeypatch.setenv(connection.ENVIRONMENT, url)
-    engine = store.engine_for(url)
-    store.prepare(engine)
+    engine = classes.engine_for(url)
+    classes.prepare(engine)
     return engine

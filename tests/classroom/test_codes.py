@@ -1,4 +1,4 @@
-"""Join codes, keys and tokens, and the text a student types: classroom.codes (no database)."""
+"""Join codes, keys and tokens, and the text a student types: store.codes (no database)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import unicodedata
 
 import pytest
 
-from classroom import codes
+from store import codes
 
 
 def test_the_alphabet_has_30_symbols_and_no_look_alike_pair():

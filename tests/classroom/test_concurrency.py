@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import text
 
-from classroom import store
+from store import classes
 from tests.classroom import writer
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -36,9 +36,9 @@ def changed_value(i: int) -> str:  # the even students change their answer to th
 @pytest.mark.timeout(300)
 def test_sixty_students_answer_at_once_through_two_processes(make_engine):
     a, b, projector = make_engine(), make_engine(), make_engine()
-    code, key = store.start_session(a, NOW, seats=STUDENTS)
+    code, key = classes.start_session(a, NOW, seats=STUDENTS)
     # a quiz's questions, open together: each student answers all three at once
-    questions = [store.put_question(a, code, key, "choice", {"k": k}, NOW, close_others=False)
+    questions = [classes.put_question(a, code, key, "choice", {"k": k}, NOW, close_others=False)
                  for k in range(QUESTIONS)]
     start = threading.Barrier(STUDENTS + 1)
     done = threading.Event()
@@ -50,12 +50,12 @@ def test_sixty_students_answer_at_once_through_two_processes(make_engine):
         engine = a if i % 2 else b  # half the room on each process
         token = f"student-{i:04d}-of-the-room"
         try:
-            joined = store.join(engine, code, token, f"s{i}", NOW)
+            joined = classes.join(engine, code, token, f"s{i}", NOW)
             start.wait(60)
-            out = [joined] + [store.answer(engine, code, token, q, first_value(i, k), NOW + 1)
+            out = [joined] + [classes.answer(engine, code, token, q, first_value(i, k), NOW + 1)
                               for k, q in enumerate(questions)]
             if i % 2 == 0:
-                out.append(store.answer(engine, code, token, questions[0], changed_value(i), NOW + 2))
+                out.append(classes.answer(engine, code, token, questions[0], changed_value(i), NOW + 2))
             results[i] = out
         except BaseException as error:  # the test reports whatever a thread raised
             errors.append(error)
@@ -65,7 +65,7 @@ def test_sixty_students_answer_at_once_through_two_processes(make_engine):
             start.wait(60)
             while not done.is_set():
                 for k, q in enumerate(questions):
-                    seen_totals[k].append(store.counts(projector, q).total)
+                    seen_totals[k].append(classes.counts(projector, q).total)
         except BaseException as error:
             errors.append(error)
 
@@ -82,20 +82,20 @@ def test_sixty_students_answer_at_once_through_two_processes(make_engine):
     assert all(isinstance(r[0], int) and all(x is None for x in r[1:]) for r in results.values()), results
     for k, q in enumerate(questions):
         final = {i: changed_value(i) if k == 0 and i % 2 == 0 else first_value(i, k) for i in range(STUDENTS)}
-        assert store.counts(projector, q) == store.Tally(dict(Counter(final.values())), STUDENTS)
-        rows = store.answers_of(projector, code, key, q)
+        assert classes.counts(projector, q) == classes.Tally(dict(Counter(final.values())), STUDENTS)
+        rows = classes.answers_of(projector, code, key, q)
         assert sorted(r.nickname for r in rows) == sorted(f"s{i}" for i in range(STUDENTS))
         assert {r.nickname: r.value for r in rows} == {f"s{i}": v for i, v in final.items()}
         assert {r.nickname: r.changes for r in rows} == {
             f"s{i}": int(k == 0 and i % 2 == 0 and changed_value(i) != first_value(i, 0)) for i in range(STUDENTS)}
         assert seen_totals[k] == sorted(seen_totals[k]), "the projector's count went down"
-    assert store.joined(projector, code) == STUDENTS
+    assert classes.joined(projector, code) == STUDENTS
 
 
 @pytest.mark.timeout(180)
 def test_a_writer_killed_mid_way_keeps_what_it_committed(engine, db_url):
-    code, key = store.start_session(engine, NOW, seats=store.SEATS_MAX)  # room for every student it makes
-    question = store.put_question(engine, code, key, "choice", {}, NOW)
+    code, key = classes.start_session(engine, NOW, seats=classes.SEATS_MAX)  # room for every student it makes
+    question = classes.put_question(engine, code, key, "choice", {}, NOW)
     process = subprocess.Popen([sys.executable, "-m", "tests.classroom.writer", db_url, code, str(question), "5000"],
                                cwd=ROOT, stdout=subprocess.PIPE, text=True)
     committed: list[int] = []
@@ -112,10 +112,10 @@ def test_a_writer_killed_mid_way_keeps_what_it_committed(engine, db_url):
     assert process.returncode == -signal.SIGKILL and len(committed) >= 40, (process.returncode, committed)
 
     for i in committed:
-        assert store.my_answer(engine, question, writer.token(i)) == writer.value(i), i
-    total = store.counts(engine, question).total
+        assert classes.my_answer(engine, question, writer.token(i)) == writer.value(i), i
+    total = classes.counts(engine, question).total
     assert total - len(committed) in (0, 1)  # and the one it may have committed without printing
-    assert store.answer(engine, code, writer.token(0), question, "after", NOW) is None  # no lock left behind
+    assert classes.answer(engine, code, writer.token(0), question, "after", NOW) is None  # no lock left behind
     if engine.dialect.name == "sqlite":
         with engine.connect() as conn:
             assert conn.execute(text("PRAGMA integrity_check")).scalar() == "ok"

@@ -12,8 +12,9 @@ import time
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from classroom import device, store, student
-from classroom.codes import new_token
+from classroom import device, student
+from store import classes
+from store.codes import new_token
 from tests.apptest_helpers import ROOT
 
 PAGE = str(ROOT / "classroom" / "page.py")
@@ -72,29 +73,29 @@ def test_derived_secrets_differ_by_role_and_class_and_device():
 
 
 def test_two_tabs_of_one_browser_are_one_student(db, browser):
-    code, _ = store.start_session(db, time.time())
+    code, _ = classes.start_session(db, time.time())
     browser.number = device_number()
     first = join(visit({"code": code}), "Ada")
     assert "Joined." in said(first)
     second = visit({"code": code})  # a new tab, or a reload: no join form, the same student
     assert "Joined." in said(second) and not second.text_input
-    assert store.joined(db, code) == 1
+    assert classes.joined(db, code) == 1
     assert set(second.query_params) == {"code"}  # nothing of the student is in the address
 
 
 def test_another_browser_is_another_student(db, browser):
-    code, _ = store.start_session(db, time.time())
+    code, _ = classes.start_session(db, time.time())
     browser.number = device_number()
     join(visit({"code": code}))
     browser.number = device_number()
     other = visit({"code": code})
     assert other.text_input and student.ONE_BROWSER in said(other)
     join(other)
-    assert store.joined(db, code) == 2
+    assert classes.joined(db, code) == 2
 
 
 def test_without_the_cookie_a_tab_is_a_student_and_the_page_says_so(db, browser):
-    code, _ = store.start_session(db, time.time())
+    code, _ = classes.start_session(db, time.time())
     browser.number = None
     first = visit({"code": code})
     assert student.ONE_TAB in said(first)
@@ -116,7 +117,7 @@ def test_the_browser_that_started_a_class_keeps_control_after_a_reload(db, brows
 
 def test_another_browser_gets_control_only_by_pasting_the_key(db, browser):
     browser.number = device_number()
-    code, key = store.start_session(db, time.time(), key_for=lambda code: device.teacher_key(code)[0])
+    code, key = classes.start_session(db, time.time(), key_for=lambda code: device.teacher_key(code)[0])
     browser.number = device_number()  # the projector's PC, say
     at = visit({"code": code, "teacher": "1"})
     assert not has_controls(at) and "Teacher key" in [t.label for t in at.text_input]
@@ -131,7 +132,7 @@ def test_another_browser_gets_control_only_by_pasting_the_key(db, browser):
 
 def test_a_student_who_asks_for_the_teachers_page_gets_no_controls(db, browser):
     browser.number = device_number()
-    code, _ = store.start_session(db, time.time())
+    code, _ = classes.start_session(db, time.time())
     browser.number = device_number()
     join(visit({"code": code}))
     at = visit({"code": code, "teacher": "1"})
@@ -144,9 +145,9 @@ def test_a_new_teacher_key_stops_every_copy_of_the_old_and_this_browser_keeps_co
     at = visit({})
     at.button[0].click().run()  # Start a class
     code = at.query_params["code"]
-    old = store.teacher  # the key this browser derived, as a pasted copy would hold it
+    old = classes.teacher  # the key this browser derived, as a pasted copy would hold it
     key = device.teacher_key(code)[0]
-    assert isinstance(old(db, code, key), store.Session)
+    assert isinstance(old(db, code, key), classes.Session)
     browser.number = device_number()  # a second computer the teacher pasted the key into
     other = visit({"code": code, "teacher": "1"})
     other.text_input[0].input(key)
@@ -156,8 +157,8 @@ def test_a_new_teacher_key_stops_every_copy_of_the_old_and_this_browser_keeps_co
     at = visit({"code": code, "teacher": "1"})
     next(b for b in at.button if b.label == "Make a new teacher key").click().run()
     assert not at.exception and "A new teacher key is made" in said(at) and has_controls(at)
-    assert store.teacher(db, code, key) == store.Refusal("wrong key")
-    assert isinstance(store.teacher(db, code, device.teacher_key(code, 1)[0]), store.Session)
+    assert classes.teacher(db, code, key) == classes.Refusal("wrong key")
+    assert isinstance(classes.teacher(db, code, device.teacher_key(code, 1)[0]), classes.Session)
     assert has_controls(visit({"code": code, "teacher": "1"}))  # a reload of this browser finds the new key
     browser.number = other_device = device_number()
     assert not has_controls(visit({"code": code, "teacher": "1"})), other_device

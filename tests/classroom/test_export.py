@@ -38,11 +38,12 @@ def test_a_teacher_can_grade_from_the_file_alone(engine):
     whether this one is right: the pages' own grading, with no other file to look up."""
     import time
 
-    from classroom import asked, store, teacher
+    from classroom import asked, teacher
     from classroom.questions import ClassQuestion, grade
+    from store import classes
 
     now = time.time()
-    code, key = store.start_session(engine, now)
+    code, key = classes.start_session(engine, now)
     choice = ClassQuestion(kind="choice", prompt="Which *one*?", options=("cat", "dog", "`mat`"), answer=2,
                            explanation="Because.", source="test/choice")
     char = ClassQuestion(kind="char", source="predict/next-character", prompt="Next character?", options=(),
@@ -52,11 +53,11 @@ def test_a_teacher_can_grade_from_the_file_alone(engine):
     sent = {("a", first): "2", ("b", first): "0", ("a", second): " ", ("b", second): "e"}
     tokens = {"a": "token-a-0123456789abcdef", "b": "token-b-0123456789abcdef"}
     for who, token in tokens.items():
-        store.join(engine, code, token, who.upper(), now)
+        classes.join(engine, code, token, who.upper(), now)
     for (who, qid), value in sent.items():
-        store.set_state(engine, code, key, qid, "open", now)
-        assert store.answer(engine, code, tokens[who], qid, value, now) is None
-    rows = teacher.graded(store.export_rows(engine, code, key), store.all_questions(engine, code))
+        classes.set_state(engine, code, key, qid, "open", now)
+        assert classes.answer(engine, code, tokens[who], qid, value, now) is None
+    rows = teacher.graded(classes.export_rows(engine, code, key), classes.all_questions(engine, code))
     read = list(csv.DictReader(io.StringIO(export.csv_text(rows))))
     assert [(r["question"], r["round"], r["asked"], r["answer read as"], r["right answer"], r["right"])
             for r in read] == [("1", "pre", "Which one?", "C. mat", "C. mat", "yes"),

@@ -13,9 +13,10 @@ import warnings
 import pytest
 import streamlit as st
 
-from classroom import asked, faults, store, teacher
+from classroom import asked, faults, teacher
 from classroom.histogram import histogram
 from classroom.questions import ClassQuestion, summary
+from store import classes
 from tests.classroom.test_pages import ok, started, texts, visit
 
 WILD = ["1e308", "-1e308", "1.7976931348623157e308", "-1.7976931348623157e308", "5e-324", "-5e-324", "nan",
@@ -47,15 +48,15 @@ def test_a_slip_of_1e308_is_counted_apart_and_the_room_keeps_its_bars():
 def room_answers(db, code: str, key: str, qid: int, values: list[str]) -> None:
     for i, value in enumerate(values):
         token = f"student-token-{i:04d}-abcdefgh"
-        store.join(db, code, token, None, time.time())
-        store.answer(db, code, token, qid, value, time.time())
+        classes.join(db, code, token, None, time.time())
+        classes.answer(db, code, token, qid, value, time.time())
 
 
 def test_the_projector_draws_a_reveal_of_1e308_and_minus_1e308(db):
     code, key = started(db)
     qid = asked.put(db, code, key, number_question())
     room_answers(db, code, key, qid, ["1e308", "-1e308", "0.25", "0.3"])
-    store.set_state(db, code, key, qid, "revealed", time.time())
+    classes.set_state(db, code, key, qid, "revealed", time.time())
     projector = ok(visit({"code": code, "view": "projector"}))
     assert "Far from the rest, not in a bar: 1 below and 1 above." in texts(projector)
     assert "Answer:" in texts(projector) and projector.get("vega_lite_chart")
@@ -63,7 +64,7 @@ def test_the_projector_draws_a_reveal_of_1e308_and_minus_1e308(db):
 
 def broken_question(db, code: str, key: str) -> int:
     """A question the pages cannot read (a spec of a version this code does not know): drawing it fails."""
-    return store.put_question(db, code, key, "number", {"question": {"version": 99}}, time.time())
+    return classes.put_question(db, code, key, "number", {"question": {"version": 99}}, time.time())
 
 
 def test_a_question_the_projector_cannot_draw_is_a_sentence_and_the_rest_stays(db, caplog):
@@ -96,7 +97,7 @@ def test_a_locked_database_on_reveal_is_a_sentence(db, tmp_path):
         locker.close()
     assert "The class database is busy" in texts(ok(at))
     assert [b for b in at.button if b.label == "Put to the room"]  # the rest of the page is drawn
-    assert store.all_questions(db, code)[0].state == "open" and qid
+    assert classes.all_questions(db, code)[0].state == "open" and qid
 
 
 def test_with_one_question_and_one_answer_the_export_is_there(db):

@@ -8,8 +8,8 @@ import random
 
 import pytest
 
-from classroom import store
-from classroom.codes import new_token
+from store import classes
+from store.codes import new_token
 from tests.classroom.conftest import snapshot
 
 NOW = 1_800_000_000.0
@@ -17,62 +17,62 @@ NOW = 1_800_000_000.0
 
 @pytest.fixture
 def room(engine):
-    code, key = store.start_session(engine, NOW)
+    code, key = classes.start_session(engine, NOW)
     token = new_token()
-    store.join(engine, code, token, None, NOW)
+    classes.join(engine, code, token, None, NOW)
     return code, key, token
 
 
 def test_a_space_is_an_answer_to_a_one_character_question(engine, room):
     code, key, token = room
-    q = store.put_question(engine, code, key, "char", {}, NOW)
-    assert store.answer(engine, code, token, q, " ", NOW) is None
-    assert store.my_answer(engine, q, token) == " "
-    assert store.counts(engine, q).counts == {" ": 1}
-    assert store.answer(engine, code, token, q, "\t", NOW + 1) is None  # a tab is typed as a space
-    assert store.my_answer(engine, q, token) == " "
-    assert store.answer(engine, code, token, q, "", NOW + 2) == store.Refusal("empty")
+    q = classes.put_question(engine, code, key, "char", {}, NOW)
+    assert classes.answer(engine, code, token, q, " ", NOW) is None
+    assert classes.my_answer(engine, q, token) == " "
+    assert classes.counts(engine, q).counts == {" ": 1}
+    assert classes.answer(engine, code, token, q, "\t", NOW + 1) is None  # a tab is typed as a space
+    assert classes.my_answer(engine, q, token) == " "
+    assert classes.answer(engine, code, token, q, "", NOW + 2) == classes.Refusal("empty")
 
 
 def test_other_answers_are_one_line_with_their_ends_stripped(engine, room):
     code, key, token = room
-    q = store.put_question(engine, code, key, "number", {}, NOW)
-    assert store.answer(engine, code, token, q, "  0.5\n", NOW) is None
-    assert store.my_answer(engine, q, token) == "0.5"
+    q = classes.put_question(engine, code, key, "number", {}, NOW)
+    assert classes.answer(engine, code, token, q, "  0.5\n", NOW) is None
+    assert classes.my_answer(engine, q, token) == "0.5"
     before = snapshot(engine)
-    assert store.answer(engine, code, token, q, " ", NOW + 1) == store.Refusal("empty")
+    assert classes.answer(engine, code, token, q, " ", NOW + 1) == classes.Refusal("empty")
     assert snapshot(engine) == before
 
 
 def test_no_double_burst_at_a_window_edge(engine, room):
     """A fixed window let BURST answers through just before its end and BURST more just after: 2x in 2 ms."""
     code, key, token = room
-    q = store.put_question(engine, code, key, "number", {}, NOW)
-    edge = NOW + store.BURST_S
-    taken = [store.answer(engine, code, token, q, str(i), edge - 0.001) is None for i in range(store.BURST)]
-    taken += [store.answer(engine, code, token, q, str(i), edge + 0.001) is None for i in range(store.BURST)]
-    assert sum(taken) == store.BURST
+    q = classes.put_question(engine, code, key, "number", {}, NOW)
+    edge = NOW + classes.BURST_S
+    taken = [classes.answer(engine, code, token, q, str(i), edge - 0.001) is None for i in range(classes.BURST)]
+    taken += [classes.answer(engine, code, token, q, str(i), edge + 0.001) is None for i in range(classes.BURST)]
+    assert sum(taken) == classes.BURST
 
 
 def test_no_window_of_burst_s_ever_holds_more_than_burst_answers(engine, room):
     code, key, token = room
-    q = store.put_question(engine, code, key, "number", {}, NOW)
+    q = classes.put_question(engine, code, key, "number", {}, NOW)
     rng = random.Random(46)
     now, accepted = NOW, []
     for i in range(300):  # bursts, pauses and steady streams, in random order
         now += rng.choice([0.0, 0.001, 0.3, 1.0, 2.5, 12.0])
-        if store.answer(engine, code, token, q, str(i), now) is None:
+        if classes.answer(engine, code, token, q, str(i), now) is None:
             accepted.append(now)
-    assert len(accepted) > 3 * store.BURST  # the limit let a fair share through
-    for first, last in zip(accepted, accepted[store.BURST:]):
-        assert last - first >= store.BURST_S, (first, last)
+    assert len(accepted) > 3 * classes.BURST  # the limit let a fair share through
+    for first, last in zip(accepted, accepted[classes.BURST:]):
+        assert last - first >= classes.BURST_S, (first, last)
 
 
 def test_a_student_who_paused_has_a_whole_burst_again(engine, room):
     code, key, token = room
-    q = store.put_question(engine, code, key, "number", {}, NOW)
-    for i in range(store.BURST):
-        assert store.answer(engine, code, token, q, str(i), NOW) is None
-    assert store.answer(engine, code, token, q, "x", NOW + 1) == store.Refusal("too many")
-    later = NOW + store.BURST * store.BURST_S
-    assert all(store.answer(engine, code, token, q, str(i), later) is None for i in range(store.BURST))
+    q = classes.put_question(engine, code, key, "number", {}, NOW)
+    for i in range(classes.BURST):
+        assert classes.answer(engine, code, token, q, str(i), NOW) is None
+    assert classes.answer(engine, code, token, q, "x", NOW + 1) == classes.Refusal("too many")
+    later = NOW + classes.BURST * classes.BURST_S
+    assert all(classes.answer(engine, code, token, q, str(i), later) is None for i in range(classes.BURST))

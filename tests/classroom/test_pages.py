@@ -14,10 +14,11 @@ import time
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from classroom import asked, connection, device, store
-from classroom.answers import BURST
+from classroom import asked, connection, device
 from classroom.questions import bank
-from classroom.schema import students
+from store import classes
+from store.classes.answers import BURST
+from store.schema import students
 from tests.apptest_helpers import ROOT, chart_data, chart_spec
 
 PAGE = str(ROOT / "classroom" / "page.py")
@@ -49,7 +50,7 @@ def token_of(at: AppTest, code: str) -> str:
 
 
 def started(db) -> tuple[str, str]:
-    return store.start_session(db, time.time(), title="Tuesday")
+    return classes.start_session(db, time.time(), title="Tuesday")
 
 
 def test_a_teacher_starts_a_class_and_the_key_leaves_the_address_bar(db):
@@ -58,7 +59,7 @@ def test_a_teacher_starts_a_class_and_the_key_leaves_the_address_bar(db):
     ok(at)
     code = at.query_params["code"]
     assert at.query_params.get("teacher") == "1" and "key" not in at.query_params
-    assert store.find_session(db, code, time.time()).code == code
+    assert classes.find_session(db, code, time.time()).code == code
     assert "Teacher's page" in texts(at) and "Students join at" in texts(at)
 
 
@@ -76,7 +77,7 @@ def test_a_wrong_key_opens_nothing_and_changes_nothing(db):
     said = texts(at)
     assert "does not open this class" in said and "Teacher's page" not in said
     assert not [b for b in at.button if b.label in ("Close", "Reveal", "End the class", "Put to the room")]
-    assert store.all_questions(db, code) == []
+    assert classes.all_questions(db, code) == []
 
 
 def test_a_student_who_edits_the_link_to_teacher_gets_no_controls(db):
@@ -94,9 +95,9 @@ def test_a_wrong_code_says_so(db, typed, said):
 
 def test_an_ended_or_expired_class_says_so(db):
     code, key = started(db)
-    store.end_session(db, code, key, time.time())
+    classes.end_session(db, code, key, time.time())
     assert "ended" in texts(ok(visit({"code": code})))
-    old, _ = store.start_session(db, time.time() - 5 * 3600, ttl_s=3600)
+    old, _ = classes.start_session(db, time.time() - 5 * 3600, ttl_s=3600)
     assert "expired" in texts(ok(visit({"code": old})))
 
 
@@ -105,9 +106,9 @@ def test_the_teacher_of_an_ended_class_is_told_what_the_room_sees(db, how):
     """Not a countdown that still runs: the room sees only that the class is over, so a reveal now reaches nobody."""
     if how == "ended":
         code, key = started(db)
-        store.end_session(db, code, key, time.time())
+        classes.end_session(db, code, key, time.time())
     else:
-        code, key = store.start_session(db, time.time() - 5 * 3600, ttl_s=3600)
+        code, key = classes.start_session(db, time.time() - 5 * 3600, ttl_s=3600)
     at = ok(visit({"code": code, "key": key}))
     said = texts(at)
     assert f"This class has {how}: students and the projector now show only that" in said
@@ -128,13 +129,13 @@ def test_a_student_joins_answers_changes_and_sees_the_reveal(db):
     at.radio[0].set_value(1 - q.answer if q.answer in (0, 1) else 0)
     at.button[0].click().run()  # Send
     ok(at)
-    assert store.my_answer(db, qid, token) is not None
+    assert classes.my_answer(db, qid, token) is not None
     at.radio[0].set_value(q.answer)
     at.button[0].click().run()  # changed while open
-    assert store.my_answer(db, qid, token) == str(q.answer)
-    rows = store.answers_of(db, code, key, qid)
+    assert classes.my_answer(db, qid, token) == str(q.answer)
+    rows = classes.answers_of(db, code, key, qid)
     assert len(rows) == 1 and rows[0].changes == 1 and rows[0].nickname == "<b>Ada</b> **x**"
-    store.set_state(db, code, key, qid, "revealed", time.time())
+    classes.set_state(db, code, key, qid, "revealed", time.time())
     at.run()
     assert "Right!" in texts(ok(at))
     # the teacher's page names the student, as text (markup escaped), never the projector
@@ -151,10 +152,10 @@ def test_a_closed_question_takes_no_answer(db):
     at.button[0].click().run()
     qid = asked.put(db, code, key, q)
     at.run()
-    store.set_state(db, code, key, qid, "closed", time.time())
+    classes.set_state(db, code, key, qid, "closed", time.time())
     at.run()
     assert "closed" in texts(ok(at)) and not at.text_input
-    assert store.counts(db, qid).total == 0
+    assert classes.counts(db, qid).total == 0
 
 
 def test_the_projector_counts_then_reveals_the_rooms_answers(db):
@@ -163,11 +164,11 @@ def test_the_projector_counts_then_reveals_the_rooms_answers(db):
     qid = asked.put(db, code, key, q)
     for i in range(3):
         token = f"student-token-{i:04d}-abcdefgh"
-        store.join(db, code, token, None, time.time())
-        store.answer(db, code, token, qid, str(q.answer if i < 2 else (q.answer + 1) % len(q.options)), time.time())
+        classes.join(db, code, token, None, time.time())
+        classes.answer(db, code, token, qid, str(q.answer if i < 2 else (q.answer + 1) % len(q.options)), time.time())
     at = ok(visit({"code": code, "view": "projector"}))
     assert [m.value for m in at.metric] == ["3 of 3"]
-    store.set_state(db, code, key, qid, "revealed", time.time())
+    classes.set_state(db, code, key, qid, "revealed", time.time())
     at.run()
     drawn = " ".join(json.dumps(chart_spec(c), ensure_ascii=False) for c in at.get("vega_lite_chart"))
     assert "3 answers, 2 right" in drawn
@@ -206,7 +207,7 @@ def test_a_typed_answer_that_is_not_one_is_said_and_not_written(db, kind, typed,
     at.text_input[0].input(typed)
     at.button[0].click().run()  # Send
     assert said in texts(ok(at))
-    assert store.my_answer(db, qid, token) is None and store.counts(db, qid).total == 0
+    assert classes.my_answer(db, qid, token) is None and classes.counts(db, qid).total == 0
 
 
 def test_send_without_a_pick_is_said_and_not_written(db):
@@ -216,7 +217,7 @@ def test_send_without_a_pick_is_said_and_not_written(db):
     at.run()
     at.button[0].click().run()  # Send, nothing picked
     assert "Pick an answer first" in texts(ok(at))
-    assert store.counts(db, qid).total == 0
+    assert classes.counts(db, qid).total == 0
 
 
 def test_a_burst_of_answers_is_limited_and_the_last_accepted_one_kept(db):
@@ -229,9 +230,9 @@ def test_a_burst_of_answers_is_limited_and_the_last_accepted_one_kept(db):
     for i in range(BURST + 1):
         at.radio[0].set_value(i % 2)
         at.button[0].click().run()
-    assert store.Refusal("too many").message in texts(ok(at))
-    assert store.my_answer(db, qid, token) == str((BURST - 1) % 2)  # the refused one wrote nothing
-    (row,) = store.answers_of(db, code, key, qid)
+    assert classes.Refusal("too many").message in texts(ok(at))
+    assert classes.my_answer(db, qid, token) == str((BURST - 1) % 2)  # the refused one wrote nothing
+    (row,) = classes.answers_of(db, code, key, qid)
     assert row.changes == BURST - 1
 
 
@@ -242,7 +243,7 @@ def test_a_token_in_the_address_is_nobody(db):
     other = joined_student(db, code)
     at = ok(visit({"code": code, "me": token_of(other, code)}))
     assert at.button[0].label == "Join" and not [r for r in at.radio if r.label == "Your answer"]
-    assert store.counts(db, qid).total == 0
+    assert classes.counts(db, qid).total == 0
 
 
 def test_a_student_of_another_class_is_asked_to_join_this_one(db):
@@ -253,7 +254,7 @@ def test_a_student_of_another_class_is_asked_to_join_this_one(db):
     phone.query_params["code"] = second
     phone.run()
     assert phone.button[0].label == "Join" and not [r for r in phone.radio if r.label == "Your answer"]
-    assert store.counts(db, qid).total == 0 and store.joined(db, second) == 0
+    assert classes.counts(db, qid).total == 0 and classes.joined(db, second) == 0
 
 
 def test_a_student_the_class_no_longer_has_is_sent_back_to_join_and_writes_nothing(db):
@@ -268,7 +269,7 @@ def test_a_student_the_class_no_longer_has_is_sent_back_to_join_and_writes_nothi
     at.radio[0].set_value(0)
     at.button[0].click().run()
     assert ok(at).button[0].label == "Join"
-    assert store.counts(db, qid).total == 0
+    assert classes.counts(db, qid).total == 0
 
 
 @pytest.mark.parametrize("query", [
@@ -281,7 +282,7 @@ def test_a_student_the_class_no_longer_has_is_sent_back_to_join_and_writes_nothi
 def test_a_hand_edited_address_gets_a_message_not_a_trace(db, query):
     at = ok(visit(query))
     assert texts(at)  # something said: a message or the start page
-    assert not store.all_questions(db, "ABCDEF")
+    assert not classes.all_questions(db, "ABCDEF")
 
 
 def _a_question(kind: str):
@@ -308,7 +309,7 @@ def test_a_quiz_is_asked_closed_and_revealed_together(db):
     projector = ok(visit({"code": code, "view": "projector"}))
     assert "1 of 1" in str([m.value for m in projector.metric])
     for qid in ids:
-        store.set_state(db, code, key, qid, "closed", time.time())
+        classes.set_state(db, code, key, qid, "closed", time.time())
     phone.run()
     assert "Its answers wait until after the lesson" in texts(ok(phone))
     assert texts(phone).count("#### Question") == len(items)  # every item still there, not the last alone
@@ -316,7 +317,7 @@ def test_a_quiz_is_asked_closed_and_revealed_together(db):
     teacher = ok(visit({"code": code, "key": key}))
     assert "revealing it shows every phone the answers" in texts(teacher)
     for qid in ids:
-        store.set_state(db, code, key, qid, "revealed", time.time())
+        classes.set_state(db, code, key, qid, "revealed", time.time())
     projector.run()
     assert "how the room did" in texts(ok(projector))
     chart = next(c for c in projector.get("vega_lite_chart") if "% of its answers right" in c.proto.spec)
@@ -339,7 +340,7 @@ def test_the_teachers_page_gives_the_gain_over_students_who_sent_every_item_both
     items = quiz()
     tokens = {name: f"token-{name}-0123456789" for name in ("a", "b")}
     for token in tokens.values():
-        store.join(db, code, token, None, time.time())
+        classes.join(db, code, token, None, time.time())
     sent = {"pre": {}, "post": {}}
     for round_ in ("pre", "post"):
         ids = [asked.put(db, code, key, q, round_, close_others=i == 0, batch=round_) for i, q in enumerate(items)]
@@ -347,10 +348,10 @@ def test_the_teachers_page_gives_the_gain_over_students_who_sent_every_item_both
             right, wrong = str(q.answer), str((q.answer + 1) % len(q.options))
             a_value = right if round_ == "post" or i < 2 else wrong  # a: 2 of 7 right before, all after
             now = time.time() + (100 if round_ == "post" else 0) + 2 * i  # one answer in 2 s: under the burst limit
-            assert store.answer(db, code, tokens["a"], qid, a_value, now) is None
+            assert classes.answer(db, code, tokens["a"], qid, a_value, now) is None
             sent[round_].setdefault(tokens["a"], {})[q.source] = a_value
             if i < 3:  # b sends three items of each round only: a partial attempt, left out
-                assert store.answer(db, code, tokens["b"], qid, right, now) is None
+                assert classes.answer(db, code, tokens["b"], qid, right, now) is None
     expected = quiz_gain({1: sent["pre"][tokens["a"]]}, {1: sent["post"][tokens["a"]]})
     teacher = ok(visit({"code": code, "key": key}))
     said = texts(teacher)
@@ -386,6 +387,6 @@ def test_a_teacher_on_an_address_phones_cannot_open_is_told(db, monkeypatch, add
 
 def test_an_ended_class_offers_no_question_to_put(db):
     code, key = started(db)
-    store.end_session(db, code, key, time.time())
+    classes.end_session(db, code, key, time.time())
     at = ok(visit({"code": code, "key": key}))
     assert "Put to the room" not in [b.label for b in at.button]

@@ -12,8 +12,9 @@ import time
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from classroom import asked, connection, device, faults, store
+from classroom import asked, connection, device, faults
 from classroom.questions import ClassQuestion, bank
+from store import classes
 from tests.apptest_helpers import ROOT
 
 PAGE = str(ROOT / "classroom" / "page.py")
@@ -28,8 +29,8 @@ def db(tmp_path, monkeypatch):
     url = f"sqlite:///{tmp_path / 'class.sqlite3'}"
     monkeypatch.setenv(connection.ENVIRONMENT, url)
     monkeypatch.setattr(device, "from_cookie", lambda: "phone-device-number-0001")  # one browser throughout
-    engine = store.engine_for(url)
-    store.prepare(engine)
+    engine = classes.engine_for(url)
+    classes.prepare(engine)
     return engine
 
 
@@ -50,7 +51,7 @@ def phone(code: str) -> AppTest:
 
 
 def joined(db, q: ClassQuestion | None = None):
-    code, key = store.start_session(db, time.time())
+    code, key = classes.start_session(db, time.time())
     at = phone(code)
     at.button[0].click().run()  # Join, no nickname
     qid = asked.put(db, code, key, q) if q is not None else None
@@ -70,28 +71,28 @@ def test_a_refusal_stays_until_the_student_sends_again(db):
     at.run()
     assert "That is not a number" in said(ok(at))
     send(at, "0.3")
-    assert "That is not a number" not in said(at) and store.counts(db, qid).total == 1
+    assert "That is not a number" not in said(at) and classes.counts(db, qid).total == 1
 
 
 def test_too_many_answers_stays_said(db):
     _, _, _, at = joined(db, NUMBER)
-    for i in range(store.BURST + 1):
+    for i in range(classes.BURST + 1):
         send(at, str(i))
     at.run()
-    assert store.Refusal("too many").message in said(ok(at))
+    assert classes.Refusal("too many").message in said(ok(at))
 
 
 def test_a_paste_over_the_limit_is_said_and_not_cut(db):
     _, _, qid, at = joined(db, NUMBER)
     send(at, "1" * 300)
     assert "That is 300 characters: an answer is at most 200. Nothing was sent." in said(at)
-    assert store.counts(db, qid).total == 0
+    assert classes.counts(db, qid).total == 0
 
 
 def test_a_space_is_sent_and_shown_as_a_space(db):
     _, _, qid, at = joined(db, CHAR)
     send(at, " ")
-    assert "Nothing was sent" not in said(at) and store.counts(db, qid).counts == {" ": 1}
+    assert "Nothing was sent" not in said(at) and classes.counts(db, qid).counts == {" ": 1}
     assert "(a space)" in said(at)
 
 
@@ -121,10 +122,10 @@ def test_a_locked_database_on_send_is_a_sentence_and_the_question_stays(db, tmp_
         locker.close()
     assert "The class database is busy" in said(at) and at.text_input
     assert "No answer sent yet." in said(at)  # the part went on past the failed Send
-    assert store.counts(db, qid).total == 0
+    assert classes.counts(db, qid).total == 0
 
 
 def test_a_question_the_phone_cannot_draw_is_a_sentence(db):
     code, key, _, at = joined(db)
-    store.put_question(db, code, key, "number", {"question": {"version": 99}}, time.time())
+    classes.put_question(db, code, key, "number", {"question": {"version": 99}}, time.time())
     assert faults.PHONE in said(ok(at.run()))

@@ -23,8 +23,9 @@ from collections.abc import Iterator
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from classroom import asked, codes, store
+from classroom import asked
 from classroom.questions import ClassQuestion, answer_text
+from store import classes, codes
 from tests.apptest_helpers import ROOT, chart_spec
 
 PAGE = str(ROOT / "classroom" / "page.py")
@@ -156,7 +157,7 @@ def projector(code: str) -> AppTest:
 
 def put(db, shape: str) -> tuple[str, str, list[int]]:
     """A class with one question (NUMBER or CHOICE) or a quiz of both, open. (code, key, question ids)"""
-    code, key = store.start_session(db, time.time(), title="Tuesday")
+    code, key = classes.start_session(db, time.time(), title="Tuesday")
     items = {"number": [NUMBER], "choice": [CHOICE], "quiz": [NUMBER, CHOICE]}[shape]
     batch = "b1" if len(items) > 1 else None
     ids = [asked.put(db, code, key, q, "pre" if batch else None, close_others=i == 0, batch=batch)
@@ -168,19 +169,19 @@ def room_answers(db, code: str, ids: list[int], change: bool = False, now: float
     """The other students join (nicknamed) and answer every open item: their own values, or others (`change`)."""
     now = time.time() if now is None else now
     for n, (token, (nickname, value)) in enumerate(OTHERS.items()):
-        store.join(db, code, token, nickname, now)
+        classes.join(db, code, token, nickname, now)
         for qid in ids:
-            q = asked.question(next(r for r in store.all_questions(db, code) if r.id == qid))
+            q = asked.question(next(r for r in classes.all_questions(db, code) if r.id == qid))
             if q.kind == "number":
                 given = str(float(value) + 1) if change else value
             else:
                 given = "0" if change else str(n % len(q.options))  # one of each, then all on a wrong one
-            assert store.answer(db, code, token, qid, given, now) is None
+            assert classes.answer(db, code, token, qid, given, now) is None
 
 
 def set_all(db, code: str, key: str, ids: list[int], state: str) -> None:
     for qid in ids:
-        assert store.set_state(db, code, key, qid, state, time.time()) is None
+        assert classes.set_state(db, code, key, qid, state, time.time()) is None
 
 
 SHAPES = ["number", "choice", "quiz"]
@@ -197,7 +198,7 @@ def test_a_phone_before_the_reveal_is_sent_nothing_of_the_answer(db, shape, stat
     at = phone(code, joined=who != "not joined")
     if who == "answered":
         send(at, MY_WRONG, 0)
-        assert sum(store.counts(db, qid).total for qid in ids) == len(ids)
+        assert sum(classes.counts(db, qid).total for qid in ids) == len(ids)
     room_answers(db, code, ids)
     set_all(db, code, key, ids, state)
     at.run()
@@ -215,14 +216,14 @@ def test_the_projector_before_the_reveal_is_sent_the_count_alone(db, shape, stat
     set_all(db, code, key, ids, state)
     at = projector(code)
     assert leaked(at, CHOICE if shape != "number" else None) == []
-    count = f"{len(OTHERS)} of {store.joined(db, code)}"  # the count, which the projector may show
+    count = f"{len(OTHERS)} of {classes.joined(db, code)}"  # the count, which the projector may show
     assert any(count in str(m.value) for m in at.metric) or f"{count} answered" in "\n".join(sent(at))
 
 
 def test_the_projector_before_any_question_shows_no_nickname(db):
-    code, _ = store.start_session(db, time.time())
+    code, _ = classes.start_session(db, time.time())
     for token, (nickname, _) in OTHERS.items():
-        store.join(db, code, token, nickname, time.time())
+        classes.join(db, code, token, nickname, time.time())
     assert leaked(projector(code)) == []
 
 

@@ -12,8 +12,9 @@ import time
 import pytest
 from sqlalchemy import Engine
 
-from classroom import asked, codes, store
+from classroom import asked
 from classroom.questions import ClassQuestion
+from store import classes, codes
 from tests.classroom.conftest import snapshot
 
 QUESTION = ClassQuestion(kind="number", prompt="How many?", answer=3.0, explanation="Three.", source="test/three")
@@ -21,8 +22,8 @@ QUESTION = ClassQuestion(kind="number", prompt="How many?", answer=3.0, explanat
 
 @pytest.fixture
 def db(tmp_path) -> Engine:
-    engine = store.engine_for(f"sqlite:///{tmp_path / 'class.sqlite3'}")
-    store.prepare(engine)
+    engine = classes.engine_for(f"sqlite:///{tmp_path / 'class.sqlite3'}")
+    classes.prepare(engine)
     yield engine
     engine.dispose()
 
@@ -41,15 +42,15 @@ def assert_kept_hashed(engine: Engine, *secrets_given: str) -> None:
 def test_no_row_of_any_table_holds_a_key_or_a_token(db):
     """Every column of every table, read back once a class was started, once students joined, and once they
     answered: the key and the tokens are nowhere, their SHA-256 is (each step checked before the next needs it)."""
-    code, key = store.start_session(db, time.time(), title="Tuesday")
+    code, key = classes.start_session(db, time.time(), title="Tuesday")
     assert_kept_hashed(db, key)
     tokens = [codes.new_token() for _ in range(3)]
     for token in tokens:
-        store.join(db, code, token, "Ada", time.time())
+        classes.join(db, code, token, "Ada", time.time())
     assert_kept_hashed(db, key, *tokens)
     qid = asked.put(db, code, key, QUESTION)
     for token in tokens:
-        assert store.answer(db, code, token, qid, "3", time.time()) is None
+        assert classes.answer(db, code, token, qid, "3", time.time()) is None
     assert_kept_hashed(db, key, *tokens)
     (session,) = snapshot(db)["class_sessions"]
     assert hashlib.sha256(key.encode()).hexdigest() in session
@@ -84,7 +85,7 @@ def test_a_started_class_gets_its_key_from_the_secure_source(db, monkeypatch):
         return made[-1]
 
     monkeypatch.setattr(secrets, "token_urlsafe", spy)
-    _, key = store.start_session(db, time.time())
+    _, key = classes.start_session(db, time.time())
     assert key in made
 
 
@@ -134,12 +135,12 @@ def test_a_secret_is_compared_in_constant_time(monkeypatch):
 
 def test_the_store_checks_a_teacher_key_in_constant_time(db, monkeypatch):
     """A teacher's call, right key or wrong, goes through hmac.compare_digest: no `==` on the hash anywhere."""
-    code, key = store.start_session(db, time.time())
+    code, key = classes.start_session(db, time.time())
     calls = []
     real = hmac.compare_digest
     monkeypatch.setattr(hmac, "compare_digest", lambda a, b: calls.append(1) or real(a, b))
-    assert isinstance(store.teacher(db, code, key), store.Session) and calls
+    assert isinstance(classes.teacher(db, code, key), classes.Session) and calls
     calls.clear()
-    assert isinstance(store.teacher(db, code, codes.new_key()), store.Refusal) and calls
+    assert isinstance(classes.teacher(db, code, codes.new_key()), classes.Refusal) and calls
     calls.clear()
-    assert isinstance(store.export_rows(db, code, "x" * 43), store.Refusal) and calls
+    assert isinstance(classes.export_rows(db, code, "x" * 43), classes.Refusal) and calls

@@ -6,8 +6,10 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import event
 
-from classroom import asked, quiz_store, store
+from classroom import asked
 from classroom.quiz import quiz
+from store import classes
+from store.classes import asking
 from tests.classroom.conftest import snapshot
 
 NOW = 1_800_000_000.0
@@ -15,7 +17,7 @@ NOW = 1_800_000_000.0
 
 @pytest.fixture
 def class_(engine):
-    return store.start_session(engine, NOW)
+    return classes.start_session(engine, NOW)
 
 
 def failing_insert(engine, after: int):
@@ -36,7 +38,7 @@ def test_a_quiz_is_put_whole(engine, class_):
     code, key = class_
     items = quiz()
     ids = asked.put_all(engine, code, key, items, "pre")
-    rows = store.all_questions(engine, code)
+    rows = classes.all_questions(engine, code)
     assert [r.id for r in rows] == ids and [r.position for r in rows] == list(range(1, len(items) + 1))
     assert {asked.batch_of(r) for r in rows} != {None} and len({asked.batch_of(r) for r in rows}) == 1
     assert asked.shown(engine, code) == rows and {r.state for r in rows} == {"open"}
@@ -48,7 +50,7 @@ def test_a_failure_half_way_puts_no_item(engine, class_):
     before = snapshot(engine)
     undo = failing_insert(engine, after=3)
     try:
-        with pytest.raises(store.StoreError):
+        with pytest.raises(classes.StoreError):
             asked.put_all(engine, code, key, quiz(), "pre")
     finally:
         undo()
@@ -59,28 +61,28 @@ def test_a_failure_half_way_puts_no_item(engine, class_):
 def test_a_quiz_is_revealed_whole_or_not_at_all(engine, class_):
     code, key = class_
     ids = asked.put_all(engine, code, key, quiz(), "pre")
-    other_code, other_key = store.start_session(engine, NOW)
-    stranger = store.put_question(engine, other_code, other_key, "choice", {}, NOW)
+    other_code, other_key = classes.start_session(engine, NOW)
+    stranger = classes.put_question(engine, other_code, other_key, "choice", {}, NOW)
     before = snapshot(engine)
-    refused = quiz_store.set_states(engine, code, key, [*ids[:3], stranger, *ids[3:]], "revealed", NOW + 1)
-    assert refused == store.Refusal("no such question")
+    refused = asking.set_states(engine, code, key, [*ids[:3], stranger, *ids[3:]], "revealed", NOW + 1)
+    assert refused == classes.Refusal("no such question")
     assert snapshot(engine) == before  # the first three were not revealed alone
-    assert quiz_store.set_states(engine, code, key, ids, "revealed", NOW + 2) is None
-    assert {r.state for r in store.all_questions(engine, code)} == {"revealed"}
-    assert quiz_store.set_states(engine, code, key, ids, "open", NOW + 3) == store.Refusal("stays revealed")
+    assert asking.set_states(engine, code, key, ids, "revealed", NOW + 2) is None
+    assert {r.state for r in classes.all_questions(engine, code)} == {"revealed"}
+    assert asking.set_states(engine, code, key, ids, "open", NOW + 3) == classes.Refusal("stays revealed")
 
 
 def test_the_rules_are_set_states_own(engine, class_):
     code, key = class_
     ids = asked.put_all(engine, code, key, quiz()[:2])
-    assert quiz_store.set_states(engine, code, "not the key", ids, "closed", NOW) == store.Refusal("wrong key")
-    assert quiz_store.set_states(engine, code, key, ids, "closed", NOW) is None
-    store.end_session(engine, code, key, NOW + 1)
-    assert quiz_store.set_states(engine, code, key, ids, "open", NOW + 2) == store.Refusal("ended")
-    assert quiz_store.set_states(engine, code, key, ids, "revealed", NOW + 2) is None  # reveal after the end
-    assert asked.put_all(engine, code, key, quiz()[:1]) == store.Refusal("ended")
+    assert asking.set_states(engine, code, "not the key", ids, "closed", NOW) == classes.Refusal("wrong key")
+    assert asking.set_states(engine, code, key, ids, "closed", NOW) is None
+    classes.end_session(engine, code, key, NOW + 1)
+    assert asking.set_states(engine, code, key, ids, "open", NOW + 2) == classes.Refusal("ended")
+    assert asking.set_states(engine, code, key, ids, "revealed", NOW + 2) is None  # reveal after the end
+    assert asked.put_all(engine, code, key, quiz()[:1]) == classes.Refusal("ended")
     with pytest.raises(ValueError):
-        quiz_store.set_states(engine, code, key, ids, "shown", NOW)
+        asking.set_states(engine, code, key, ids, "shown", NOW)
 
 
 def test_the_room_numbers_a_quizs_items_apart_from_the_questions_put_alone(engine, class_):
@@ -92,7 +94,7 @@ def test_the_room_numbers_a_quizs_items_apart_from_the_questions_put_alone(engin
     first = asked.put_all(engine, code, key, [lone])
     quiz_ids = asked.put_all(engine, code, key, items, "pre")
     after = asked.put_all(engine, code, key, [lone])
-    rows = {row.id: row for row in store.all_questions(engine, code)}
+    rows = {row.id: row for row in classes.all_questions(engine, code)}
     assert [asked.number(rows[i]) for i in quiz_ids] == list(range(1, len(items) + 1))
     assert [asked.number(rows[i]) for i in (*first, *after)] == [1, 2]
     assert rows[after[0]].position == len(items) + 2  # the class's order is kept apart, for the export

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sys
 
-from classroom import store
+from store import classes
 
 NOW = 1_800_000_000.0
 
@@ -23,10 +23,10 @@ def value(i: int) -> str:
 
 
 def main(url: str, code: str, question: int, n: int) -> None:
-    engine = store.engine_for(url)
+    engine = classes.engine_for(url)
     for i in range(n):
-        store.join(engine, code, token(i), None, NOW)
-        if store.answer(engine, code, token(i), question, value(i), NOW) is None:
+        classes.join(engine, code, token(i), None, NOW)
+        if classes.answer(engine, code, token(i), question, value(i), NOW) is None:
             print(i, flush=True)
 
 

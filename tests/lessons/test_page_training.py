@@ -1,7 +1,7 @@
 """The Training page through AppTest: train, watch the curve grow, stop, resume, diverge, bad uploads, leave.
 
 AppTest does not fire run_every timers: every at.run() is a full rerun, and the live fragment trains one
-chunk in each, just as a timer tick would. ts.TICK_BUDGET_S is lowered where a test needs many small chunks.
+chunk in each, just as a timer tick would. training_share.TICK_BUDGET_S is lowered where a test needs many small chunks.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from core.model_file import flatten
 from lessons.training import session as ts
 from lessons.training import setup as setup
 from tests.apptest_helpers import SENT_ATOL, chart_by_title, chart_data, numbered_title, ok, run_app, run_page, texts
+from ui.compute import training_share
 from ui.compute.model_store import Model
 
 PAGE = "lessons/training/page.py"
@@ -58,7 +59,7 @@ def test_defaults_show_the_controls_limits_and_an_idle_panel():
 
 
 def test_train_grows_the_curve_and_stores_the_model(monkeypatch):
-    monkeypatch.setattr(ts, "TICK_BUDGET_S", 0.01)  # a few steps per rerun
+    monkeypatch.setattr(training_share, "TICK_BUDGET_S", 0.01)  # a few steps per rerun
     at = ok(run_page(PAGE, {**FAST, "tr_steps": "100"}))
     ok(at.button(key="tr_train").click().run())
     assert session(at).running and at.button(key="tr_train").disabled and not at.button(key="tr_stop").disabled
@@ -69,7 +70,7 @@ def test_train_grows_the_curve_and_stores_the_model(monkeypatch):
     assert len(at.get("progress")) == 1
     assert chart_by_title(at, "Attention on a fixed example") and chart_by_title(at, "Weight on the key")
 
-    monkeypatch.setattr(ts, "TICK_BUDGET_S", 1.0)
+    monkeypatch.setattr(training_share, "TICK_BUDGET_S", 1.0)
     until_done(at)
     run = session(at).run
     assert run.state == "finished" and run.steps == 100
@@ -87,7 +88,7 @@ def test_train_grows_the_curve_and_stores_the_model(monkeypatch):
 
 
 def test_stop_keeps_the_model_and_resume_goes_on(monkeypatch):
-    monkeypatch.setattr(ts, "TICK_BUDGET_S", 0.02)
+    monkeypatch.setattr(training_share, "TICK_BUDGET_S", 0.02)
     at = ok(run_page(PAGE, {**FAST, "tr_steps": "2000"}))
     ok(at.button(key="tr_train").click().run())
     ok(at.run())
@@ -105,7 +106,7 @@ def test_stop_keeps_the_model_and_resume_goes_on(monkeypatch):
 
 
 def test_pressing_train_twice_is_harmless(monkeypatch):
-    monkeypatch.setattr(ts, "TICK_BUDGET_S", 0.02)
+    monkeypatch.setattr(training_share, "TICK_BUDGET_S", 0.02)
     at = ok(run_page(PAGE, {**FAST, "tr_steps": "2000"}))
     ok(at.button(key="tr_train").click().run())
     run = session(at).run
@@ -195,7 +196,7 @@ def test_pasted_text_trains_and_is_stored():
 
 
 def test_leaving_mid_training_pauses_and_nothing_is_lost(monkeypatch):
-    monkeypatch.setattr(ts, "TICK_BUDGET_S", 0.02)
+    monkeypatch.setattr(training_share, "TICK_BUDGET_S", 0.02)
     at = run_app(PAGE, {**FAST, "tr_steps": "2000"})
     ok(at.button(key="tr_train").click().run())
     ok(at.run())

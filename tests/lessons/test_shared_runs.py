@@ -8,8 +8,9 @@ import pytest
 from sqlalchemy import update
 
 from lessons.training import session as ts
+from store import runs
 from tests.apptest_helpers import ok, open_panels, run_app, texts
-from ui.compute import database, model_store, run_store
+from ui.compute import database, model_store
 from ui.frame import share
 
 TRAINING, FULL = "lessons/training/page.py", "lessons/full_model/page.py"
@@ -35,14 +36,14 @@ def trained(query: dict):
 
 def kept_id(at) -> str:
     kept = at.session_state[ts.SESSION_KEY].kept
-    assert kept is not None and run_store.valid_id(kept.meta.get("run_id", "")), kept and kept.meta
+    assert kept is not None and runs.valid_id(kept.meta.get("run_id", "")), kept and kept.meta
     return kept.meta["run_id"]
 
 
 def test_a_finished_run_opens_on_the_full_model_page_with_a_prompt_it_can_read(app_database):
     at = trained({"tr_data": "copy"})
     run_id = kept_id(at)
-    assert f"run {run_id}" in texts(at).replace("`", "") and f"{run_store.EXPIRE_DAYS} days" in texts(at)
+    assert f"run {run_id}" in texts(at).replace("`", "") and f"{runs.EXPIRE_DAYS} days" in texts(at)
     ok(at.switch_page(FULL).run())
     assert at.sidebar.selectbox(key="fm_model").value.startswith(f"run:{run_id} · copy task · run 1")
     prompt = at.sidebar.text_input(key="fm_prompt").value
@@ -64,9 +65,9 @@ def test_a_link_to_the_run_opens_it_in_another_browser_session(app_database):
 def test_an_expired_or_unknown_run_says_so_and_shows_the_shipped_model(app_database, case):
     run_id = kept_id(trained({"tr_data": "copy"}))
     if case == "expired":
-        engine = run_store.sql.engine_for(app_database)
+        engine = runs.sql.engine_for(app_database)
         with engine.begin() as conn:
-            conn.execute(update(run_store.trained_runs).values(expires_at=1.0))
+            conn.execute(update(runs.trained_runs).values(expires_at=1.0))
         engine.dispose()
     asked = {"expired": run_id, "unknown": "Zz9Zz9Zz", "not an id": "../../etc"}[case]
     at = ok(run_app(FULL, {"fm_model": f"run:{asked}"}))

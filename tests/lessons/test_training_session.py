@@ -14,7 +14,7 @@ from core.model_file import flatten
 from core.tokenize import CharTokenizer
 from lessons.training import session as ts
 from lessons.training import setup as setup
-from ui.compute import model_store
+from ui.compute import model_store, training_share
 from ui.compute.model_store import Model
 
 FAST = dict(corpus="copy", d_model=32, n_heads=2, n_layers=1, task_length=8, batch_size=16, lr=1e-2)
@@ -253,10 +253,10 @@ def test_training_sessions_of_one_process_share_it():
     from ui.compute import training_share as ts
 
     ts.forget()
-    assert ts.fair_budget(1, now=100.0) == ts.TICK_BUDGET_S
+    assert ts.fair_budget(1, now=100.0) == training_share.TICK_BUDGET_S
     budgets = [ts.fair_budget(i, now=100.0 + i / 100) for i in range(1, 11)]
     assert budgets[-1] == pytest.approx(ts.TRAIN_SHARE * ts.TICK_EVERY_S / 10)
     assert sum(budgets[-1] for _ in range(10)) <= ts.TRAIN_SHARE * ts.TICK_EVERY_S + 1e-12
     later = 100.0 + ts.ACTIVE_WITHIN_S + 1  # the other nine have not ticked since
-    assert ts.fair_budget(1, now=later) == ts.TICK_BUDGET_S
+    assert ts.fair_budget(1, now=later) == training_share.TICK_BUDGET_S
     ts.forget()

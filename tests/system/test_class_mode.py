@@ -32,9 +32,10 @@ import pytest
 from bench.load_test import serve
 from bench.postgres import own_schema
 from bench.streamlit_client import RadioInfo, Render, Session
-from classroom import codes, connection, device, store
+from classroom import connection, device
 from classroom.questions import bank
 from deploy.serve import find_haproxy
+from store import classes, codes
 
 if find_haproxy() is None:
     if os.environ.get("REQUIRE_PROXY") == "1":
@@ -82,7 +83,7 @@ def served(database, monkeypatch):
 
 @pytest.fixture
 def engine(database):
-    made = store.engine_for(database)
+    made = classes.engine_for(database)
     yield made
     made.dispose()
 
@@ -257,7 +258,7 @@ def test_every_answer_sent_through_one_process_is_counted_on_the_projector_of_th
         is_right = PICKS[phone.i % len(PICKS)] == q.answer
         assert f"Your answer: {phone.picked}. " + ("Right!" if is_right else "Not this time.") in render.text
 
-    asked = store.current_question(engine, out["code"])
+    asked = classes.current_question(engine, out["code"])
     assert asked.state == "revealed"
-    assert store.counts(engine, asked.id) == store.Tally({str(j): n for j, n in sent.items()}, STUDENTS)
-    assert store.joined(engine, out["code"]) == STUDENTS
+    assert classes.counts(engine, asked.id) == classes.Tally({str(j): n for j, n in sent.items()}, STUDENTS)
+    assert classes.joined(engine, out["code"]) == STUDENTS

@@ -17,7 +17,7 @@ from functools import cache
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = ("core", "ui", "lessons", "classroom", "tools", "bench")
+PACKAGES = ("core", "ui", "store", "lessons", "classroom", "tools", "bench")
 FILES = sorted([p for package in PACKAGES for p in (ROOT / package).rglob("*.py")] + [ROOT / "streamlit_app.py"])
 # A dotted name ends where the identifiers end: `page.live(...)`, `core.model.` at a sentence's end and `core/x.py`
 # give `page.live`, `core.model` and nothing.

@@ -22,7 +22,7 @@ from bench.streamlit_client import ROOT, Server, Session
 
 pytestmark = pytest.mark.timeout(300)
 
-APP = ("streamlit_app.py", ".streamlit", "classroom", "core", "lessons", "tools", "ui")
+APP = ("streamlit_app.py", ".streamlit", "classroom", "core", "lessons", "store", "tools", "ui")
 EDITED = Path("core/attention.py")  # imported by every lesson page
 EDIT_FOR_S = 12  # the polling watcher looks every fraction of a second; a slow machine gets ample time
 

@@ -164,17 +164,18 @@ def a_class(tmp_path, monkeypatch) -> dict[str, str]:
     values a link can carry, for the generated links to mix with any text."""
     import time
 
-    from classroom import asked, codes, connection, store
+    from classroom import asked, connection
     from classroom.questions import bank
+    from store import classes, codes
 
     url = f"sqlite:///{tmp_path / 'class.sqlite3'}"
     monkeypatch.setenv(connection.ENVIRONMENT, url)
-    engine = store.engine_for(url)
-    code, key = store.start_session(engine, time.time(), title="<b>[zq](javascript:x)</b>")
+    engine = classes.engine_for(url)
+    code, key = classes.start_session(engine, time.time(), title="<b>[zq](javascript:x)</b>")
     qid = asked.put(engine, code, key, next(q for q in bank() if q.kind == "number"))
     token = codes.new_token()
-    store.join(engine, code, token, "**Ada**", time.time())
-    store.answer(engine, code, token, qid, "1e308", time.time())
+    classes.join(engine, code, token, "**Ada**", time.time())
+    classes.answer(engine, code, token, qid, "1e308", time.time())
     engine.dispose()
     return {"code": code, "typed code": codes.shown_code(code).lower(), "key": key, "token": token}
 

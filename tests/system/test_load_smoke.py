@@ -156,7 +156,8 @@ def test_dockerfile_runs_the_readme_entry_point_on_all_interfaces():
 
 def test_dockerfile_copies_everything_the_app_reads():
     copied = {args.split()[0].rstrip("/") for word, args in dockerfile_instructions() if word == "COPY"}
-    needed = {"streamlit_app.py", ".streamlit", "core", "ui", "lessons", "classroom"}  # classroom: a st.Page path
+    # classroom: a st.Page path
+    needed = {"streamlit_app.py", ".streamlit", "core", "ui", "store", "lessons", "classroom"}
     assert needed <= copied, needed - copied
     # Every local package the entry point and the lessons import is among them.
     sources = [ROOT / "streamlit_app.py", *sorted((ROOT / "lessons").rglob("*.py")),

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-APP = ("core", "ui", "lessons", "classroom", "streamlit_app.py")
+APP = ("core", "ui", "store", "lessons", "classroom", "streamlit_app.py")
 DEV = ("tests", "bench", "deploy", "tools")
-OWN = {"core", "ui", "lessons", "classroom", "tests", "bench", "deploy", "tools", "streamlit_app"}
+OWN = {"core", "ui", "store", "lessons", "classroom", "tests", "bench", "deploy", "tools", "streamlit_app"}
 # Imported only when present, and said so where: not something a fresh install must have
 OPTIONAL = {"torch"}  # bench/bench_core.py compares the NumPy attention with PyTorch's when it is installed
 

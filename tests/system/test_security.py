@@ -231,12 +231,13 @@ def raw_html(at: AppTest) -> list[str]:
 
 @pytest.fixture
 def class_db(tmp_path, monkeypatch):
-    from classroom import connection, store
+    from classroom import connection
+    from store import classes
 
     url = f"sqlite:///{tmp_path / 'class.sqlite3'}"
     monkeypatch.setenv(connection.ENVIRONMENT, url)
-    engine = store.engine_for(url)
-    store.prepare(engine)
+    engine = classes.engine_for(url)
+    classes.prepare(engine)
     yield engine
     engine.dispose()
 
@@ -246,11 +247,12 @@ def test_a_class_title_and_nicknames_are_shown_escaped(class_db, payload):
     """A teacher's title and the students' nicknames, each a payload, on every view of the class: the phone
     before joining and after, the projector before a question, while it is open and revealed, the teacher's
     page with who answered. The title and the nicknames are really there (the check reads a page that has them)."""
-    from classroom import asked, store
+    from classroom import asked
     from classroom.questions import bank
+    from store import classes
 
     title, nickname = PAYLOADS[payload], NICKNAMES[payload]
-    code, key = store.start_session(class_db, time.time(), title=title)
+    code, key = classes.start_session(class_db, time.time(), title=title)
     q = next(q for q in bank() if q.kind == "choice")
     seen: dict[str, tuple[list[str], str]] = {}  # view -> (what acts as markup, the Markdown it sent)
 
@@ -263,14 +265,14 @@ def test_a_class_title_and_nicknames_are_shown_escaped(class_db, payload):
     qid = asked.put(class_db, code, key, q)
     for n in range(3):
         token = f"student-token-{n:04d}-abcdefghij"
-        store.join(class_db, code, token, nickname, time.time())
-        store.answer(class_db, code, token, qid, str(q.answer), time.time())
+        classes.join(class_db, code, token, nickname, time.time())
+        classes.answer(class_db, code, token, qid, str(q.answer), time.time())
     phone.text_input[0].input(nickname)
     next(b for b in phone.button if b.label == "Join").click()
     look("phone, joined", phone.run())
     look("projector, open", class_page({"code": code, "view": "projector"}))
     look("teacher", class_page({"code": code, "key": key}))
-    store.set_state(class_db, code, key, qid, "revealed", time.time())
+    classes.set_state(class_db, code, key, qid, "revealed", time.time())
     look("projector, revealed", class_page({"code": code, "view": "projector"}))
     look("phone, revealed", phone.run())
     problems = [f"{view}: {p}" for view, (found, _) in seen.items() for p in found]
@@ -416,7 +418,7 @@ def test_upload_size_is_capped_in_the_config():
 # The writes the app makes on purpose, each where it is: the app's database (a SQLite file, by default in the
 # user's state folder: the folder and the file made private, 0700 / 0600, before SQLite opens them), and a
 # trained run's arrays packed in memory for that database.
-WRITES_ALLOWED = {("ui/compute/sql.py", "mkdir"), ("ui/compute/sql.py", "touch"), ("ui/compute/sql.py", "chmod"),
+WRITES_ALLOWED = {("store/engine.py", "mkdir"), ("store/engine.py", "touch"), ("store/engine.py", "chmod"),
                   ("ui/compute/model_store.py", "savez_compressed"),
                   ("classroom/links.py", "save")}  # the join link's QR code, drawn into a BytesIO
 

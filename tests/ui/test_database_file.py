@@ -13,10 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from classroom import store
-from classroom.database import in_class_words
+from store import classes
+from store import engine as sql
+from store.errors import in_words
 from tests.apptest_helpers import ROOT
-from ui.compute import database, sql
+from ui.compute import database
 
 NOBODY = 65534
 
@@ -55,13 +56,13 @@ def test_a_user_without_a_home_is_told_what_to_set(monkeypatch):
 def test_the_default_database_is_private_to_its_user(state):
     engine = database.engine()
     assert engine.url.database == str(database.default_file())
-    code, _ = store.start_session(engine, 1_800_000_000.0)  # a write: the -wal and -shm files exist now
+    code, _ = classes.start_session(engine, 1_800_000_000.0)  # a write: the -wal and -shm files exist now
     folder, path = database.default_file().parent, database.default_file()
     made = [path, Path(f"{path}-wal"), Path(f"{path}-shm")]
     assert all(p.exists() for p in made)
     assert mode(folder) == 0o700
     assert {p.name: oct(mode(p)) for p in made} == {p.name: oct(0o600) for p in made}
-    assert store.find_session(engine, code, 1_800_000_001.0).code == code
+    assert classes.find_session(engine, code, 1_800_000_001.0).code == code
 
 
 def test_a_file_from_before_is_made_private(state):
@@ -82,7 +83,7 @@ def test_a_folder_others_can_write_is_refused(state, folder_mode):
         database.engine()
     assert str(refused.value) == sql.NOT_PRIVATE
     assert not database.default_file().exists()
-    assert str(in_class_words(refused.value)).startswith("The class database folder is not private")
+    assert str(in_words(refused.value)).startswith("The class database folder is not private")
 
 
 needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="making a folder another user's needs root")
@@ -113,11 +114,11 @@ def test_a_link_another_user_made_is_refused(state, tmp_path):
 def test_every_server_process_of_the_user_shares_it(state):
     """Two processes with nothing set (deploy/serve.py's) meet in one file: a class started in one is found
     by the other."""
-    started = ("import json\nfrom classroom import store\nfrom ui.compute import database\n"
+    started = ("import json\nfrom store import classes\nfrom ui.compute import database\n"
                "engine = database.engine()\nprint(json.dumps([str(engine.url.database), "
-               "store.start_session(engine, 1_800_000_000.0)[0]]))")
+               "classes.start_session(engine, 1_800_000_000.0)[0]]))")
     done = subprocess.run([sys.executable, "-c", started], cwd=ROOT, env=os.environ | {"PYTHONPATH": str(ROOT)},
                           capture_output=True, text=True, timeout=120, check=True)
     path, code = json.loads(done.stdout.strip().splitlines()[-1])
     assert path == str(database.default_file())
-    assert store.find_session(database.engine(), code, 1_800_000_001.0).code == code
+    assert classes.find_session(database.engine(), code, 1_800_000_001.0).code == code

@@ -24,6 +24,7 @@ from streamlit.testing.v1 import AppTest
 from lessons import COURSE
 from lessons.training import session as ts
 from tests.apptest_helpers import chart_by_title, chart_spec, chart_title, charts, matrix, ok, run_app, run_page
+from ui.compute import training_share
 from ui.drawing import chart_files, export
 from ui.drawing.chart_data import ChartData
 from ui.drawing.charts import CHAR_EM, unique_labels
@@ -359,7 +360,7 @@ def test_training_exports_the_maps_once_stopped(monkeypatch, saved):
     """While a run trains, the live panel draws new maps every second: the export panel offers no file (one
     would not hold what is on screen a moment later) and says to press Stop. Stopped, it lists each map once
     (not once per update), with the numbers now on screen."""
-    monkeypatch.setattr(ts, "TICK_BUDGET_S", 0.01)
+    monkeypatch.setattr(training_share, "TICK_BUDGET_S", 0.01)
     at = ok(run_app(TRAINING, {**FAST, "tr_steps": "2000"}, opened=[export.OPEN_KEY]))
     before = drawn(at)[0]["matrix"]
     ok(at.button(key="tr_train").click().run())

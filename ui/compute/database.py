@@ -1,5 +1,6 @@
-"""The app's database, as a page reaches it: through st.connection("sql") (SQLAlchemy). The class mode keeps its
-sessions there, and the Training page the runs a link can share (ui.compute.run_store).
+"""Where the app's database is, and the page's way to it: st.connection("sql"). Every table and statement is the
+store's (store/): the class mode keeps its sessions there, and the Training page the runs a link can share
+(store.runs). This module imports no SQLAlchemy: the URL rule and the connection settings are store.engine's.
 
 Where it is, first found first:
 1. the environment's ATTENTION_LAB_DATABASE_URL (deploy/serve.py and a container set it so);
@@ -9,9 +10,9 @@ Where it is, first found first:
    ~/.local/state/attention-lab/app.sqlite3 (default_file), made on first use: nothing to set up, and every
    server process of that user on the machine (deploy/serve.py 2) shares it. Not the temporary folder: another
    local user could make the folder first or read the file there, and a reboot may empty it. The folder is made
-   0700 and the file 0600, and a folder another user owns or can write is refused (ui.compute.sql.private_file).
+   0700 and the file 0600, and a folder another user owns or can write is refused (store.engine.private_file).
 
-An address that cannot be used raises ui.compute.sql.StoreError, whose text the page shows.
+An address that cannot be used raises store.errors.StoreError, whose text the page shows.
 """
 
 from __future__ import annotations
@@ -20,9 +21,10 @@ import os
 from pathlib import Path
 
 import streamlit as st
-from sqlalchemy import Engine
 
-from ui.compute import sql
+from store import engine as sql
+from store.engine import Engine
+from store.errors import StoreError
 
 ENVIRONMENT = "ATTENTION_LAB_DATABASE_URL"
 STATE_FOLDER = "attention-lab"  # under the user's state home
@@ -39,7 +41,7 @@ def default_file() -> Path:
         return Path(base) / STATE_FOLDER / FILE_NAME
     home = os.path.expanduser("~")  # "~" itself when there is no HOME and no entry in the password database
     if not os.path.isabs(home):
-        raise sql.StoreError(NO_HOME)
+        raise StoreError(NO_HOME)
     return Path(home) / ".local" / "state" / STATE_FOLDER / FILE_NAME
 
 
@@ -59,21 +61,18 @@ def database_url() -> str:
 
 
 def engine() -> Engine:
-    """The app's engine, with ui.compute.sql's connection settings (made once per process by Streamlit). Raises
+    """The app's engine, with store.engine's connection settings (made once per process by Streamlit). Raises
     StoreError with a sentence to show when the database cannot be opened."""
     url = database_url()
     if url == f"sqlite:///{default_file()}":
         sql.private_file(default_file())  # the one place nobody chose: it must be this user's alone
     try:
-        options = {}
-        if url.startswith("postgres://") or url.startswith("postgresql://"):  # "postgres://" is Heroku's spelling
-            url = "postgresql+psycopg://" + url.split("://", 1)[1]
-        if url.startswith("postgresql"):
-            options["pool_pre_ping"] = True  # a connection the server dropped (a restart) is replaced, not used
-        made = st.connection("sql", url=url, **options).engine  # made once and kept for the process by Streamlit
+        read = sql.normal_url(url)  # the store's one URL rule: "postgres://" is PostgreSQL with psycopg
+        made = st.connection("sql", url=read.render_as_string(hide_password=False),
+                             **sql.engine_options(read)).engine  # made once and kept for the process by Streamlit
     except Exception as error:  # a driver missing, a URL it cannot read: say so, do not trace
-        raise sql.StoreError(f"The app's database could not be opened ({type(error).__name__}): check "
-                             f"{ENVIRONMENT} or [connections.sql] in secrets.toml. The lessons work as usual.") \
-            from error
+        named = error.__cause__ if isinstance(error, StoreError) and error.__cause__ else error
+        raise StoreError(f"The app's database could not be opened ({type(named).__name__}): check "
+                         f"{ENVIRONMENT} or [connections.sql] in secrets.toml. The lessons work as usual.") from error
     sql.tune(engine=made)
     return made

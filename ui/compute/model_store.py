@@ -22,9 +22,10 @@ import streamlit as st
 from core.model import ModelConfig, init_params
 from core.model_file import flatten, load, unflatten
 from core.tokenize import CharTokenizer
-from ui.compute import database, run_store
+from store import runs
+from store.engine import StoreError
+from ui.compute import database
 from ui.compute.memo import shared
-from ui.compute.sql import StoreError
 
 WEIGHTS_DIR = Path(__file__).resolve().parents[2] / "core" / "weights"
 # The random model's vocabulary: printable ASCII (letters, digits, punctuation, space) and the newline.
@@ -157,7 +158,7 @@ def get_model(name: str) -> Model:
     return load_model(name)
 
 
-# ---- trained runs kept in the app's database, for a link (ui.compute.run_store) ---------------------------
+# ---- trained runs kept in the app's database, for a link (store.runs) ---------------------------
 
 RUN_PREFIX = "run:"  # fm_model=run:AbC123xy names a stored run (its name may follow: "run:AbC123xy · copy task · …")
 OWNER_KEY = "_run_owner"  # this browser session's random token: its runs beyond the newest few are deleted
@@ -187,12 +188,12 @@ def keep_for_link(model: Model, state=None) -> tuple[Model, str | None]:
     np.savez_compressed(buffer, **flatten(model.params))  # the arrays as core.model_file.save writes them, in memory
     meta = {k: v for k, v in model.meta.items() if k not in ("run_id", "expires_at")}
     for _ in range(3):  # an id already in use (1 in 2e14 a draw) is drawn again, never another's run replaced
-        run_id = run_store.new_id()
+        run_id = runs.new_id()
         try:
-            expires = run_store.store(database.engine(), run_id, owner, model.name, buffer.getvalue(),
+            expires = runs.store(database.engine(), run_id, owner, model.name, buffer.getvalue(),
                                       model.cfg.to_dict(), meta, time.time())
             break
-        except run_store.RunIdTaken:
+        except runs.RunIdTaken:
             continue
         except (StoreError, ValueError) as error:
             return model, str(error)
@@ -204,8 +205,8 @@ def keep_for_link(model: Model, state=None) -> tuple[Model, str | None]:
 def shared_run(run_id: str) -> Model:
     """The stored run `run_id`, read from the database once per process. ValueError with a sentence for the
     reader when there is no such run, it has expired, or the database cannot be read."""
-    if not run_store.valid_id(run_id):
-        raise ValueError(f"“{run_id[:20]}” is not the id of a trained run (those are {run_store.ID_LENGTH} letters "
+    if not runs.valid_id(run_id):
+        raise ValueError(f"“{run_id[:20]}” is not the id of a trained run (those are {runs.ID_LENGTH} letters "
                          "and digits).")
     model = _stored_run(run_id)
     if model.meta["expires_at"] < time.time():
@@ -218,20 +219,20 @@ LINK_PROBLEMS = "tr_link_problems"  # session state: run name -> (step, why the 
 
 
 def expired_message(run_id: str) -> str:
-    return (f"The trained run {run_id} has expired: trained runs are kept {run_store.EXPIRE_DAYS} days. "
+    return (f"The trained run {run_id} has expired: trained runs are kept {runs.EXPIRE_DAYS} days. "
             "Whoever shared the link can train it again on the Training page and share the new link.")
 
 
 @shared(16, spinner="Loading the trained run…")
 def _stored_run(run_id: str) -> Model:
     try:
-        stored = run_store.load(database.engine(), run_id, time.time())
-    except run_store.RunExpired:
+        stored = runs.load(database.engine(), run_id, time.time())
+    except runs.RunExpired:
         raise ValueError(expired_message(run_id)) from None
     except KeyError:  # expired runs are deleted when any run is stored: an old link usually ends here
         raise ValueError(f"No trained run {run_id} is kept on this server. Runs are deleted "
-                         f"{run_store.EXPIRE_DAYS} days after training, or sooner when the session that trained "
-                         f"them stores {run_store.PER_SESSION} newer ones or the server's store of runs is full "
+                         f"{runs.EXPIRE_DAYS} days after training, or sooner when the session that trained "
+                         f"them stores {runs.PER_SESSION} newer ones or the server's store of runs is full "
                          "(the oldest go first); or the link was mistyped.") from None
     except StoreError:  # not cached (an error is not a value): the next visit asks the database again
         raise ValueError(f"The trained run {run_id} cannot be opened just now: the server's store of "

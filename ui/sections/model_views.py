@@ -14,7 +14,8 @@ import streamlit as st
 
 from core.model import forward
 from core.sampling import generate
-from ui.compute import model_store, run_store
+from store import runs
+from ui.compute import model_store
 from ui.compute.memo import shared
 from ui.compute.model_store import LINK_PROBLEMS, Model
 from ui.drawing import charts, plots, render, tables
@@ -118,7 +119,7 @@ def model_note(model: Model, error: str | None) -> None:
             until = time.strftime("%d %B %Y, %H:%M UTC", time.gmtime(model.meta["expires_at"]))
             st.caption(f"Trained on the Training page and kept on this server as run "
                        f"{code_span(str(model.meta.get('run_id')))} until {until}: this page's link opens it in "
-                       f"any browser until then. {run_store.KEPT_RULE}")
+                       f"any browser until then. {runs.KEPT_RULE}")
     else:
         st.info(prose.text("full_model", "random_weights", V=cfg.vocab_size, p=1 / cfg.vocab_size))
     st.caption(f"Model: V = {cfg.vocab_size} characters, D = {cfg.d_model}, H = {cfg.n_heads} heads "

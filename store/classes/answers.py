@@ -8,18 +8,8 @@ from typing import Literal
 
 from sqlalchemy import Engine, case, func, select
 
-from classroom import budgets
-from classroom.codes import (
-    ANSWER_MAX,
-    NICKNAME_MAX,
-    clean_answer,
-    clean_character,
-    clean_nickname,
-    hash_secret,
-    too_long,
-)
-from classroom.database import guarded, reading, writing
-from classroom.records import (
+from store.classes import budgets
+from store.classes.records import (
     AnswerRow,
     Refusal,
     Tally,
@@ -30,7 +20,17 @@ from classroom.records import (
     teacher_row,
     upsert,
 )
-from classroom.schema import answers, questions, students
+from store.codes import (
+    ANSWER_MAX,
+    NICKNAME_MAX,
+    clean_answer,
+    clean_character,
+    clean_nickname,
+    hash_secret,
+    too_long,
+)
+from store.engine import reading, writing
+from store.schema import answers, for_classes, questions, students
 
 # A student's answers: BURST at once at most, then one more every BURST_S seconds, so that no BURST + 1 answers
 # fall within less than BURST_S seconds, wherever that window is put (a fixed window lets 2 * BURST through at its
@@ -44,13 +44,13 @@ def _token_ok(token: object) -> bool:
     return isinstance(token, str) and len(token) in TOKEN_LENGTHS
 
 
-@guarded
+@for_classes
 def join(engine: Engine, code: object, token: object, nickname: object, now: float,
          address: str | None = None) -> int | Refusal:
     """Join a live session as the student whose page keeps `token` (classroom.device); the student's id.
     Joining again with the same token is the same student, now with the nickname given (None: anonymous). A new
     student is refused once the class has its seats, or when the network `address` it comes from has made
-    its budget of new students (classroom.budgets; None: a caller with no address, the tests' and benches'
+    its budget of new students (store.classes.budgets; None: a caller with no address, the tests' and benches'
     own scripts); a student the teacher removed is refused for good."""
     if not _token_ok(token):
         return Refusal("no token")
@@ -78,7 +78,7 @@ def join(engine: Engine, code: object, token: object, nickname: object, now: flo
         return conn.scalar(insert.returning(students.c.id))
 
 
-@guarded
+@for_classes
 def answer(engine: Engine, code: object, token: object, question_id: int | str, value: object,
            now: float) -> Refusal | None:
     """Record the student's answer (text, at most ANSWER_MAX characters) to an open question of a live session:
@@ -134,7 +134,7 @@ def _counted(conn, student_id: int, now: float) -> bool:
     ).values(burst_start=case((whole_at > now, whole_at), else_=now) + BURST_S)).rowcount == 1
 
 
-@guarded
+@for_classes
 def counts(engine: Engine, question_id: int | str) -> Tally:
     """How many students' answer each value is, and how many answered: one grouped read of the question's
     rows, cheap enough for a projector that asks every second."""
@@ -147,7 +147,7 @@ def counts(engine: Engine, question_id: int | str) -> Tally:
     return Tally(tally, sum(tally.values()))
 
 
-@guarded
+@for_classes
 def answered_by(engine: Engine, question_ids: list[int | str]) -> int:
     """How many students answered at least one of the questions (a quiz's items, open together): one read."""
     ids = [i for i in map(as_id, question_ids) if i is not None]
@@ -158,7 +158,7 @@ def answered_by(engine: Engine, question_ids: list[int | str]) -> int:
                            .where(answers.c.question_id.in_(ids)))
 
 
-@guarded
+@for_classes
 def joined(engine: Engine, code: object) -> int:
     """How many students are in the session (joined, not removed; 0 for an unknown code)."""
     with reading(engine) as conn:
@@ -169,7 +169,7 @@ def joined(engine: Engine, code: object) -> int:
             students.c.session_id == row.id, students.c.removed_at.is_(None)))
 
 
-@guarded
+@for_classes
 def standing(engine: Engine, code: object, token: object) -> Literal["in", "removed", "new"]:
     """Whether the student with `token` is in the session `code`, was removed from it by the teacher, or has not
     joined it."""
@@ -189,7 +189,7 @@ def enrolled(engine: Engine, code: object, token: object) -> bool:
     return standing(engine, code, token) == "in"
 
 
-@guarded
+@for_classes
 def my_answer(engine: Engine, question_id: int | str, token: object) -> str | None:
     """The answer the student with `token` gave to the question, or None."""
     if not _token_ok(token) or (question_id := as_id(question_id)) is None:
@@ -203,7 +203,7 @@ def my_answer(engine: Engine, question_id: int | str, token: object) -> str | No
                    students.c.session_id == questions.c.session_id))
 
 
-@guarded
+@for_classes
 def answers_of(engine: Engine, code: object, key: object, question_id: int | str) -> list[AnswerRow] | Refusal:
     """Teacher only: every answer to the question, with each student's number and nickname, in join order."""
     with reading(engine) as conn:
@@ -222,7 +222,7 @@ def answers_of(engine: Engine, code: object, key: object, question_id: int | str
             for a in found]
 
 
-@guarded
+@for_classes
 def export_rows(engine: Engine, code: object, key: object, with_names: bool = False) -> list[dict] | Refusal:
     """Teacher only: every answer of the session as plain dicts for a CSV, by question then student:
     question (its position), kind, student (a number per session, never the token), nickname (only

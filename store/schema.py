@@ -1,7 +1,9 @@
-"""The class mode's tables, their version, and the engine settings every connection needs.
+"""Every table of the app's database, and how each part's tables are made or brought up to date once per engine:
+the class mode's tables, their version and the steps that bring an older database up to it (prepare_classes), and
+the trained runs' table (prepare_runs). The statements that read and write them are store.classes' and store.runs'.
 
-One MetaData, SQLAlchemy Core, the same on SQLite and PostgreSQL. Times are seconds since the epoch (floats)
-given by the caller. Keys and tokens are stored as SHA-256 hex digests only (classroom.codes.hash_secret).
+The class tables: one MetaData, SQLAlchemy Core, the same on SQLite and PostgreSQL. Times are seconds since the
+epoch (floats) given by the caller. Keys and tokens are stored as SHA-256 hex digests only (store.codes.hash_secret).
 
     meta           key -> value; "schema_version" is the version the tables are at
     class_sessions one class: its join code, the teacher key's hash and how many times the teacher made a new
@@ -12,15 +14,22 @@ given by the caller. Keys and tokens are stored as SHA-256 hex digests only (cla
                    limit, and when the teacher removed the student (NULL: in the class)
     answers        one row per (question, student): the latest value, when first given, when last changed,
                    how many times changed
-    address_budgets how many joins and wrong codes a network address may still send (classroom.budgets):
+    address_budgets how many joins and wrong codes a network address may still send (store.classes.budgets):
                    a keyed hash of the address, never the address, and when its budget is whole again; a
                    row goes once it is whole
 
 A class's rows go with it: questions and students by ON DELETE CASCADE, their answers with them (SQLite does it
-only with foreign keys on, which ui.compute.sql turns on for every connection the store makes).
+only with foreign keys on, which store.engine turns on for every connection the store makes).
 
 A fresh database gets the current tables at once. A database at an older version is brought up step by step
 (MIGRATIONS); one at a newer version than this code knows is refused (SchemaTooNew), never written to.
+
+    trained_runs   one row per run: its id (what the link carries), the browser session that trained it (a
+                   random token, never shown), the run's name, its weights as .npz bytes (core.model_file.save),
+                   its config and meta as JSON, when it was stored and when it expires
+
+The runs' table has a MetaData of its own (runs_metadata): it has no version yet and is made by its own prepare,
+under its own lock, so a class database at a newer version never stops a shared run, nor the other way round.
 """
 
 from __future__ import annotations
@@ -32,26 +41,33 @@ from sqlalchemy import (
     Column,
     Connection,
     Double,
+    Engine,
     ForeignKey,
     Index,
     Integer,
+    LargeBinary,
     MetaData,
     String,
     Table,
     Text,
     UniqueConstraint,
+    func,
     inspect,
     select,
     text,
 )
 
-from classroom.codes import ANSWER_MAX, CODE_LENGTH, NICKNAME_MAX, TITLE_MAX
-from ui.compute.sql import StoreError  # the app's one database error; the class mode says it as it is
+from store import engine as sql
+from store.codes import ANSWER_MAX, CODE_LENGTH, NICKNAME_MAX, TITLE_MAX
+from store.errors import CLASS, RUNS, SchemaTooNew
 
 SCHEMA_VERSION = 3
 SEATS, SEATS_MAX = 40, 500  # students a class takes unless its teacher says otherwise; at most
 STATES = ("open", "closed", "revealed")
 HASH_LENGTH = 64  # SHA-256 in hex
+SCHEMA_LOCK = 4_141_741  # PostgreSQL advisory lock: one process at a time creates or upgrades the class tables
+RUNS_LOCK = 4_141_742  # ... and the runs' table; a run being stored takes it too (store.runs)
+RUN_ID_LENGTH = 8
 
 metadata = MetaData()
 
@@ -101,7 +117,7 @@ students = Table(
     Column("token_hash", String(HASH_LENGTH), nullable=False),
     Column("nickname", String(NICKNAME_MAX)),  # NULL: anonymous
     Column("joined_at", Double, nullable=False),
-    # the answers limit (classroom.answers): burst_start is when the student's budget of BURST answers is whole
+    # the answers limit (store.classes.answers): burst_start is when the student's budget of BURST answers is whole
     # again; burst_count is no longer used (kept: dropping a column needs a migration for nothing)
     Column("burst_start", Double, nullable=False),
     Column("burst_count", Integer, nullable=False, default=0),
@@ -124,10 +140,27 @@ Index("answers_by_student", answers.c.student_id)  # a student's own answers; th
 
 address_budgets = Table(
     "address_budgets", metadata,
-    Column("address_hash", String(HASH_LENGTH), primary_key=True),  # HMAC of the address (classroom.budgets)
+    Column("address_hash", String(HASH_LENGTH), primary_key=True),  # HMAC of the address (store.classes.budgets)
     Column("kind", String(10), primary_key=True),  # "join" or "guess"
     Column("whole_at", Double, nullable=False),  # when the address's budget of this kind is whole again
 )
+
+runs_metadata = MetaData()
+
+trained_runs = Table(
+    "trained_runs", runs_metadata,
+    Column("id", String(RUN_ID_LENGTH), primary_key=True),
+    Column("owner", String(64), nullable=False),  # the browser session's random token
+    Column("name", String(200), nullable=False),
+    Column("weights", LargeBinary, nullable=False),  # the .npz bytes
+    Column("config", Text, nullable=False),  # JSON: ModelConfig's fields
+    Column("meta", Text, nullable=False),  # JSON: tokenizer, figures, settings, losses
+    Column("size", Integer, nullable=False),
+    Column("stored_at", Double, nullable=False),  # seconds since the epoch
+    Column("expires_at", Double, nullable=False),
+)
+Index("trained_runs_by_owner", trained_runs.c.owner, trained_runs.c.stored_at)
+
 
 def _seats_and_removals(conn: Connection) -> None:
     """Version 2: a class's seats, and a student the teacher removed."""
@@ -146,10 +179,6 @@ def _key_generations_and_address_budgets(conn: Connection) -> None:
 # gets the current tables from create_all and no step.
 MIGRATIONS: dict[int, Callable[[Connection], None]] = {2: _seats_and_removals,
                                                        3: _key_generations_and_address_budgets}
-
-
-class SchemaTooNew(StoreError):
-    """The database was written by a newer version of the app than this one."""
 
 
 def stored_version(conn: Connection) -> int:
@@ -180,3 +209,30 @@ def upgrade(conn: Connection) -> int:
     else:
         conn.execute(meta.update().where(meta.c.key == "schema_version").values(value=str(SCHEMA_VERSION)))
     return SCHEMA_VERSION
+
+
+def prepare_classes(engine: Engine) -> None:
+    """The class tables made or brought up to date (store.engine.once calls it once per engine)."""
+    if engine.get_execution_options().get("isolation_level") == "AUTOCOMMIT":
+        raise ValueError("The class store needs transactions: an engine without autocommit, please.")
+    sql.tune(engine)
+    with sql.writing(engine) as conn:
+        if engine.dialect.name == "postgresql":
+            conn.execute(select(func.pg_advisory_xact_lock(SCHEMA_LOCK)))
+        upgrade(conn)
+
+
+def prepare_runs(engine: Engine) -> None:
+    """The runs' table made (the same in every version so far: no upgrade step yet), and a SQLite file from before
+    incremental auto-vacuum converted once."""
+    sql.tune(engine)
+    sql.make_reclaimable(engine)
+    with sql.writing(engine) as conn:
+        if engine.dialect.name == "postgresql":
+            conn.execute(select(func.pg_advisory_xact_lock(RUNS_LOCK)))
+        runs_metadata.create_all(conn, checkfirst=True)
+
+
+# The decorators of the statements: the engine prepared once, a failure said in the reader's words
+for_classes = sql.guarded(prepare_classes, CLASS)
+for_runs = sql.guarded(prepare_runs, RUNS)

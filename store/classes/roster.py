@@ -12,18 +12,18 @@ from typing import NamedTuple
 
 from sqlalchemy import Engine, delete, func, select
 
-from classroom.database import guarded, reading, writing
-from classroom.records import Refusal, student_numbers, teacher_row
-from classroom.schema import SEATS_MAX, answers, class_sessions, students
+from store.classes.records import Refusal, student_numbers, teacher_row
+from store.engine import reading, writing
+from store.schema import SEATS_MAX, answers, class_sessions, for_classes, students
 
 
 class Student(NamedTuple):
-    number: int  # 1, 2, ... in the order they joined (classroom.records.student_numbers)
+    number: int  # 1, 2, ... in the order they joined (store.classes.records.student_numbers)
     nickname: str | None  # None: anonymous
     answers: int  # how many questions they answered
 
 
-@guarded
+@for_classes
 def roster(engine: Engine, code: object, key: object) -> list[Student] | Refusal:
     """Teacher only: the students in the class (not removed), in join order."""
     with reading(engine) as conn:
@@ -41,7 +41,7 @@ def roster(engine: Engine, code: object, key: object) -> list[Student] | Refusal
     return [Student(numbers[i], nickname, n) for i, nickname, n in found]
 
 
-@guarded
+@for_classes
 def remove_student(engine: Engine, code: object, key: object, number: int, now: float) -> Refusal | None:
     """Teacher only: take student `number` out of the class: their answers are deleted from every count, and
     their browser is refused if it tries to join again."""
@@ -59,7 +59,7 @@ def remove_student(engine: Engine, code: object, key: object, number: int, now: 
     return None
 
 
-@guarded
+@for_classes
 def set_seats(engine: Engine, code: object, key: object, seats: int) -> Refusal | None:
     """Teacher only: how many students the class takes (1 to SEATS_MAX). Fewer than have joined removes nobody;
     it only stops further joins."""

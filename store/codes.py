@@ -1,5 +1,7 @@
 """What a person types or a link carries in the class mode: class codes, the teacher's key, a student's token,
-nicknames and typed answers. Pure functions, no database.
+nicknames and typed answers. Pure functions, no database: here, beside the tables, because the store cleans and
+hashes what it keeps with them and sizes its columns by their limits (store.schema), and the store imports nothing
+of the class mode's pages, which use them too.
 
 A class code is 6 symbols from an alphabet of 30 (30^6 ≈ 7.3e8 codes). The alphabet keeps one symbol of each
 group that looks alike on a projector (0/O, 1/I/L, 5/S, 8/B, U/V) and reads the others as that one, so a

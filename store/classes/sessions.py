@@ -10,10 +10,9 @@ from collections.abc import Callable
 
 from sqlalchemy import Connection, Engine, and_, case, exc, select
 
-from classroom import budgets
-from classroom.codes import TITLE_MAX, clean_text, hash_secret, new_code, new_key
-from classroom.database import guarded, reading, writing
-from classroom.records import (
+from store import engine as sql
+from store.classes import budgets
+from store.classes.records import (
     Question,
     Refusal,
     Session,
@@ -23,8 +22,10 @@ from classroom.records import (
     session_row,
     teacher_row,
 )
-from classroom.schema import SEATS, SEATS_MAX, StoreError, class_sessions, questions
-from ui.compute import sql
+from store.codes import TITLE_MAX, clean_text, hash_secret, new_code, new_key
+from store.engine import reading, writing
+from store.errors import StoreError
+from store.schema import SEATS, SEATS_MAX, class_sessions, for_classes, questions
 
 KEEP_ENV = "ATTENTION_LAB_KEEP_DAYS"
 # Four weeks after a class: time to export, mark and come back to a question over a holiday week; past it,
@@ -47,7 +48,7 @@ def keep_days() -> int:
     return int(text)
 
 
-@guarded
+@for_classes
 def start_session(engine: Engine, now: float, ttl_s: float = 4 * 3600, title: str = "",
                   key_for: Callable[[str], str] | None = None, seats: int = SEATS) -> tuple[str, str]:
     """A new class session, live for `ttl_s` seconds, taking `seats` students: (join code, teacher key). No
@@ -72,7 +73,7 @@ def start_session(engine: Engine, now: float, ttl_s: float = 4 * 3600, title: st
     raise StoreError("No free join code was found. Try again.")
 
 
-@guarded
+@for_classes
 def find_session(engine: Engine, code: object, now: float) -> Session | Refusal:
     """The live session a join code (as typed) names, or why not: not a code, unknown, ended, expired."""
     with reading(engine) as conn:
@@ -80,10 +81,10 @@ def find_session(engine: Engine, code: object, now: float) -> Session | Refusal:
     return row if isinstance(row, Refusal) else session_of(row)
 
 
-@guarded
+@for_classes
 def look_up(engine: Engine, code: object, now: float, address: str) -> Session | Refusal:
     """find_session for a page a code was brought to (typed, or a link), from a network address: an address past
-    its budget of wrong codes (classroom.budgets) is refused before the code is read, and a code that opens no
+    its budget of wrong codes (store.classes.budgets) is refused before the code is read, and a code that opens no
     class takes one from its budget, so join codes cannot be tried one after another."""
     with reading(engine) as conn:
         if budgets.spent(conn, "guess", address, now):
@@ -95,7 +96,7 @@ def look_up(engine: Engine, code: object, now: float, address: str) -> Session |
     return row if isinstance(row, Refusal) else session_of(row)
 
 
-@guarded
+@for_classes
 def teacher(engine: Engine, code: object, key: object) -> Session | Refusal:
     """The session when `key` is its teacher's key, live, ended or expired alike (Session.status says which)."""
     with reading(engine) as conn:
@@ -103,7 +104,7 @@ def teacher(engine: Engine, code: object, key: object) -> Session | Refusal:
     return row if isinstance(row, Refusal) else session_of(row)
 
 
-@guarded
+@for_classes
 def key_generation(engine: Engine, code: object) -> int:
     """How many times the teacher of the class `code` made a new key (0 for no such class): not a secret, the
     key of each generation is (classroom.device)."""
@@ -112,7 +113,7 @@ def key_generation(engine: Engine, code: object) -> int:
     return 0 if isinstance(row, Refusal) else row.key_generation
 
 
-@guarded
+@for_classes
 def new_teacher_key(engine: Engine, code: object, key: object,
                     key_for: Callable[[str, int], str] | None = None) -> str | Refusal:
     """Make the class's teacher key anew, for its teacher: the new key, or why not. Every earlier key stops
@@ -129,7 +130,7 @@ def new_teacher_key(engine: Engine, code: object, key: object,
     return fresh
 
 
-@guarded
+@for_classes
 def end_session(engine: Engine, code: object, key: object, now: float) -> Refusal | None:
     """End the session: it takes no more students or answers. Ending an ended session changes nothing."""
     with writing(engine) as conn:
@@ -141,7 +142,7 @@ def end_session(engine: Engine, code: object, key: object, now: float) -> Refusa
     return None
 
 
-@guarded
+@for_classes
 def delete_session(engine: Engine, code: object, key: object) -> Refusal | None:
     """Delete the session now, with its questions, students and answers (the tables' ON DELETE CASCADE; foreign
     keys are on for every SQLite connection the store makes). Its code then opens nothing."""
@@ -154,7 +155,7 @@ def delete_session(engine: Engine, code: object, key: object) -> Refusal | None:
     return None
 
 
-@guarded
+@for_classes
 def purge(engine: Engine, now: float) -> int:
     """Delete every session whose keeping time is over (keep_days() after it ended or expired); how many."""
     with writing(engine) as conn:
@@ -171,7 +172,7 @@ def _purge(conn: Connection, now: float) -> int:
     return conn.execute(class_sessions.delete().where(over < now - keep_days() * DAY_S)).rowcount
 
 
-@guarded
+@for_classes
 def current_question(engine: Engine, code: object) -> Question | None:
     """The question the room sees now (the last put or reopened), whatever its state; None before the first.
     Its spec may hold the computed answer: a student's page shows it only once the state is "revealed"."""
@@ -183,7 +184,7 @@ def current_question(engine: Engine, code: object) -> Question | None:
     return question_of(found) if found is not None else None
 
 
-@guarded
+@for_classes
 def all_questions(engine: Engine, code: object) -> list[Question]:
     """Every question of the session, in the order put (an unknown code has none)."""
     with reading(engine) as conn:

@@ -1,5 +1,5 @@
 """What the class store returns (sessions, questions, tallies, answers, refusals) and the lookups that both the
-teacher's side (classroom.sessions) and the students' side (classroom.answers) make."""
+teacher's side (store.classes.sessions) and the students' side (store.classes.answers) make."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from typing import Literal, NamedTuple
 from sqlalchemy import Connection, Engine, Row, select
 from sqlalchemy.dialects import postgresql, sqlite
 
-from classroom.codes import ANSWER_MAX, CODE_RULE, NICKNAME_MAX, normal_code, same_secret
-from classroom.schema import SEATS_MAX, class_sessions, students
+from store.codes import ANSWER_MAX, CODE_RULE, NICKNAME_MAX, normal_code, same_secret
+from store.schema import SEATS_MAX, class_sessions, students
 
 Reason = Literal["not a code", "unknown", "ended", "expired", "wrong key", "no such question", "no token",
                  "not joined", "closed", "revealed", "stays revealed", "empty", "too many", "full", "removed",

@@ -7,7 +7,7 @@ seconds (five classes of 40 joining together, then a class a minute); GUESS_BURS
 every GUESS_S seconds (a room's typing slips, never a search of the codes: there are 30**6). A guess from an address
 past its budget is refused before the code is looked up, right or wrong, so a refusal says nothing about the code.
 
-The budget is the same rule as a student's answers (the cell-rate algorithm, classroom.answers): one row per address
+The budget is the same rule as a student's answers (the cell-rate algorithm, store.classes.answers): one row per address
 and kind holds when its budget is whole again, moved one interval later by each use, in one statement (two processes
 cannot both take the last). The address itself is never stored: the row's key is an HMAC of it under a random key
 the database keeps (meta "address_key"), and a row is deleted once its budget is whole again (sessions._purge, at
@@ -24,8 +24,8 @@ from typing import Literal
 
 from sqlalchemy import Connection, Engine, case, select
 
-from classroom.records import upsert
-from classroom.schema import address_budgets, meta
+from store.classes.records import upsert
+from store.schema import address_budgets, meta
 
 Kind = Literal["join", "guess"]
 JOIN_BURST, JOIN_S = 200, 1.0

@@ -1,6 +1,6 @@
 """Questions put to the room, and moved (closed, reopened, revealed), in one transaction: a quiz's items are all
 put or none, and all revealed or none, so a failure half-way (a database gone, a lock timed out) leaves no half
-quiz. One question is the one-item case (put_question, set_state). No Streamlit.
+quiz. One question is the one-item case (put_question, set_state).
 
     put_questions(engine, code, key, items=[(kind, spec)], now, close_others=True) -> [question id] | Refusal
     set_states(engine, code, key, question_ids, state, now) -> Refusal | None
@@ -15,9 +15,9 @@ from collections.abc import Sequence
 
 from sqlalchemy import Connection, Engine, Row, func, select
 
-from classroom.database import guarded, writing
-from classroom.records import Refusal, as_id, session_of, teacher_row
-from classroom.schema import STATES, class_sessions, questions
+from store.classes.records import Refusal, as_id, session_of, teacher_row
+from store.engine import writing
+from store.schema import STATES, class_sessions, for_classes, questions
 
 SPEC_MAX = 64_000  # characters of a question's JSON spec
 KIND_MAX = 40
@@ -44,7 +44,7 @@ def spec_text(kind: object, spec: object) -> str:
     return text
 
 
-@guarded
+@for_classes
 def put_questions(engine: Engine, code: object, key: object, items: Sequence[tuple[str, dict]],
                   now: float, close_others: bool = True) -> list[int] | Refusal:
     """Put the questions to the room together, open, in order; their ids. The last is the current one. Every
@@ -73,7 +73,7 @@ def put_questions(engine: Engine, code: object, key: object, items: Sequence[tup
     return ids
 
 
-@guarded
+@for_classes
 def set_states(engine: Engine, code: object, key: object, question_ids: Sequence[int | str], state: str,
                now: float) -> Refusal | None:
     """Move every question to `state` by set_state's rules (open -> closed -> revealed, a revealed one stays

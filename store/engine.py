@@ -1,6 +1,7 @@
-"""The app's SQL database, as SQLAlchemy engines with the settings every connection needs, and one transaction
-per call. Plain SQL: no UI library, so the class store (classroom.store) and the store of trained runs
-(ui.compute.run_store) both build on it, and a test hands either an engine of its own.
+"""The app's database as SQLAlchemy engines: the one rule that reads a database URL, the settings every
+connection needs, one transaction per call, and each part's tables prepared once per engine (guarded). Plain SQL:
+no UI library, so the class store (store.classes) and the store of trained runs (store.runs) both build on it, and
+a test hands either an engine of its own.
 
 SQLite (the default, a file several processes on one machine share): WAL journal (readers never wait for the
 writer), a 5 s busy timeout (a writer waits for another's lock instead of failing at once), full sync (a write
@@ -11,12 +12,15 @@ mode). Python's sqlite3 would open a transaction only at the first write, and a
 read-then-write transaction in WAL mode fails at once when another process wrote in between; so the stores open
 their own: BEGIN IMMEDIATE (the write lock first) for a writing call, BEGIN for a reading one.
 
-PostgreSQL: psycopg 3, READ COMMITTED; a connection checked before use (engine_for's pool_pre_ping), a 5 s
+PostgreSQL: psycopg 3, READ COMMITTED; a connection checked before use (engine_options' pool_pre_ping), a 5 s
 connect timeout and a 5 s lock timeout, so a server that is down or a stuck lock gives a message, not a hang.
+
+What a failure is said as is store.errors'.
 """
 
 from __future__ import annotations
 
+import functools
 import os
 import stat
 import threading
@@ -24,52 +28,60 @@ import weakref
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import ParamSpec, TypeVar
 
 from sqlalchemy import Connection, Engine, create_engine, event, exc, make_url
 from sqlalchemy.engine import URL
 
-BUSY_TIMEOUT_S = 5
+from store.errors import (
+    APP_UNOPENED,
+    BAD_URL,
+    BUSY_TIMEOUT_S,
+    NOT_PRIVATE,
+    Busy,
+    Reader,
+    StoreError,
+    busy_message,
+    in_words,
+    sentence,
+)
+
+__all__ = ["BUSY_TIMEOUT_S", "Connection", "Engine", "StoreError", "engine_for", "engine_options", "guarded",
+           "make_reclaimable", "normal_url", "once", "private_file", "reading", "reclaim", "tune", "writing"]
+
 WAL_KEEP_BYTES = 64 * 2**20  # the WAL file is truncated to this after a checkpoint, not kept at its largest
 WRITE = "classroom_write"  # the execution option that makes a SQLite transaction BEGIN IMMEDIATE
 
-UNOPENED = ("The app's database file could not be opened or written (check that its folder exists and can be "
-            "written, and that the disk is not full). The lessons work as usual.")
-BAD_URL = "The app's database address is not one this app can use ({url_kind}): check the setting."
-NOT_PRIVATE = ("The app's database folder is not private to the user this server runs as (another user owns it, "
-               "or others can write to it), so nothing is kept there: give it to this user with mode 0700, or set "
-               "another database. The lessons work as usual.")
-
 _write_locks: weakref.WeakKeyDictionary[Engine, threading.Lock] = weakref.WeakKeyDictionary()
 _locks_lock = threading.Lock()
+_prepared: weakref.WeakKeyDictionary[Engine, set[Callable]] = weakref.WeakKeyDictionary()
+_prepare_lock = threading.Lock()
 
 
-class StoreError(RuntimeError):
-    """The database could not be reached, opened or written, or is locked. str() is a sentence for the page:
-    the class mode says it, a shared run says it, and the lessons go on without the database."""
-
-
-class Busy(StoreError):
-    """Another thread of this process held the SQLite write lock for more than BUSY_TIMEOUT_S."""
-
-
-def busy_message() -> str:
-    return (f"The database is busy: another process held it for more than {BUSY_TIMEOUT_S} seconds. Try again "
-            "in a moment; the lessons work as usual.")
-
-
-def engine_for(url: str | URL) -> Engine:
-    """An engine for a database URL ("sqlite:///path/class.db", "postgresql://user:pw@host/db"), with the
-    settings above. A SQLite file's folder is made if missing; "postgres://" is read as PostgreSQL + psycopg."""
+def normal_url(url: str | URL) -> URL:
+    """A database URL as this app reads it: "postgres://" (Heroku's spelling) and "postgresql://" are PostgreSQL
+    with psycopg 3. StoreError when it is not a database URL at all."""
     try:
         url = make_url(url)
     except exc.ArgumentError as error:
         raise StoreError(BAD_URL.format(url_kind="not a database URL")) from error
     if url.drivername in ("postgres", "postgresql"):
         url = url.set(drivername="postgresql+psycopg")
+    return url
+
+
+def engine_options(url: URL) -> dict:
+    """What create_engine is given beside the URL: on PostgreSQL a connection the server dropped (a restart) is
+    replaced, not used (pool_pre_ping)."""
+    return {"pool_pre_ping": True} if url.get_backend_name() == "postgresql" else {}
+
+
+def engine_for(url: str | URL) -> Engine:
+    """An engine for a database URL ("sqlite:///path/class.db", "postgresql://user:pw@host/db"), with the
+    settings above. A SQLite file's folder is made if missing; "postgres://" is read as PostgreSQL + psycopg."""
+    url = normal_url(url)
     try:
-        if url.get_backend_name() == "postgresql":
-            return create_engine(url, pool_pre_ping=True)
-        return create_engine(url)
+        return create_engine(url, **engine_options(url))
     except (exc.ArgumentError, exc.NoSuchModuleError, ImportError) as error:
         raise StoreError(BAD_URL.format(url_kind=url.drivername)) from error
 
@@ -95,7 +107,7 @@ def _make_folder(url: URL) -> None:
         try:
             Path(database).expanduser().resolve().parent.mkdir(parents=True, exist_ok=True)
         except OSError as error:  # a file where the folder should be, no permission, a read-only disk
-            raise StoreError(UNOPENED) from error
+            raise StoreError(APP_UNOPENED) from error
 
 
 def private_file(path: Path) -> None:
@@ -110,7 +122,7 @@ def private_file(path: Path) -> None:
             if each.exists() and each.stat().st_mode & 0o077:  # a file from before: nobody else reads it now
                 each.chmod(0o600)
     except OSError as error:
-        raise StoreError(UNOPENED) from error
+        raise StoreError(APP_UNOPENED) from error
 
 
 def _check_private(folder: Path) -> None:
@@ -218,3 +230,44 @@ def reading(engine: Engine) -> Iterator[Connection]:
     """One transaction that only reads (on SQLite it takes no lock a writer waits for)."""
     with engine.connect() as conn, conn.begin():
         yield conn
+
+
+def once(engine: Engine, prepare: Callable[[Engine], None]) -> None:
+    """prepare(engine) once per engine and part (the class tables, the runs' table): the first thread to come
+    does it, the others wait for it; a prepare that raises is tried again at the next call."""
+    if prepare in _prepared.get(engine, ()):
+        return
+    with _prepare_lock:
+        if prepare in _prepared.get(engine, ()):
+            return
+        prepare(engine)
+        _prepared.setdefault(engine, set()).add(prepare)
+
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def guarded(prepare: Callable[[Engine], None], reader: Reader) -> Callable[[Callable[P, R]], Callable[P, R]]:
+    """A decorator for a store's calls, which take the engine first: the engine prepared once (`prepare`), and
+    any failure of the database turned into a StoreError whose message the reader's page shows as it is."""
+
+    def decorate(function: Callable[P, R]) -> Callable[P, R]:
+        @functools.wraps(function)
+        def call(*args: P.args, **kwargs: P.kwargs) -> R:
+            engine = args[0]
+            assert isinstance(engine, Engine), "the store's functions take the engine first"
+            try:
+                once(engine, prepare)
+                return function(*args, **kwargs)
+            except StoreError as error:
+                said = in_words(error, reader)
+                if said is error:
+                    raise
+                raise said from error.__cause__
+            except (exc.SQLAlchemyError, OSError, engine.dialect.loaded_dbapi.Error) as error:
+                raise StoreError(sentence(error, engine.dialect.name, reader)) from error
+
+        return call
+
+    return decorate

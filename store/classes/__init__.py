@@ -1,4 +1,4 @@
-"""The class mode's store, in one place: class sessions, the questions a teacher puts, who joined, and their
+"""The class mode's store, its one entry: class sessions, the questions a teacher puts, who joined, and their
 answers, in a SQL database (SQLite or PostgreSQL, the same code). No Streamlit here.
 
 Every function takes an Engine first (st.connection("sql").engine, or engine_for(url)) and, where time matters,
@@ -8,6 +8,7 @@ before `answer` returns.
 
     engine_for(url) -> Engine
     prepare(engine) -> None                                      tables made or upgraded; SchemaTooNew if newer
+    put_questions(...), set_states(...)                           several at once: store.classes.asking
 
     start_session(engine, now, ttl_s=4*3600, title="", key_for=None, seats=SEATS) -> (code, key)
     find_session(engine, code, now) -> Session | Refusal          not a code / unknown / ended / expired
@@ -41,7 +42,7 @@ before `answer` returns.
 What a person can get wrong (a mistyped code, a wrong teacher key, a closed question, an empty answer, too many
 answers at once) comes back as a Refusal, whose `message` is a sentence to show; nothing is written. A database
 that is missing, locked or down raises StoreError, whose str() is a sentence to show. A bug in the calling page
-(a state that is not one, a spec that is not JSON) raises ValueError. Codes, keys and tokens: classroom.codes.
+(a state that is not one, a spec that is not JSON) raises ValueError. Codes, keys and tokens: store.codes.
 Only the teacher's key (compared in constant time with its stored hash) changes a session or reads who answered
 what; a student is known by a token the student's page keeps, and the store keeps only its hash.
 
@@ -52,7 +53,9 @@ its teacher can delete it sooner (delete_session). On SQLite the freed pages lea
 
 from __future__ import annotations
 
-from classroom.answers import (
+from sqlalchemy import Engine
+
+from store.classes.answers import (
     BURST,
     BURST_S,
     answer,
@@ -66,12 +69,10 @@ from classroom.answers import (
     my_answer,
     standing,
 )
-from classroom.database import engine_for, prepare
-from classroom.quiz_store import put_question, set_state
-from classroom.records import AnswerRow, Question, Refusal, Session, Tally
-from classroom.roster import Student, remove_student, roster, set_seats
-from classroom.schema import SCHEMA_VERSION, SEATS, SEATS_MAX, SchemaTooNew, StoreError
-from classroom.sessions import (
+from store.classes.asking import put_question, set_state
+from store.classes.records import AnswerRow, Question, Refusal, Session, Tally
+from store.classes.roster import Student, remove_student, roster, set_seats
+from store.classes.sessions import (
     KEEP_DAYS,
     KEEP_ENV,
     all_questions,
@@ -87,6 +88,9 @@ from classroom.sessions import (
     start_session,
     teacher,
 )
+from store.engine import engine_for
+from store.errors import SchemaTooNew, StoreError
+from store.schema import SCHEMA_VERSION, SEATS, SEATS_MAX, for_classes
 
 __all__ = [
     "BURST", "BURST_S", "KEEP_DAYS", "KEEP_ENV", "SCHEMA_VERSION", "SEATS", "SEATS_MAX", "AnswerRow",
@@ -96,3 +100,10 @@ __all__ = [
     "look_up", "my_answer", "new_teacher_key", "prepare", "purge", "put_question", "remove_student", "roster",
     "set_seats", "set_state", "standing", "start_session", "teacher",
 ]
+
+
+@for_classes
+def prepare(engine: Engine) -> None:
+    """Make `engine` ready for the store: its connection settings, and its tables made or upgraded. Every call
+    of the store does it first (once per engine); an app may call it at start to learn early that the database
+    is there. Raises StoreError with a sentence to show (SchemaTooNew for tables newer than this code)."""
