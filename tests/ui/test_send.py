@@ -4,7 +4,8 @@ Each chart is drawn twice in one script run, once through the app's path (render
 which write a design's JSON once and fill in the parts) and once through st.vega_lite_chart with the same spec
 as a dict and its numbers as the named dataset; the two messages must carry the same spec (as parsed JSON), the
 same dataset, theme, alt text and width and height settings. A newer Streamlit that prepares specs differently,
-or moves the private names ui.drawing.send uses, fails here, not in a browser.
+or moves the private names ui.streamlit_internals wraps for it, fails here (and in
+tests/ui/test_streamlit_internals.py, call by call), not in a browser.
 """
 
 from __future__ import annotations

@@ -6,7 +6,9 @@ defaults (0.6-1.0 s a page measured, bench/bench_first_view.py). `streamlit run 
 `st.App` that the entry script defines when it is imported rather than run, and starts the server through it;
 its `lifespan` is Streamlit's hook for "the runtime has started". `at_start(pages)` makes one that runs each
 page in turn in a session of its own that no browser holds (the same bare session Streamlit's own script
-health check runs), as a bare link to the page would run it, and only then lets the server answer.
+health check runs), as a bare link to the page would run it, and only then lets the server answer. The
+runtime's hooks this needs are private: ui.streamlit_internals holds them (run_page_for_no_one,
+a_browser_script_running, runtime_ready).
 
 Why before, not beside: a class that arrived while the warm-up ran in the background shared one core with it
 (about 4 CPU seconds) and with the first views of pages nobody had drawn yet: 30 students arriving within
@@ -37,14 +39,10 @@ from collections.abc import Callable, Sequence
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse
 from starlette.routing import Route
-from streamlit.logger import get_logger
-from streamlit.proto.ClientState_pb2 import ClientState
-from streamlit.runtime import Runtime
-from streamlit.runtime.app_session import AppSession, AppSessionState
-from streamlit.runtime.script_data import ScriptData
-from streamlit.runtime.state import SCRIPT_RUN_WITHOUT_ERRORS_KEY
 
-LOG = get_logger(__name__)
+from ui import streamlit_internals
+
+LOG = streamlit_internals.logger(__name__)
 RUN_TIMEOUT_S = 180  # one page's run on a busy machine; a page that takes longer is left to its first student
 SWITCH = "ATTENTION_LAB_WARM_UP"  # set to 0 for a server that stays cold until its first visitor (tests of that)
 # About 4 s on a quiet 2-core machine, 10 s on a busy one; the environment may say otherwise (tests).
@@ -63,51 +61,24 @@ class Progress:
 PROGRESS = Progress()
 
 
-async def run_page(runtime: Runtime, page: str) -> bool:
-    """Run the app's script once for page (its url path, "" for the default page), as a browser opening a bare
-    link would, in a session no browser holds; True when the run ended without an exception."""
-    session = AppSession(
-        script_data=ScriptData(runtime._main_script_path, runtime._is_hello),
-        uploaded_file_manager=runtime._uploaded_file_mgr,
-        script_cache=runtime._script_cache,
-        message_enqueued_callback=None,  # no browser to send to: what the run draws is dropped with the session
-        user_info={},
-    )
-    try:
-        session.request_rerun(ClientState(page_name=page))
-        deadline = time.monotonic() + RUN_TIMEOUT_S
-        while SCRIPT_RUN_WITHOUT_ERRORS_KEY not in session.session_state and time.monotonic() < deadline:
-            await asyncio.sleep(0.05)
-        return bool(session.session_state[SCRIPT_RUN_WITHOUT_ERRORS_KEY]) \
-            if SCRIPT_RUN_WITHOUT_ERRORS_KEY in session.session_state else False
-    finally:
-        session.shutdown()
-
-
-def students_running(runtime: Runtime) -> bool:
-    """Whether a student's script (a session a browser holds) is running now."""
-    return any(info.session._state == AppSessionState.APP_IS_RUNNING
-               for info in runtime._session_mgr.list_active_sessions())
-
-
-async def students_first(runtime: Runtime, until: float) -> None:
-    """Wait while a student's script runs (until the monotonic time `until` at most)."""
-    while students_running(runtime) and time.monotonic() < until:
+async def students_first(until: float) -> None:
+    """Wait while a student's script (a session a browser holds) runs (until the monotonic time `until` at
+    most)."""
+    while streamlit_internals.a_browser_script_running() and time.monotonic() < until:
         await asyncio.sleep(0.02)
 
 
 async def warm(pages: Sequence[str]) -> None:
     """Run every page once, one after another, each when no student's script is running; a page that fails is
     logged and left to its first visitor."""
-    runtime = Runtime.instance()
     t0 = time.monotonic()
     failed = []
     PROGRESS.pages = len(pages)
     try:
         for page in pages:
-            await students_first(runtime, until=t0 + DEFER_AT_MOST_S)
+            await students_first(until=t0 + DEFER_AT_MOST_S)
             try:
-                ok = await run_page(runtime, page)
+                ok = await streamlit_internals.run_page_for_no_one(page, RUN_TIMEOUT_S)
             except Exception:  # a warm-up must never take the server down
                 LOG.exception("warming %r failed", page or "home")
                 ok = False
@@ -122,7 +93,7 @@ async def warm(pages: Sequence[str]) -> None:
 
 async def ready(_request: Request) -> PlainTextResponse:
     """200 `ok` once the server is up and its warm-up has ended; 503 and what it waits for before."""
-    up, message = await Runtime.instance().is_ready_for_browser_connection
+    up, message = await streamlit_internals.runtime_ready()
     if up and not PROGRESS.ended:
         up, message = False, f"warming up: {PROGRESS.done} of {PROGRESS.pages or '?'} pages"
     return PlainTextResponse(message, status_code=200 if up else 503, headers={"Cache-Control": "no-cache"})

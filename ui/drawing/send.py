@@ -1,5 +1,5 @@
 """A chart sent as the element Streamlit would send for it: its design written as JSON once per process, its
-numbers beside it as a named dataset. This module is the app's one door to Streamlit's private chart API.
+numbers beside it as a named dataset: the path of every chart that reports no clicks.
 
 st.vega_lite_chart(spec) writes a spec as JSON, reads it back to rename Altair's view names, and hashes it:
 about 0.5 ms a chart of 5 KB before a byte leaves the server, and a page draws ten to twenty charts on
@@ -13,9 +13,9 @@ The browser keeps a drawn chart whose spec is the same as before and swaps the n
 move that changes only numbers changes nothing in the spec (the description and the title say what a chart
 is, not its values: ui.drawing.alt_text).
 
-Private names used, each checked by tests/ui/test_send.py against the installed Streamlit (the same element
-both ways, for every design): `_prepare_vega_lite_spec` and `_stabilize_vega_json_spec` (what
-st.vega_lite_chart does to a spec) and `DeltaGenerator._enqueue` (sends an element where the page is).
+What needs Streamlit's private names (the JSON st.vega_lite_chart writes, the element sent where the page is)
+is done by ui.streamlit_internals; tests/ui/test_send.py checks, for every design, that the element sent is the
+one st.vega_lite_chart sends.
 
 A chart that reports clicks (on_select) goes through st.vega_lite_chart itself: it is a widget, with state
 and a callback that Streamlit keeps. There is one such chart on a page at most.
@@ -26,11 +26,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-import streamlit as st
-from streamlit.elements.lib.layout_utils import LayoutConfig
-from streamlit.elements.vega_charts import _prepare_vega_lite_spec, _stabilize_vega_json_spec
-from streamlit.proto.VegaLiteChart_pb2 import VegaLiteChart as VegaLiteChartProto
-
+from ui import streamlit_internals
 from ui.drawing.chart_data import DATASET, inner_kind, split
 
 # The parts a draw fills in. Each stands in the design's JSON as a string no spec holds ("\u0000title"),
@@ -97,7 +93,7 @@ def design(spec: dict, width: str | None = None, described: bool = True, stepped
         inner["columns"] = _hole("columns")
     if "title" in outer:
         skeleton["title"] = _hole("title")
-    text = _stabilize_vega_json_spec(json.dumps(_prepare_vega_lite_spec(skeleton, width == "stretch")))
+    text = streamlit_internals.vega_lite_json(skeleton, stretch=width == "stretch")
     pieces, holes = [text], []
     while True:  # cut at the first hole left in the last piece
         found = [(pieces[-1].find(json.dumps(_hole(h))), h) for h in HOLES]
@@ -113,13 +109,6 @@ def design(spec: dict, width: str | None = None, described: bool = True, stepped
 
 def chart(text: str, width: str, table: bytes, alt: str | None = None) -> None:
     """Send a chart's finished JSON (Design.fill) where the page is, with its numbers (ChartData.arrow) as the
-    dataset it reads, as st.vega_lite_chart(spec with datasets={DATASET: table}) would."""
-    proto = VegaLiteChartProto()
-    proto.spec = text
-    proto.theme = "streamlit"
-    dataset = proto.datasets.add()
-    dataset.name, dataset.has_name, dataset.data.data = DATASET, True, table
-    if alt:  # a spec without a description of its own is named by alt (Streamlit's own rule)
-        proto.alt = alt
-    # _enqueue writes to the container of the `with` block the page is in, as st.vega_lite_chart does
-    st._main._enqueue("vega_lite_chart", proto, layout_config=LayoutConfig(width=width, height="content"))
+    dataset it reads, as st.vega_lite_chart(spec with datasets={DATASET: table}, alt=alt) would (alt names a
+    spec without a description of its own)."""
+    streamlit_internals.send_vega_lite_chart(text, {DATASET: table}, width, alt)

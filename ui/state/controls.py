@@ -15,12 +15,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from urllib.parse import urlencode
 
 import streamlit as st
-from streamlit.runtime.state.session_state_proxy import get_session_state
 
 from core.model import divisors
+from ui import streamlit_internals
 from ui.state import parts
 from ui.text import escape_md
 
@@ -79,14 +78,9 @@ def url_text(value) -> str:
 def _show_in_link(key: str, text: str | None) -> None:
     """Make the address bar's `key` read `text` (or leave it out, for None) if it says anything else.
 
-    The binding offers no public way to do this on a page's first run (st.query_params refuses to set a
-    bound key), so this uses the query-params object the binding itself corrects links through."""
-    with get_session_state().query_params() as qp:
-        if text is None:
-            if qp.has_param(key):
-                qp.remove_param(key)
-        elif qp.get_all(key) != [text]:
-            qp.set_corrected_value(key, text, "string_value")
+    The binding offers no public way to do this (st.query_params refuses to set a bound key): the adapter
+    corrects the link through the object the binding itself corrects links by."""
+    streamlit_internals.show_in_address_bar(key, text)
 
 
 def link_means(key: str, value) -> None:
@@ -283,9 +277,7 @@ def _text(widget, key: str, label: str, default: str, max_chars: int, **widget_a
 def _link_seeds(key: str, text: str) -> None:
     """Make the binding seed the box `key` from `text` instead of the link's own value on this first run
     (it reads the link as it was when the page opened, and prefers it to a value set in session state)."""
-    with get_session_state().query_params() as qp:
-        initial = {k: v for k, v in qp._initial_query_params.items() if k != key}
-        qp.set_initial_query_params(urlencode({**initial, key: [text]}, doseq=True))
+    streamlit_internals.seed_from_link(key, text)
 
 
 def text(key: str, label: str, default: str, max_chars: int = 200, help: str | None = None, container=None,
