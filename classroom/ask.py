@@ -1,8 +1,9 @@
 """The teacher's "Ask the room" panel: a check-yourself question of any lesson, a prediction on a live view built
 from the lesson's own settings (answered by the core), or the quiz before or after the lesson.
 
-A prediction starts from the settings the teacher last used on its lesson in this browser tab (the sentence,
-d_model, d_k, the seed, the query row, the prompt), else the lesson's defaults, and can be changed here. What
+A prediction is its lesson's (lessons/<name>/questions.py), and starts from the settings the teacher last used on
+that lesson in this browser tab (the sentence, d_model, d_k, the seed, the query row, the prompt: read by the lesson's
+own `settings`, from the keys its page binds), else the lesson's defaults, and can be changed here. What
 the core cannot make a fair question of (one token, an empty prompt) is refused with its reason.
 """
 
@@ -12,12 +13,16 @@ from collections.abc import Callable
 
 import streamlit as st
 
-from classroom import asked, faults, predict
+from classroom import asked, faults
 from classroom.questions import ClassQuestion, bank
 from classroom.quiz import quiz
 from classroom.reveal import short
 from core.tokenize import word_tokens
 from lessons import COURSE
+from lessons.full_model import questions as full_model
+from lessons.masking import questions as masking
+from lessons.qkv import questions as qkv
+from lessons.scaling import questions as scaling
 from store import classes
 from store.engine import Engine
 from ui.drawing.charts import unique_labels
@@ -30,9 +35,9 @@ SOURCES = ("A lesson's check-yourself question", "Predict: the key a query atten
            "The quiz after the lesson")
 
 
-def _setting(key: str, default):
-    """The value a lesson's control had in this tab, else its default."""
-    value = st.session_state.get(key, default)
+def _setting(settings: dict, name: str, default):
+    """The value a lesson's control had in this tab (from the lesson's settings), else its default."""
+    value = settings.get(name)
     return default if value is None else value
 
 
@@ -56,43 +61,46 @@ def _from_bank() -> tuple[ClassQuestion, ...] | None:
     return (mine[picked],) if mine else None
 
 
-def _sentence_settings(prefix: str) -> tuple[str, int, int, int]:
-    """The sentence, seq_len, d_model and seed of a prediction on one head (as the QKV lesson's sidebar sets them)."""
-    text = st.text_area("Sentence", _setting("text", controls.DEFAULT_TEXT), max_chars=controls.MAX_TEXT_CHARS,
+def _sentence_settings(prefix: str, now: dict) -> tuple[str, int, int, int]:
+    """The sentence, seq_len, d_model and seed of a prediction on one head (as the lesson's sidebar set them)."""
+    text = st.text_area("Sentence", _setting(now, "text", controls.DEFAULT_TEXT), max_chars=controls.MAX_TEXT_CHARS,
                         key=f"{prefix}_text", height=68)
     left, middle, right = st.columns(3)
-    seq_len = left.number_input("seq_len", 1, 32, int(_setting("seq_len", 16)), key=f"{prefix}_seq_len")
-    D = middle.number_input("d_model", 1, 128, int(_setting("d_model", 16)), key=f"{prefix}_d_model")
-    seed = right.number_input("seed", 0, 999, int(_setting("seed", 0)), key=f"{prefix}_seed")
+    seq_len = left.number_input("seq_len", 1, 32, int(_setting(now, "seq_len", 16)), key=f"{prefix}_seq_len")
+    D = middle.number_input("d_model", 1, 128, int(_setting(now, "d_model", 16)), key=f"{prefix}_d_model")
+    seed = right.number_input("seed", 0, 999, int(_setting(now, "seed", 0)), key=f"{prefix}_seed")
     return text, int(seq_len), int(D), int(seed)
 
 
-def _query(text: str, seq_len: int, prefix: str) -> int:
+def _query(text: str, seq_len: int, prefix: str, now: dict) -> int:
     labels = unique_labels(word_tokens(text, seq_len)) or ["(no tokens)"]
-    remembered = _setting("query", labels[-1])
+    remembered = _setting(now, "query", labels[-1])
     picked = st.selectbox("Query row", labels, index=labels.index(remembered) if remembered in labels else
                           len(labels) - 1, key=f"{prefix}_query")
     return labels.index(picked)
 
 
 def _attend_most() -> tuple[ClassQuestion, ...]:
-    text, seq_len, D, seed = _sentence_settings("ask_attend")
-    d_k = st.number_input("d_k", 1, 512, int(_setting("d_k", 8)), key="ask_attend_d_k")
+    now = qkv.settings(st.session_state)
+    text, seq_len, D, seed = _sentence_settings("ask_attend", now)
+    d_k = st.number_input("d_k", 1, 512, int(_setting(now, "d_k", 8)), key="ask_attend_d_k")
     masked = st.toggle("Causal mask (as on Masking)", key="ask_attend_masked")
-    query = _query(text, seq_len, "ask_attend")
-    return (predict.attend_most(text, D, int(d_k), seed, seq_len, query, masked=masked),)
+    query = _query(text, seq_len, "ask_attend", now)
+    return ((masking if masked else qkv).attend_most(text, D, int(d_k), seed, seq_len, query),)
 
 
 def _next_character() -> tuple[ClassQuestion, ...]:
-    prompt = st.text_input("Prompt", _setting("fm_prompt", "The attention "), max_chars=predict.MAX_PROMPT_CHARS,
+    now = full_model.settings(st.session_state)
+    prompt = st.text_input("Prompt", _setting(now, "prompt", "The attention "), max_chars=full_model.MAX_PROMPT_CHARS,
                            key="ask_prompt")
-    return (predict.next_character(prompt, model_name=_setting("fm_model", None)),)
+    return (full_model.next_character(prompt, model_name=now["model"]),)
 
 
 def _rise_or_fall() -> tuple[ClassQuestion, ...]:
-    text, seq_len, D, seed = _sentence_settings("ask_rise")
-    query = _query(text, seq_len, "ask_rise")
-    return (predict.rise_or_fall(text, D, seed, seq_len, query=query),)
+    now = scaling.settings(st.session_state)
+    text, seq_len, D, seed = _sentence_settings("ask_rise", now)
+    query = _query(text, seq_len, "ask_rise", now)
+    return (scaling.rise_or_fall(text, D, seed, seq_len, query=query),)
 
 
 BUILDERS: dict[str, Callable[[], tuple[ClassQuestion, ...] | None]] = {

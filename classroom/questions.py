@@ -1,45 +1,28 @@
-"""A question put to a class, independent of the pages that show it: what it asks, its answer (computed by core
-when it is built), how a student's stored answer is graded, and what the projector shows of the room's answers.
+"""A question put to a class, independent of the pages that show it: how it is stored and read back, how a
+student's stored answer is graded, and what the projector shows of the room's answers; and the bank, every lesson's
+check-yourself exercises as class questions. The question's type and its four kinds are
+ui.frame.class_question's (a lesson builds its predictions with it).
 
-Four kinds:
-- "choice": pick one of `options`; `answer` is the right option's index.
-- "number": type a number; right within `tolerance` (relative, absolute below 1: the exercises' rule).
-- "key": pick a key of an attention row (`options` are the sentence's tokens); `answer` is the key with the largest
-  weight, `also_right` the keys tied with it (a word twice has one embedding, so both copies get the same weight).
-- "char": type the character that comes next; `answer` is the character model's most likely one.
-
-`answer_text` says the right answer as the projector and the phones show it (reading and writing an answer as text
-is classroom.typed's). `technical` marks a question on a
-section that the lessons show at the Technical level only (the teacher's picker says so).
+`answer_text` says the right answer as the projector and the phones show it (reading an answer as text is
+classroom.typed's). `technical` marks a question on a section that the lessons show at the Technical level only (the
+teacher's picker says so).
 
 A student's answer is stored as text: an option or key index ("2"), a typed number ("1/8"), a character (" ").
-`prompt`, `options` and `explanation` are Markdown we wrote; text that comes from a teacher's settings (a
-sentence, a prompt) is escaped or put in a code span. `view` is what the projector draws beside the room's answers
-after the reveal: plain JSON values (dicts, lists, strings, numbers), so a spec survives a database exactly.
+`view` is what the projector draws beside the room's answers after the reveal.
 
-The predict questions, built from a lesson's settings and answered by core, are in classroom.predict.
+The predictions, built from a lesson's settings and answered by core, are each lesson's (its questions.py).
 """
 
 from __future__ import annotations
 
 import copy
 import functools
-import math
 import re
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 
-from classroom.histogram import FAR, histogram
-from classroom.typed import (
-    NUMBER_WORDS,
-    asked_decimals,
-    char_text,
-    number_text,
-    read_character,
-    read_index,
-    read_number,
-)
+from classroom.histogram import histogram
+from classroom.typed import NUMBER_WORDS, asked_decimals, read_character, read_index, read_number
 from lessons import COURSE
 from lessons.bigram import questions as bigram
 from lessons.block import questions as block
@@ -54,78 +37,10 @@ from lessons.scaling import questions as scaling
 from lessons.tiles import questions as tiles
 from lessons.training import questions as training
 from ui.frame import page, prose
+from ui.frame.class_question import ClassQuestion, char_text, number_text
 from ui.frame.exercises import Exercise, is_close
-from ui.state.controls import DEFAULT_TEXT
-from ui.text import code_span
 
-KINDS = ("choice", "number", "key", "char")
 SPEC_VERSION = 1  # a stored spec says which layout it has; from_spec refuses another
-MAX_DECIMALS = 12
-
-
-@dataclass(frozen=True, kw_only=True)
-class ClassQuestion:
-    kind: str  # one of KINDS
-    prompt: str  # Markdown we wrote (never a student's text)
-    options: tuple[str, ...] = ()  # Markdown, for "choice" and "key"
-    answer: int | float | str  # the right option's index, the number, or the character
-    tolerance: float = 0.0  # for "number": relative, absolute below 1 (ui.frame.exercises.is_close)
-    explanation: str  # Markdown, shown on the reveal
-    source: str  # where it comes from: "qkv/score_count", "predict/attend-most", "quiz/score"
-    view: dict = field(default_factory=dict, hash=False)  # what the projector draws after the reveal (JSON values)
-    also_right: tuple[int, ...] = ()  # for "key": keys tied with the answer, right too
-    decimals: int | None = None  # for "number": the decimals the question asks for ("(3 decimals)"), if any
-    technical: bool = False  # about a section the lessons show at the Technical level only
-
-    def __post_init__(self):
-        _check(self)
-
-
-def _is_index(i, n: int) -> bool:
-    return isinstance(i, int) and not isinstance(i, bool) and 0 <= i < n
-
-
-def _check(q: ClassQuestion) -> None:
-    """ValueError naming what is wrong with a question, whoever built it (a spec read back from a database too)."""
-    if q.kind not in KINDS:
-        raise ValueError(f"A question's kind is one of {KINDS}, got {q.kind!r}.")
-    for name in ("prompt", "explanation", "source"):
-        if not isinstance(getattr(q, name), str) or not getattr(q, name).strip():
-            raise ValueError(f"A question needs a {name}.")
-    if q.kind in ("choice", "key"):
-        if len(q.options) < 2 or not all(isinstance(o, str) and o for o in q.options):
-            raise ValueError(f"A {q.kind} question needs two options or more, each a text.")
-        if not _is_index(q.answer, len(q.options)):
-            raise ValueError(f"The answer must be an option's index, 0 to {len(q.options) - 1}, got {q.answer!r}.")
-    elif q.options:
-        raise ValueError(f"A {q.kind} question has no options.")
-    if any(not _is_index(i, len(q.options)) or i == q.answer for i in q.also_right) or (
-            q.also_right and q.kind != "key"):
-        raise ValueError(f"also_right lists other keys of a key question, got {q.also_right!r}.")
-    if q.kind == "number" and not (isinstance(q.answer, float) and abs(q.answer) <= FAR):
-        raise ValueError(f"A number question's answer is a float of size {FAR:g} at most, got {q.answer!r}.")
-    if q.kind == "char" and not (isinstance(q.answer, str) and len(q.answer) == 1):
-        raise ValueError(f"A char question's answer is one character, got {q.answer!r}.")
-    if not (isinstance(q.tolerance, float | int) and math.isfinite(q.tolerance) and q.tolerance >= 0):
-        raise ValueError(f"The tolerance is a number >= 0, got {q.tolerance!r}.")
-    if q.decimals is not None and (q.kind != "number" or not _is_index(q.decimals, MAX_DECIMALS + 1)):
-        raise ValueError(f"decimals is None, or 0 to {MAX_DECIMALS} for a number question, got {q.decimals!r}.")
-    if not isinstance(q.technical, bool):
-        raise ValueError(f"technical is True or False, got {q.technical!r}.")
-    if not isinstance(q.view, dict) or not _plain(q.view):
-        raise ValueError("A question's view holds only dicts with text keys, lists, texts, finite numbers and None.")
-
-
-def _plain(value) -> bool:
-    """True for what JSON writes and reads back unchanged: no tuple (it comes back a list), no NumPy number (a float
-    subclass that comes back a float), no NaN."""
-    if type(value) is dict:
-        return all(type(k) is str and _plain(v) for k, v in value.items())
-    if type(value) is list:
-        return all(map(_plain, value))
-    if type(value) is float:
-        return math.isfinite(value)
-    return value is None or type(value) in (str, int, bool)
 
 
 # ---- stored and read back ---------------------------------------------------------------------------------
@@ -206,16 +121,6 @@ def summary(q: ClassQuestion, values: Sequence[str]) -> dict:
 # ---- every lesson's check-yourself exercises ------------------------------------------------------------------
 
 
-def _masking_pictures() -> dict:
-    seen = masking.causal_pictures()
-    return {"heatmaps": [{"title": title, "rows": seen["labels"], "columns": seen["labels"],
-                          "values": weights.tolist()} for title, weights in seen["pictures"].items()]}
-
-
-# An exercise's figure as numbers the projector can draw again, where the lesson hands them out.
-FIGURES = {"masking/which_causal": _masking_pictures}
-
-
 def numbered_code(code: str) -> str:
     """A snippet as a Markdown code block with its line numbers written in (a question may ask for a line)."""
     lines = code.splitlines()
@@ -231,17 +136,6 @@ def _lesson(url_path: str):
     raise ValueError(f"There is no lesson at /{url_path}; the lessons are at {[x.url_path for x in COURSE]}.")
 
 
-# A line a question needs once it has left its lesson's page: what "the default sentence" is, or what its lesson
-# says only at the Technical level (on a phone in class, at either level); some are computed from the exercise.
-SAID_WITH = {
-    "qkv/score_count": lambda e: f"*The lesson's default sentence is {code_span(DEFAULT_TEXT)}.*",
-    "qkv/first_weight": lambda e: "*The softmax gives each score s the weight e^s divided by the sum of e^s over "
-                                  "the row.*",
-    "block/ln_first": lambda e: "*Layer norm subtracts the row's mean, then divides by the square root of that "
-                                "variance.*",
-    "block/gelu_minus_one": lambda e: f"*GELU multiplies its input x by the chance that a standard normal number lies "
-                                      f"below x; for x = −1 that chance is about {-e.answer:.3f}.*",
-}
 # "this page's", said on the Class page, would name the Class page: the lesson's own words for it
 THIS_PAGE = re.compile(r"\b(?:this|the) page's\b", re.IGNORECASE)
 
@@ -266,13 +160,13 @@ def from_exercise(lesson_url_path: str, exercise: Exercise) -> ClassQuestion:
     source = f"{lesson_url_path}/{exercise.id}"
     title = lesson.title[0].lower() + lesson.title[1:] if lesson.title.startswith("The ") else f"the {lesson.title}"
     prompt = f"*{lesson.title} lesson.* " + THIS_PAGE.sub(f"{title} lesson's", exercise.prompt)
-    if source in SAID_WITH:
-        prompt += "\n\n" + SAID_WITH[source](exercise)
+    if exercise.said_in_class:
+        prompt += "\n\n" + exercise.said_in_class
     if exercise.code:
         prompt += "\n\n" + numbered_code(exercise.code)
     view = {}
     if exercise.figure is not None:
-        view = FIGURES[source]() if source in FIGURES else {}
+        view = exercise.figure_view() if exercise.figure_view is not None else {}
         prompt += "\n\n" + _figure_line(lesson.title, view)
     common = dict(prompt=prompt, explanation=exercise.explanation, source=source, view=view,
                   technical=exercise.part in prose.technical_parts(lesson.name))
@@ -282,18 +176,22 @@ def from_exercise(lesson_url_path: str, exercise: Exercise) -> ClassQuestion:
     return ClassQuestion(kind="choice", options=tuple(exercise.options), answer=int(exercise.correct), **common)
 
 
-# Each lesson's questions() by its folder, imported by name so that a reader (and lint-imports) sees them.
-EXERCISES = {"bigram": bigram.questions, "qkv": qkv.questions, "scaling": scaling.questions,
-             "masking": masking.questions, "multi_head": multi_head.questions,
-             "communication": communication.questions, "block": block.questions,
-             "full_model": full_model.questions, "training": training.questions, "ladder": ladder.questions,
-             "circuit": circuit.questions, "tiles": tiles.questions}
+# Every lesson's questions module, imported by name so that a reader (and lint-imports) sees them; found by its
+# folder (the bank reads them in COURSE's order; a test finds one for every lesson of COURSE).
+_MODULES = {module.__name__.split(".")[1]: module for module in (
+    bigram, block, circuit, communication, full_model, ladder, masking, multi_head, qkv, scaling, tiles, training)}
+
+
+def lesson_questions(lesson):
+    """A lesson's questions module (lessons/<name>/questions.py): its check-yourself exercises, and the predictions
+    and settings it offers the class mode. KeyError for a lesson whose module is not imported above."""
+    return _MODULES[lesson.name]
 
 
 def lesson_exercises(lesson) -> tuple[Exercise, ...]:
     """A lesson's exercises as its page builds them: once per process, shared with the page
-    (ui.frame.page.built_questions). KeyError for a lesson missing from EXERCISES (a test keeps it whole)."""
-    return page.built_questions(EXERCISES[lesson.name])
+    (ui.frame.page.built_questions)."""
+    return page.built_questions(lesson_questions(lesson).questions)
 
 
 @functools.cache

@@ -14,9 +14,9 @@ import numpy as np
 import streamlit as st
 
 from classroom.questions import ClassQuestion, answer_text, summary
-from classroom.typed import number_text
 from ui.drawing import heatmap, plots, render
 from ui.drawing.chart_data import ChartData, numbers
+from ui.frame.class_question import number_text
 from ui.text import counted, escape_md
 
 RIGHT, OTHER = "the right answer", "other answers"

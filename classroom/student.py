@@ -16,9 +16,10 @@ import streamlit as st
 
 from classroom import asked, device, faults, retention
 from classroom.questions import ClassQuestion, answer_text, grade
-from classroom.typed import char_text, read_character, read_index, read_number
+from classroom.typed import read_character, read_index, read_number
 from store import classes, codes
 from store.engine import Engine
+from ui.frame.class_question import char_text
 from ui.text import code_span, escape_md
 
 POLL_S = 2.0  # how often a student's page asks whether the teacher put a new question

@@ -106,6 +106,12 @@ def sent_spec(chart) -> dict:
     return json.loads(chart.proto.spec)
 
 
+def chart_alt(chart) -> str:
+    """The text a screen reader reads for a chart: sent beside its spec (the element's alt), or, for a chart that
+    reports clicks, its spec's description."""
+    return chart.proto.alt or chart_spec(chart).get("description", "")
+
+
 def chart_title(chart) -> str:
     title = chart_spec(chart).get("title", "")
     return title if isinstance(title, str) else title.get("text", "")

@@ -7,10 +7,11 @@ import streamlit as st
 from core import bigram
 from core.tokenize import CharTokenizer
 from lessons import COURSE
-from lessons.bigram import maths
+from lessons.bigram import cached, maths
 from lessons.bigram import views as bv
 from lessons.bigram.questions import questions
 from ui.compute.model_store import Model
+from ui.drawing import heatmap
 from ui.frame import page, prose
 from ui.sections import views
 from ui.sections.model_views import shown
@@ -20,9 +21,9 @@ from ui.text import code_span, counted
 
 
 def text_section(source: str, own: str, tok: CharTokenizer, fit: np.ndarray, held: np.ndarray) -> None:
-    prose.section("The text", "bigram", "pydoc" if source == bv.SOURCES[0] else "own", N=len(fit) + len(held),
+    prose.section("The text", "bigram", "pydoc" if source == cached.SOURCES[0] else "own", N=len(fit) + len(held),
                   fit=len(fit), held=len(held), share=len(held) / (len(fit) + len(held)), V=tok.vocab_size)
-    unknown = tok.unknown(own) if source == bv.SOURCES[1] else []
+    unknown = tok.unknown(own) if source == cached.SOURCES[1] else []
     if unknown:
         chars = " ".join(code_span(shown(c)) for c in unknown[:20])  # a joiner or selector named, not blank
         st.warning(prose.text("bigram", "unknown", characters=counted(len(unknown), "character"), chars=chars,
@@ -37,8 +38,8 @@ def counts_section(v: dict, labels: list[str], fit: np.ndarray, tok: CharTokeniz
     counts = v["counts_top"]  # (n, n)
     views.heatmaps(Heatmap(counts, labels, labels, "counts[a, b]: b right after a (colour: √count)", "bg_counts",
                           "counts", f"(n, n) of the full (V, V) = {v['counts'].shape}", dict(
-                              x_title="next character b", y_title="character a", annotate=False, cell_px=30,
-                              colour_scale="sqrt")))
+                              x_title="next character b", y_title="character a", annotate=False,
+                              cell_px=heatmap.LARGE_CELL_PX, colour_scale="sqrt")))
     a, b = np.unravel_index(np.argmax(counts), counts.shape)
     median = float(np.median(counts[counts > 0])) if counts.any() else 1.0
     st.caption(prose.text("bigram", "counts", pairs=f"{len(fit) - 1:,}", total=f"{int(v['counts'].sum()):,}",
@@ -58,7 +59,7 @@ def probs_section(v: dict, labels: list[str], alpha: float) -> None:
     prose.section("Rows as probabilities", "bigram", "probs", alpha=alpha)
     with beside(Heatmap(v["probs_top"], labels, [*labels, "other"], "P(next = b | a)", "bg_probs", "probs",
                         "(n, n + 1): the last column holds the other characters", dict(
-                            x_title="next character b", y_title="character a", cell_px=30)), (3, 2)):
+                            x_title="next character b", y_title="character a", cell_px=heatmap.LARGE_CELL_PX)), (3, 2)):
         sums = np.column_stack([v["probs_top"].sum(axis=1), v["row_sums"][v["top"]]])  # (n, 2)
         views.number_table(views.row_table(labels, sums, "a", ["drawn row", "all V"]), "%.9f")
         st.caption(prose.text("bigram", "row_sums", V=len(v["row_sums"]),
@@ -74,7 +75,7 @@ def sample_section(source: str, own: str, chars: str, alpha: float) -> None:
     seed = controls.seed(container=seed_place, help="Fixes the random draws of the sample, so the same seed always "
                                                     "writes the same text.")
     controls.show_url_notes()
-    text = bv.sample(source, own, chars, alpha, length, seed)
+    text = cached.sample(source, own, chars, alpha, length, seed)
     with title:
         prose.section("Text sampled from the bigram model", "bigram", "sample", start=code_span(shown(text[0])),
                       n=length, seed=seed)
@@ -103,8 +104,8 @@ def loss_section(v: dict, model: Model | None, loss: float | None) -> None:
 
 def controls_and_sections() -> None:
     """The page's controls and the sections they drive: a move of a control reruns this alone."""
-    source = controls.option("bg_source", "Text", bv.SOURCES, help="The documentation the shipped model was trained "
-                             "on, or a text you type.")
+    source = controls.option("bg_source", "Text", cached.SOURCES, help="The documentation the shipped model was "
+                             "trained on, or a text you type.")
     own = controls.text("bg_text", "Your own text", bv.OWN_TEXT, max_chars=bv.MAX_OWN_CHARS,
                         help="Used when 'Your own text' is chosen. Characters outside the model's vocabulary read "
                              "as one.")
@@ -116,17 +117,17 @@ def controls_and_sections() -> None:
 
     model = bv.shipped_model()
     source, tok = bv.choose_text(source, own, model)
-    fit, held = bv.split_text(source, own, "".join(tok.itos[1:]))
+    fit, held = cached.split_text(source, own, "".join(tok.itos[1:]))
     text_section(source, own, tok, fit, held)
     # the sections with controls of their own are live parts of their own: a move of one reruns that alone
     page.live(bv.pairs_section, fit, tok, model)
     chars = "".join(tok.itos[1:])
-    v = bv.view(source, own, chars, alpha, top_n)
+    v = cached.view(source, own, chars, alpha, top_n)
     labels = [shown(tok.itos[i]) for i in v["top"]]
-    counts_section(v, labels, fit, tok, source == bv.SOURCES[0])
+    counts_section(v, labels, fit, tok, source == cached.SOURCES[0])
     probs_section(v, labels, alpha)
     page.live(sample_section, source, own, chars, alpha)
-    loss_section(v, model, bv.transformer_loss(model.source, source, own) if model else None)
+    loss_section(v, model, cached.transformer_loss(model.source, source, own) if model else None)
 
 
 page.opening(COURSE, "bigram")

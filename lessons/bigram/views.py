@@ -1,20 +1,16 @@
-"""The bigram lesson's own pieces: which text and tokenizer it reads, its cached results, and its table of
-(context -> target) pairs with the section that draws it.
-
-Cached functions take small arguments (the text's source, the user's text, the vocabulary as a string),
-never the large id arrays; the shipped model comes back from its source tuple (see ui.compute.model_store).
-"""
+"""The bigram lesson's own pieces: which text and tokenizer it reads, and its table of (context -> target)
+pairs with the section that draws it. Its results, shared by every session, are made in cached.py."""
 
 from __future__ import annotations
 
 import numpy as np
 import streamlit as st
 
-from core.data import CorpusUnavailable, pydoc_corpus, pydoc_text
+from core.data import CorpusUnavailable, pydoc_text
 from core.tokenize import CharTokenizer
 from lessons.bigram import maths
+from lessons.bigram.cached import SOURCES, split_text
 from ui.compute import model_store
-from ui.compute.memo import shared
 from ui.compute.model_store import Model
 from ui.frame import prose
 from ui.sections.model_views import shown
@@ -22,46 +18,9 @@ from ui.sections.views import number_table
 from ui.state import controls
 from ui.text import code_span
 
-SOURCES = ("Python documentation", "Your own text")
 OWN_TEXT = ("the cat sat on the mat. the dog sat on the log. the cat saw the dog, and the dog saw the cat. "
             "then the cat ran to the mat and the dog ran to the log.")
 MAX_OWN_CHARS = 3000
-
-
-@shared(32)
-def split_text(source: str, own: str, chars: str) -> tuple[np.ndarray, np.ndarray]:
-    """(fit ids, held-out ids) of the chosen text under the tokenizer of `chars` (the last 10% is held out).
-
-    Shared, not copied: the documentation's ids are a few MB. They are read-only, so no caller can change
-    what the others see."""
-    tok = CharTokenizer(chars)
-    if source == SOURCES[0]:
-        corpus = pydoc_corpus(tokenizer=tok)  # the split the shipped model was validated on
-        fit, held = np.array(corpus.train_ids), np.array(corpus.val_ids)
-    else:
-        fit, held = maths.held_out_split(tok.encode(own))
-    for ids in (fit, held):
-        ids.setflags(write=False)
-    return fit, held
-
-
-@shared(128)
-def view(source: str, own: str, chars: str, alpha: float, n: int) -> dict:
-    fit, held = split_text(source, own, chars)
-    return maths.bigram_view(fit, held, len(chars) + 1, alpha, n)
-
-
-@shared(128)
-def sample(source: str, own: str, chars: str, alpha: float, length: int, seed: int) -> str:
-    start = int(split_text(source, own, chars)[0][0])
-    ids = maths.bigram_sample(view(source, own, chars, alpha, 2)["probs"], start, length, np.random.default_rng(seed))
-    return CharTokenizer(chars).decode(ids)
-
-
-@shared(32, spinner="Reading the held-out text with the transformer…")
-def transformer_loss(model_source: tuple, source: str, own: str) -> float:
-    m = model_store.from_source(model_source)
-    return maths.model_loss(m.params, m.cfg, split_text(source, own, "".join(m.tokenizer.itos[1:]))[1])
 
 
 def shipped_model() -> Model | None:

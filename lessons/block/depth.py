@@ -7,8 +7,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from lessons.block import maths
-from lessons.block import views as bv
+from lessons.block import cached, maths
 from lessons.block.views import DEFAULT_DEPTH, MAX_DEPTH
 from ui.drawing import plots, render
 from ui.frame import prose
@@ -30,7 +29,7 @@ def section() -> None:
                              help="Measure the same for the stacks of seeds 0 to 9 at this depth (ten times the "
                                   "work of one); at the depth the page opens on it is always shown.")
     controls.show_url_notes()
-    a, frame = bv.depth_experiment(depth, seed)
+    a, frame = cached.depth_experiment(depth, seed)
     prose.section("Why deep post-norm stacks are harder to train", "block", "depth", nudge=a["size"],
                   D=maths.DEPTH_D)
     render.show(plots.line_chart, frame, width="stretch", title=f"Output moved by a {a['size']:.0%} nudge",
@@ -42,7 +41,7 @@ def section() -> None:
                            ratio=a["ratio"]))
     if depth != DEFAULT_DEPTH and not beside:
         return
-    spread = bv.depth_spread(depth)
+    spread = cached.depth_spread(depth)
     prose.show("block", "depth_spread", depth=depth, seed=seed, ratio=a["ratio"], last=int(spread["seeds"][-1]),
                low=spread["low"], median=spread["median"], high=spread["high"],
                where=among(seed, a["ratio"], spread))

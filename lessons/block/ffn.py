@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from lessons.block import cached
 from lessons.block import views as bv
 from ui.drawing import plots, render
 from ui.frame import page, prose
@@ -18,7 +19,7 @@ def section(r: dict, label: str) -> None:
                                shape_text("W_fc", r["w_fc"], "(D, F)"), shape_text("hidden", r["ffn_pre"], "(T, F)"),
                                shape_text("W_proj", r["w_proj"], "(F, D)"),
                                shape_text("ffn_out", r["ffn_out"], "(T, D)")]))
-    c, curve = bv.curves()
+    c, curve = cached.curves()
     left, right = st.columns(2)
     with left:
         render.show(plots.line_chart, curve, width="stretch", title="GELU against ReLU", x_title="input",

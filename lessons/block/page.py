@@ -7,7 +7,7 @@ import streamlit as st
 from core import layers
 from core.model import block
 from lessons import COURSE
-from lessons.block import depth, ffn, maths
+from lessons.block import cached, depth, ffn, maths
 from lessons.block import views as bv
 from lessons.block.questions import questions
 from lessons.block.views import DEFAULT_POSITION, DEFAULT_PROMPT, MAX_POSITION, MAX_PROMPT_CHARS
@@ -20,6 +20,7 @@ from ui.state import controls, phone
 from ui.text import code_span
 
 ROW_PX = 900  # the room a (k, D) map of one row's steps may take
+ROW_CELL_PX = 13  # its D = 64 columns in ROW_PX, a strip of thin cells rather than a map to read cell by cell
 
 
 def model_note(model: Model, error: str | None) -> None:
@@ -49,7 +50,7 @@ def layer_norm_section(r: dict, label: str) -> None:
     ln, layer = r["ln"], r["layer"] + 1
     prose.section("Layer norm on one row", "block", "layer_norm", layer=layer)
     rows = ["x (the row)", "x̂ (normalised)", "γ·x̂ + β (output)"]
-    wide = dict(cell_px=13, max_width=ROW_PX, strip=True)  # D = 64 columns: each map takes the page's width
+    wide = dict(cell_px=ROW_CELL_PX, max_width=ROW_PX, strip=True)  # D = 64 columns: each map takes the page's width
     heatmaps(token_rows(np.stack([ln["x"], ln["x_hat"], ln["out"]]), rows, f"row {r['position']} “{label}” "
                         "through layer norm", "block_ln", "row", "(3, D): before, normalised, scaled and shifted",
                         y_title="step", **wide))
@@ -108,12 +109,12 @@ def controls_and_sections() -> None:
         if position < asked:
             st.caption(f"Position {asked} is past the end of the prompt, so its last character, {position}, "
                        "is used.")
-        r = bv.reading(model.source, ids, layer - 1, position)
+        r = cached.reading(model.source, ids, layer - 1, position)
         label = mv.shown(model.tokenizer.decode(ids[position : position + 1]))  # a space drawn as "␣"
         layer_norm_section(r, label)
         ffn.section(r, label)
         residual_section(r, label)
-        wirings_section(bv.wired(model.source, ids, layer - 1), r, label)
+        wirings_section(cached.wired(model.source, ids, layer - 1), r, label)
 
 
 page.opening(COURSE, "block")

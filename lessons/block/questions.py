@@ -28,6 +28,8 @@ def questions() -> list[Exercise]:
                  "Its variance, as layer norm takes it, is the average of the squared distances from the mean, "
                  f"over all {ROW.size} numbers. What is the first number of its output (3 decimals)?",
                  answer=first, part="layer_norm",
+                 said_in_class="*Layer norm subtracts the row's mean, then divides by the square root of that "
+                               "variance.*",
                  explanation=f"The mean is {mean:g} and the variance (the mean of the squared distances from it) "
                  f"{var:g}, so the first entry is ({ROW[0]:g} − {mean:g}) divided by the square root of {var:g}, "
                  f"about {first:.3f}. Dividing the squared distances by {ROW.size - 1} instead of {ROW.size}, as "
@@ -39,6 +41,8 @@ def questions() -> list[Exercise]:
                  "each token on its own."),
         Exercise("gelu_minus_one", "What does GELU give for an input of −1, to two decimals? (ReLU gives 0.)",
                  answer=dip, tolerance=0.05, part="gelu",
+                 said_in_class=f"*GELU multiplies its input x by the chance that a standard normal number lies below "
+                               f"x; for x = −1 that chance is about {-dip:.3f}.*",
                  explanation=f"GELU multiplies its input by a number between 0 and 1 that grows with the input: the "
                  f"share of a bell curve (the normal distribution, centred on 0 with spread 1) that lies below it, "
                  f"about {-dip:.3f} at −1. So it gives −1 × {-dip:.3f}, about {dip:.3f}, close to the curve's "

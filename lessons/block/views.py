@@ -1,14 +1,11 @@
-"""What only the block lesson computes and draws: the model it reads, its readings of one block (computed once
-per process and shared, keyed by the model's small source tuple), and the chart data they make."""
+"""What only the block lesson draws: the model it reads and the chart data its readings make (the readings
+themselves, shared by every session, are made in cached.py)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from core.model import forward
-from lessons.block import maths
 from ui.compute import model_store
-from ui.compute.memo import shared
 from ui.compute.model_store import Model
 from ui.drawing import plots
 from ui.drawing.chart_data import ChartData
@@ -30,41 +27,6 @@ def the_model() -> tuple[Model, str | None]:
         return model_store.load_model(MODEL), None
     except ValueError as err:
         return model_store.random_model(0), str(err)
-
-
-@shared(128)
-def reading(source: tuple, ids: tuple[int, ...], layer: int, position: int) -> dict:
-    """lessons.block.maths.block_reading of the model `source` names."""
-    m = model_store.from_source(source)
-    return maths.block_reading(m.params, m.cfg, np.array(ids, dtype=np.int64), layer, position)
-
-
-@shared(128)
-def wired(source: tuple, ids: tuple[int, ...], layer: int) -> dict:
-    """The block `layer` wired pre-norm and post-norm on the input it gets in the model's own forward pass."""
-    m = model_store.from_source(source)
-    _, trace = forward(m.params, m.cfg, np.array(ids, dtype=np.int64))
-    return maths.wirings(m.params["blocks"][layer], m.cfg, trace.layers[layer].x)
-
-
-@shared(64)
-def depth_experiment(depth: int, seed: int) -> tuple[dict, ChartData]:
-    """lessons.block.maths.amplification and its line chart's data."""
-    a = maths.amplification(depth, seed)
-    return a, plots.line_frame(a["depth"], {"pre-norm": a["pre"], "post-norm": a["post"]})
-
-
-@shared(64)
-def depth_spread(depth: int) -> dict:
-    """lessons.block.maths.ratio_spread: the ratio of the ten seeds' stacks of this depth."""
-    return maths.ratio_spread(depth)
-
-
-@shared(1)
-def curves() -> tuple[dict, ChartData]:
-    """GELU and ReLU on [-4, 4], and their line chart's data."""
-    c = maths.activation_curves()
-    return c, plots.line_frame(c["x"], {"GELU": c["gelu"], "ReLU": c["relu"]})
 
 
 def written_bars(r: dict) -> ChartData:

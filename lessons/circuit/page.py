@@ -8,9 +8,8 @@ from core.demos.knockout import knockout_table, mean_loss, position_losses
 from core.tasks import induction_keys
 from lessons import COURSE
 from lessons.circuit import cached, maths, phase, sequence
-from lessons.circuit import reach as reach_views
+from lessons.circuit.cached import INDUCTION, PREVIOUS, reach, training_lengths
 from lessons.circuit.questions import questions
-from lessons.circuit.reach import reach, training_lengths
 from ui.compute import model_store
 from ui.drawing import plots, render
 from ui.drawing.chart_data import ChartData, numbers
@@ -23,7 +22,6 @@ MODEL = "circuit"
 SOURCES = ("generated", "typed")
 DEFAULT_TEXT = "QFBPLANCKWORDPLANCKWORD"
 MAX_CHARS = 200
-PREVIOUS, INDUCTION, POSITIONAL = reach_views.PREVIOUS, reach_views.INDUCTION, reach_views.POSITIONAL
 SERIES = ("first copy", "repeat", "other letters")
 NEAR = 0.1  # the repeat's mean loss (nats) under which the page calls it close to 0
 FAINT = 0.75  # the induction share under which the page calls the induction head's line faint

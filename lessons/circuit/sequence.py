@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from lessons.circuit.reach import training_lengths
+from lessons.circuit.cached import training_lengths
 from ui.frame import prose
 from ui.text import code_span
 

@@ -5,12 +5,19 @@ draws what encoder_decoder here computes."""
 
 from __future__ import annotations
 
+from core.demos.word_heads import untrained
 from lessons.communication import maths
-from ui.compute.memo import Shared
+from ui.compute.memo import shared
 
-same_word_two_contexts = Shared(maths.same_word_two_contexts, 128)
-cross_attention = Shared(maths.cross_attention, 128)
-order_view = Shared(maths.order_view, 128)
-encoder_decoder = Shared(maths.encoder_decoder, 128)
+same_word_two_contexts = shared(128)(maths.same_word_two_contexts)
+cross_attention = shared(128)(maths.cross_attention)
+order_view = shared(128)(maths.order_view)
+encoder_decoder = shared(128)(maths.encoder_decoder)
 # the toy-English model's "bank" in two sentences (the lesson's trained weights)
-bank_similarity = Shared(maths.bank_similarity, 64)
+bank_similarity = shared(64)(maths.bank_similarity)
+
+
+@shared(64)
+def before_training(first: str, second: str) -> dict:
+    """lessons.communication.maths.bank_similarity with the same model's random initial weights (untrained)."""
+    return maths.bank_similarity(first, second, model=untrained())

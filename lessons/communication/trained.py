@@ -9,12 +9,11 @@ import inspect
 import numpy as np
 import streamlit as st
 
-from core.demos.word_heads import RULE_SENTENCES, untrained
+from core.demos.word_heads import RULE_SENTENCES
 from core.tokenize import word_tokens
 from lessons.communication import cached
 from lessons.communication.maths import bank_similarity
 from lessons.communication.views import ROW
-from ui.compute.memo import shared
 from ui.frame import prose
 from ui.sections import trained_views as tv
 from ui.sections import views
@@ -27,12 +26,6 @@ _DEFAULTS = inspect.signature(bank_similarity).parameters
 SENTENCE_1, SENTENCE_2 = _DEFAULTS["first"].default, _DEFAULTS["second"].default  # the core's own pair
 APART = (0.95, 0.3)  # the text says training pulls the vectors apart when the untrained model leaves them above
 # a cosine of 0.95 and the trained one at least 0.3 below that; other typed pairs get the plainer text
-
-
-@shared(64)
-def before_training(first: str, second: str) -> dict:
-    """lessons.communication.maths.bank_similarity with the same model's random initial weights (untrained)."""
-    return bank_similarity(first, second, model=untrained())
 
 
 def where(seen: dict) -> int | None:
@@ -67,7 +60,7 @@ def bank_section(D: int, d_k: int, seed: int) -> tuple[list[str], list[str]]:
         st.warning(f"Both sentences need the word {code_span(WORD)} among the words the model reads: the section "
                    "compares its two vectors.")
         return tokens
-    similar, start = cached.bank_similarity(one, two), before_training(one, two)
+    similar, start = cached.bank_similarity(one, two), cached.before_training(one, two)
     _, layer, head = tv.rule_head({"kind": "bank"})
     for weights, found in (("trained", similar), ("before training", start)):
         for cell, stage, cos in zip(views.in_a_row(len(found["stages"])), found["stages"], found["cosine"]):

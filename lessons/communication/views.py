@@ -9,15 +9,18 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from ui.drawing import charts, plots, render
+from ui.drawing import charts, heatmap, plots, render
 from ui.drawing.charts import unique_labels
 from ui.frame import page, prose
 from ui.sections import views
 from ui.sections.views import Heatmap, dim_labels, heatmaps, weights_map
 from ui.text import code_span, counted, shape_str
 
-ROW = dict(domain=views.PROBABILITY, x_title="key", y_title="query", cell_px=30)
-VECTORS = dict(diverging=True, x_title="dimension", y_title="", cell_px=24)
+ROW = dict(domain=views.PROBABILITY, x_title="key", y_title="query", cell_px=heatmap.LARGE_CELL_PX)
+# the two sentences' vectors stand side by side, each d_model wide: a cell a step under a medium one keeps both in
+# a row
+VECTORS_CELL_PX = 24
+VECTORS = dict(diverging=True, x_title="dimension", y_title="", cell_px=VECTORS_CELL_PX)
 
 
 def tokens_markdown(tokens: list[str], marked: int | None = None) -> str:

@@ -7,15 +7,12 @@ this browser session only. Picking and scoring are the lesson's maths (lessons/f
 
 from __future__ import annotations
 
-import numpy as np
 import streamlit as st
 
-from core.bigram import bigram_counts, bigram_probs
-from core.data import CorpusUnavailable, bigram_loss, pydoc_corpus
-from core.tokenize import CharTokenizer
+from core.data import CorpusUnavailable
 from lessons.full_model import maths
+from lessons.full_model.cached import MEASURED, measured, puzzle
 from ui.compute import model_store
-from ui.compute.memo import shared
 from ui.compute.model_store import Model
 from ui.drawing import tables
 from ui.frame import prose
@@ -29,9 +26,6 @@ ROUNDS = "fm_guess_rounds"  # session state: {(model source, puzzle number): les
 GUESS, REFUSED = "fm_guess_text", "fm_guess_refused"  # the typed guess; why the last one was refused
 MAX_PUZZLE = 9999
 GAP = "▌"  # drawn where the next character goes
-AFTER = 24  # characters of the text shown after the gap once it is revealed
-SKIPPED = "\n"  # a box cannot take a line break, so no puzzle asks for one
-MEASURED = 1000  # puzzles 0 to 999: the sample whose mean bits the score sets beside the held-out loss
 
 
 def game_model() -> Model | None:
@@ -45,48 +39,6 @@ def game_model() -> Model | None:
         if model.meta.get("data") == "pydoc":
             return model
     return None
-
-
-@shared(4, spinner="Reading Python's documentation…")
-def splits(chars: str) -> tuple[np.ndarray, np.ndarray]:
-    """(train ids, held-out ids) of the documentation under the tokenizer of `chars`: the split the model
-    was trained and validated on."""
-    corpus = pydoc_corpus(tokenizer=CharTokenizer(chars))
-    return np.array(corpus.train_ids), np.array(corpus.val_ids)
-
-
-@shared(4)
-def bigram_table(chars: str) -> np.ndarray:
-    """(V, V) add-one bigram model fit on the training split: the baseline the model's file reports."""
-    return bigram_probs(bigram_counts(splits(chars)[0], len(chars) + 1), alpha=1.0)
-
-
-@shared(4, spinner="Scoring the held-out text…")
-def measured(source: tuple) -> dict:
-    """Each model's loss on the whole held-out text in nats, {model: loss} (the transformer's as training's
-    validation measures it, the bigram's over every pair), and their mean bits over puzzles 0 to MEASURED - 1."""
-    m = model_store.from_source(source)
-    chars = "".join(m.tokenizer.itos[1:])
-    held, table = splits(chars)[1], bigram_table(chars)
-    skip = tuple(int(i) for i in m.tokenizer.encode(SKIPPED))
-    return {"loss": {"bigram": bigram_loss(np.log(table), held[:-1], held[1:]),
-                     "transformer": maths.held_out_loss(m.params, m.cfg, held)},
-            "puzzles": maths.puzzle_bits(m.params, m.cfg, table, held, range(MEASURED), skip)}
-
-
-@shared(256)
-def puzzle(source: tuple, number: int) -> dict:
-    """Puzzle `number` for the model of `source`: its position in the held-out text, the context the
-    transformer reads (L,), the true next id, each model's probabilities (V,), and the text after it."""
-    m = model_store.from_source(source)
-    chars = "".join(m.tokenizer.itos[1:])
-    held = splits(chars)[1]
-    L = m.cfg.max_len
-    t = maths.pick_position(held, number, L, skip=tuple(int(i) for i in m.tokenizer.encode(SKIPPED)))
-    context = held[t - L:t]
-    return {"position": t, "of": len(held), "context": context, "truth": int(held[t]),
-            "after": held[t + 1:t + 1 + AFTER], "probs": maths.model_probs(m.params, m.cfg, bigram_table(chars),
-                                                                           context)}
 
 
 def rounds(source: tuple) -> dict:

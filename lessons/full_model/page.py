@@ -17,8 +17,9 @@ from lessons import COURSE
 from lessons.full_model import maths, next_character, structure, why_top_p
 from lessons.full_model.guess import game_model, guess_section
 from lessons.full_model.head_view import head_view_section
-from lessons.full_model.questions import questions
+from lessons.full_model.questions import MAX_PROMPT_CHARS, PROMPT_KEY, questions
 from ui.compute.model_store import Model
+from ui.drawing import heatmap
 from ui.frame import page, prose
 from ui.sections import model_views as mv
 from ui.sections import views
@@ -27,7 +28,7 @@ from ui.state import controls
 from ui.text import code_span, shape_caption
 
 DEFAULT_PROMPT = "The attention "
-MAX_PROMPT_CHARS = 1000
+GRID_PANEL_PX = 180  # a model has up to L x H maps of the prompt: smaller panels than a lesson's few heads
 
 
 class Screen(NamedTuple):
@@ -60,11 +61,11 @@ def attention_section(model: Model, ids: tuple, weights: np.ndarray) -> None:
     st.header("Every attention map, layer by layer")
     L, H, T = weights.shape[0], weights.shape[1], weights.shape[-1]
     drawn = min(T, mv.MAX_DRAWN)
-    views.layers_heads_grid(mv.attention_frame(model.source, ids), L, H, drawn, width_px=1000, panel_px=180,
-                            cell_px=26, min_cell_px=4)
+    views.layers_heads_grid(mv.attention_frame(model.source, ids), L, H, drawn, width_px=heatmap.WIDE_ROOM_PX,
+                            panel_px=GRID_PANEL_PX, cell_px=heatmap.MEDIUM_CELL_PX, min_cell_px=4)
     labels = [mv.shown(c) for c in model.tokenizer.decode(ids[-drawn:])]
     views.record_maps(weights[..., -drawn:, -drawn:].reshape(L * H, drawn, drawn), labels,
-                      views.layer_head_names(L, H), width_px=1000)
+                      views.layer_head_names(L, H), width_px=heatmap.WIDE_ROOM_PX)
     shape_caption("weights", weights, "(layers, H, T, T)")
     if drawn < T:
         st.caption(f"Showing the last {drawn} of {T} positions: the earlier keys hold the rest of each row.")
@@ -74,7 +75,7 @@ def attention_section(model: Model, ids: tuple, weights: np.ndarray) -> None:
 def reading_and_generating(chosen: Model | None, model_error: str | None, screen: Screen) -> None:
     """The controls that read and sample the model, and the sections they drive: a move reruns this alone.
     Without a trained model the weights follow the seed, and so do the sections about the model itself."""
-    prompt = controls.text("fm_prompt", "Prompt", DEFAULT_PROMPT, max_chars=MAX_PROMPT_CHARS,
+    prompt = controls.text(PROMPT_KEY, "Prompt", DEFAULT_PROMPT, max_chars=MAX_PROMPT_CHARS,
                            help="Any text. The model reads it one character at a time.")
     seed = controls.seed(help="Fixes the random draws of Generate (and the random weights, when they are shown): "
                               "the same seed, prompt and settings always give the same text.")

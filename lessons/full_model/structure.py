@@ -14,6 +14,8 @@ from ui.frame import page, prose
 from ui.sections import model_views as mv
 from ui.sections.views import dim_labels
 
+POSITION_CELL_PX = 12  # the positions map is (max_len, d_model), up to 64 x 64: thin cells keep it a picture
+
 
 def model_sections(model: Model) -> None:
     """What the model is, whatever it reads: its positions, its parameters, what attention costs it."""
@@ -28,7 +30,7 @@ def positions_section(model: Model) -> None:
     pe = positional_encoding(cfg.max_len, cfg.d_model, cfg.pos_encoding, model.params.get("wpe"))  # (max_len, D)
     heatmap.show(pe, [str(p) for p in range(cfg.max_len)], dim_labels(cfg.d_model),
                  title="Sinusoidal positional encoding" if sinusoidal else "Learned positions wpe",
-                 diverging=True, annotate=False, cell_px=12, x_title="dimension", y_title="position")
+                 diverging=True, annotate=False, cell_px=POSITION_CELL_PX, x_title="dimension", y_title="position")
     st.caption(f"PE · shape ({cfg.max_len}, {cfg.d_model}) = (max_len, D), added to the character embeddings. "
                + prose.text("full_model", "pe_sinusoidal" if sinusoidal else "pe_learned"))
 

@@ -7,39 +7,19 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from core.data import CorpusUnavailable, pydoc_text
-from lessons.full_model import maths
-from ui.compute import model_store
-from ui.compute.memo import shared
+from lessons.full_model.cached import LENGTH, PROMPT, SEEDS, P, top_p_figures
 from ui.compute.model_store import Model
 from ui.frame import prose
 from ui.sections import model_views as mv
 from ui.sections import views
 from ui.text import code_span
 
-PROMPT = "The attention "
-LENGTH, SEEDS, P = 200, (0, 1), 0.9  # characters per text, the seeds of the random ways, the nucleus's share
-
-
-@shared(2, spinner="Writing with three ways of picking the next character…")
-def figures(source: tuple) -> dict:
-    """lessons.full_model.maths.compare on the prompt, with the words of the documentation the model learned from
-    (none when this Python has no documentation: the share of real words is then left out)."""
-    model = model_store.from_source(source)
-    try:
-        words = set(maths.WORD.findall(pydoc_text()))
-    except CorpusUnavailable:
-        words = set()
-    ids = model.tokenizer.encode(PROMPT)
-    found = maths.compare(model.params, model.cfg, model.tokenizer.decode, ids, LENGTH, SEEDS, P, words)
-    return {"ways": found, "words": bool(words)}
-
 
 def section(model: Model | None) -> None:
     """The section, or nothing when this server has no documentation model to show it on."""
     if model is None:
         return
-    f = figures(model.source)
+    f = top_p_figures(model.source)
     ways, greedy = f["ways"], f["ways"]["greedy"]
     pure, top = ways["pure"], ways["top-p"]
     loop = greedy["loop"]

@@ -13,7 +13,7 @@ import numpy as np
 import streamlit as st
 
 from lessons.ladder import cached, maths
-from ui.drawing import charts, plots, render, tables
+from ui.drawing import charts, heatmap, plots, render, tables
 from ui.drawing.chart_data import ChartData
 from ui.frame import prose
 from ui.sections import views
@@ -24,7 +24,8 @@ LN2 = math.log(2)
 UNITS = {"nats": 1.0, "bits": 1 / LN2}  # a loss in nats times this is the loss in that unit
 REFERENCES = ("bigram (counted)", "uniform guess")  # the bars' reference lines, in bar_chart's order
 LABELS = {r.key: r.label for r in maths.RUNGS}
-GRID_WIDTH_PX, GRID_PANEL_PX = 900, 240
+GRID_WIDTH_PX, GRID_PANEL_PX = 900, heatmap.NARROW_ROOM_PX
+GRID_CELL_PX = 18  # a rung has up to L x H maps of a prompt of up to 200 characters: cells that keep each panel small
 DEFAULT_PROMPT = "The value of the attribute is"
 MAX_PROMPT_CHARS = 200
 
@@ -105,7 +106,7 @@ def attention_maps(key: str, chars: list[str], weights: np.ndarray) -> None:
     names = views.layer_head_names(L, H)
     maps = weights.reshape(L * H, T, T)
     views.layers_heads_grid(charts.grid_frame(maps, names, labels, labels), L, H, T, width_px=GRID_WIDTH_PX,
-                            panel_px=GRID_PANEL_PX, cell_px=18, min_cell_px=6)
+                            panel_px=GRID_PANEL_PX, cell_px=GRID_CELL_PX, min_cell_px=6)
     views.record_maps(maps, labels, names, GRID_WIDTH_PX)
 
 

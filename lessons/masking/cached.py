@@ -5,7 +5,7 @@ there would be made anew each time (ui/compute/cached.py says more)."""
 from __future__ import annotations
 
 from lessons.masking import maths
-from ui.compute.memo import Shared
+from ui.compute.memo import shared
 
-masking_view = Shared(maths.masking_view, 256)
-no_peeking = Shared(maths.no_peeking, 256)
+masking_view = shared(256)(maths.masking_view)
+no_peeking = shared(256)(maths.no_peeking)

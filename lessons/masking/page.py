@@ -8,6 +8,7 @@ from core.tokenize import word_tokens
 from lessons import COURSE
 from lessons.masking import cached, maths, mistakes
 from lessons.masking.questions import questions
+from ui.drawing import heatmap
 from ui.frame import page, prose
 from ui.sections import views, walkthrough_views
 from ui.sections.views import Heatmap, beside, heatmaps, numbers_text, square, token_rows, weights_map
@@ -15,6 +16,8 @@ from ui.state import controls, phone
 from ui.text import code_span, counted, every
 
 MAX_DIMS_IN_TABLE = 6
+AVERAGE_ROOM_PX = 260  # the running average's (T, T) weights, beside the masked ones: a little over a narrow map
+POSITIONS_ROOM_PX = 420  # (T, 2) and (T, 3) maps with T's cells (across=T): room for their labels beside them
 MAX_T = 32  # seq_len's upper end; the position slider keeps one fixed range so that its state survives text edits
 VERDICT = {"same": st.info, "first": st.info, "held": st.success, "leaked": st.error}  # peek_outcome's kinds
 
@@ -41,16 +44,17 @@ def compare_section(a: dict, tokens: list[str]) -> int:
                     shape="(T, T), rows sum to 1, 0 above the diagonal", picked=query))
     prose.show("masking", "row_0", row=numbers_text(a["weights_masked"][0]))
     views.explain_row(a["weights_masked"], a["V"], tokens, query, where="the masked weights")
-    heatmaps(token_rows(a["out_free"], tokens, "outputs without a mask", "masking_out_free", "out", cell_px=22),
+    heatmaps(token_rows(a["out_free"], tokens, "outputs without a mask", "masking_out_free", "out",
+                        cell_px=heatmap.SMALL_CELL_PX),
              token_rows(a["out_masked"], tokens, "outputs with the causal mask", "masking_out", "out",
-                        "(T, d_k); row 0 equals V[0]", cell_px=22))
+                        "(T, d_k); row 0 equals V[0]", cell_px=heatmap.SMALL_CELL_PX))
     return query
 
 
 def averaging_section(a: dict, tokens: list[str], i: int) -> None:
     prose.section("The averaging trick", "masking", "averaging")
     uniform = weights_map(a["uniform"], tokens, "uniform causal weights", "masking_uniform", "W",
-                          "(T, T), row i is 1/(i+1) on keys 0..i", max_width=260)
+                          "(T, T), row i is 1/(i+1) on keys 0..i", max_width=AVERAGE_ROOM_PX)
     with beside(uniform, (2, 3)):
         d_k = a["V"].shape[1]
         shown = min(d_k, MAX_DIMS_IN_TABLE)
@@ -100,7 +104,7 @@ def peek_changes(p: dict, tokens: list[str]) -> None:
     with beside(Heatmap(p["diffs"], [f"{i} {t}" for i, t in enumerate(tokens)], versions,
                         "max |change| of each output", "masking_peek", "changes",
                         "(T, 2): one number per output row and version",
-                        dict(x_title="", y_title="position", across=len(tokens), max_width=420)), (2, 3)):
+                        dict(x_title="", y_title="position", across=len(tokens), max_width=POSITIONS_ROOM_PX)), (2, 3)):
         table = {"position": range(len(tokens)), "before": tokens, "after": p["changed_tokens"],
                  versions[0]: p["diff_masked"], versions[1]: p["diff_unmasked"]}
         views.number_table(table, "%.3g", versions)

@@ -1,8 +1,13 @@
 """Check-yourself questions of this lesson. Every answer is computed by the core, so it cannot drift
 from what the page shows; each explanation says why in a sentence or two. The frame builds them once
-per process, from the page's defaults (ui.frame.page.built_questions)."""
+per process, from the page's defaults (ui.frame.page.built_questions).
+
+In class, the lesson's prediction: which key a query attends to most on this lesson's head, under the causal
+mask (attend_most), from the sentence the page last used in this tab (settings)."""
 
 from __future__ import annotations
+
+from collections.abc import Mapping
 
 import numpy as np
 import streamlit as st
@@ -10,7 +15,10 @@ import streamlit as st
 from core.attention import causal_mask, scaled_dot_product_attention, softmax
 from lessons.masking.maths import mask_by_multiplying
 from ui.drawing import heatmap
+from ui.frame import predict
+from ui.frame.class_question import ClassQuestion
 from ui.frame.exercises import Exercise
+from ui.sections.views import sentence_state
 
 
 def causal_pictures() -> dict:
@@ -20,6 +28,13 @@ def causal_pictures() -> dict:
     x = rng.standard_normal((4, 4))
     _, causal = scaled_dot_product_attention(x, x, x, mask=causal_mask(4))
     return {"labels": ["t0", "t1", "t2", "t3"], "pictures": {"Picture A": causal.T, "Picture B": causal}}
+
+
+def _projector_pictures() -> dict:
+    """The two pictures as numbers, for the projector in class."""
+    seen = causal_pictures()
+    return {"heatmaps": [{"title": title, "rows": seen["labels"], "columns": seen["labels"],
+                          "values": weights.tolist()} for title, weights in seen["pictures"].items()]}
 
 
 def _causal_pictures() -> None:
@@ -54,7 +69,22 @@ def questions() -> list[Exercise]:
                  "to −∞ instead gives them exactly 0.", part="multiply"),
         Exercise("which_causal", "Rows are queries, columns are keys. Which picture shows causal attention?",
                  options=("Picture A", "Picture B"), correct=1, figure=_causal_pictures,
+                 figure_view=_projector_pictures,
                  explanation="Causal attention lets query i see keys 0..i only: all its weight sits on or "
                  "below the diagonal (lower triangle), as in B. A is its transpose: every token looks ahead.",
                  part="mask"),
     ]
+
+
+# ---- in class: the prediction on this lesson's head ------------------------------------------------------------
+
+
+def settings(state: Mapping) -> dict:
+    """The sentence settings and query row the page last used in this tab (views.sentence_state)."""
+    return sentence_state(state)
+
+
+def attend_most(sentence: str, D: int, d_k: int, seed: int, max_tokens: int, query: int) -> ClassQuestion:
+    """"Which key will this query attend to most?" on this lesson's head, under the causal mask
+    (ui.frame.predict.attend_most)."""
+    return predict.attend_most(sentence, D, d_k, seed, max_tokens, query, masked=True)

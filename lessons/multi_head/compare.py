@@ -7,8 +7,9 @@ import numpy as np
 import streamlit as st
 
 from core.costs import attention_params
+from lessons.multi_head.cached import Setup, compute
 from lessons.multi_head.maths import head_entropies
-from lessons.multi_head.views import Setup, compute, draw_heads
+from lessons.multi_head.views import draw_heads
 from ui.drawing import heatmap
 from ui.frame import prose
 from ui.sections import views
@@ -16,6 +17,9 @@ from ui.sections.views import PROBABILITY
 from ui.text import counted, every, shape_caption
 
 COMPARE_PANELS = 16  # the side-by-side comparison draws at most this many heads
+# 1 head against H sit in two columns of the page: each grid has half the page, its panels smaller than the
+# lesson's own grid's, so that several of H's heads stand beside each other
+COMPARE_ROOM_PX, COMPARE_PANEL_PX = 600, 170
 
 
 def section(a: dict, s: Setup) -> None:
@@ -31,7 +35,8 @@ def section(a: dict, s: Setup) -> None:
                      domain=PROBABILITY, annotate=False)
         shape_caption("weights", one["weights"], "(1, T, T)")
     with right:
-        draw_heads(s, f"{counted(s.H, 'head')}, d_k = {s.D // s.H}", width_px=600, panel_px=170, first=COMPARE_PANELS)
+        draw_heads(s, f"{counted(s.H, 'head')}, d_k = {s.D // s.H}",
+                   width_px=COMPARE_ROOM_PX, panel_px=COMPARE_PANEL_PX, first=COMPARE_PANELS)
         shape_caption("weights", a["weights"], "(H, T, T)")
         if s.H > COMPARE_PANELS:
             st.caption(f"The first {COMPARE_PANELS} of the {s.H} heads.")

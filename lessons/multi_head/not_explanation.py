@@ -7,26 +7,18 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from lessons.multi_head.maths import looked_at_or_used
-from ui.compute.memo import shared
+from lessons.multi_head.cached import not_explanation_figures
 from ui.frame import prose
 from ui.sections import trained_views as tv
 from ui.sections import views
 from ui.text import counted
 
-KIND = "bank"
 SPARE = 0.05  # heads whose knockout together leaves the rule right to within this of every head on are spare
 TOSS = 0.65  # a knockout that leaves the rule right less often than this leaves about a coin toss: needed
 
 
-@shared(1, spinner="Switching each head of the word model off, one at a time…")
-def figures() -> dict:
-    """lessons.multi_head.maths.looked_at_or_used for the bank rule."""
-    return looked_at_or_used(KIND)
-
-
 def section() -> None:
-    f = figures()
+    f = not_explanation_figures()
     needed, (a, b) = f["needed"], f["also_looking"][:2]
     shares, off, odds = f["shares"], f["off_accuracy"], f["off_log_odds"]
     also = len(f["also_looking"])

@@ -6,9 +6,11 @@ from core import attention
 from core.tokenize import word_embeddings, word_tokens
 from lessons import COURSE
 from lessons.multi_head import compare, not_explanation, trained
+from lessons.multi_head.cached import Setup, compute
 from lessons.multi_head.maths import mha_weights, multi_head
 from lessons.multi_head.questions import questions
-from lessons.multi_head.views import Setup, compute, draw_heads, forms_table
+from lessons.multi_head.views import draw_heads, forms_table
+from ui.drawing import heatmap
 from ui.frame import page, prose
 from ui.sections import trained_views, views
 from ui.sections.views import PROBABILITY, Heatmap, dim_labels, heatmaps
@@ -25,7 +27,7 @@ def heads_section(a: dict, s: Setup) -> None:
     for column, label, value in zip(views.in_a_row(3), ["d_model (D)", "heads (H)", "d_k = D / H"], [s.D, s.H, d_k]):
         column.metric(label, value)
     # 128 maps of 32 x 32 would be 131,072 cells: 3.8 MB sent per slider move, too small to read.
-    draw_heads(s, "Attention weights, one map per head", width_px=1000, first=GRID_PANELS)
+    draw_heads(s, "Attention weights, one map per head", width_px=heatmap.WIDE_ROOM_PX, first=GRID_PANELS)
     causal = ", nothing above the diagonal (causal)" if s.causal else ""
     st.caption(f"weights · shape {shape_str(a['weights'].shape)} = (H, T, T): one (T, T) map per head, every row "
                f"sums to 1{causal}. Hover over a cell, or tap it, for its value. "
@@ -45,7 +47,7 @@ def inside_head_section(a: dict, tokens: list[str]) -> None:
     controls.show_url_notes()
     h, d_k = focus - 1, a["Q"].shape[-1]
     title.header(f"Inside head {focus}")
-    small = dict(VECTORS, cell_px=26)
+    small = dict(VECTORS, cell_px=heatmap.MEDIUM_CELL_PX)
     heatmaps(*[Heatmap(a[name][h], tokens, dim_labels(d_k), f"{name} of head {focus}", f"mh_{name}",
                        f"{name}[{h}]", "(T, d_k)", small) for name in "QKV"])
     st.caption(prose.text("multi_head", "slices", head=focus, first=h * d_k, last=(h + 1) * d_k - 1))
@@ -63,7 +65,7 @@ def concat_section(a: dict, tokens: list[str]) -> None:
     (H, _, d_k), D = a["heads"].shape, a["X"].shape[1]
     st.header("Concat, then W_O")
     concat_cols = [f"h{c // d_k + 1}·{c % d_k}" for c in range(D)]
-    wide = dict(VECTORS, cell_px=22)
+    wide = dict(VECTORS, cell_px=heatmap.SMALL_CELL_PX)
     heatmaps(Heatmap(a["concat"], tokens, concat_cols, "Concat of the head outputs", "mh_concat", "concat",
                      f"(T, H·d_k) = (T, {H}·{d_k}) = (T, D)", dict(wide, x_title="head · dimension")))
     heatmaps(Heatmap(a["w_o"], concat_cols, dim_labels(D), "W_O", "mh_w_o", "W_O", "(D, D)",

@@ -3,25 +3,13 @@ the measurements single out for each rule, and the one that reads this sentence'
 
 from __future__ import annotations
 
-import numpy as np
 import streamlit as st
 
-from ui.compute import cached
-from ui.compute.memo import shared
-from ui.drawing import charts
-from ui.drawing.chart_data import ChartData
+from lessons.multi_head import cached
+from ui.drawing import heatmap
 from ui.frame import prose
 from ui.sections import trained_views as tv
 from ui.sections import views
-
-
-@shared(64)
-def heads_grid(sentence: str) -> ChartData:
-    """Every layer x head map of the trained model on the sentence, as one small-multiples frame."""
-    seen = tv.labelled(cached.trained_attention(sentence))
-    L, H, T, _ = seen["weights"].shape
-    return charts.grid_frame(np.asarray(seen["weights"]).reshape(L * H, T, T), views.layer_head_names(L, H),
-                             seen["labels"], seen["labels"])
 
 
 def view() -> None:
@@ -32,7 +20,8 @@ def view() -> None:
     L, H, T, _ = seen["weights"].shape
     cfg = tv.model_config()
     st.header(f"{L} layers of {H} heads, each with d_k = {cfg.d_model} / {H} = {cfg.d_k}")
-    views.layers_heads_grid(heads_grid(sentence), L, H, T, width_px=1000, panel_px=240)
+    views.layers_heads_grid(cached.heads_grid(sentence), L, H, T, width_px=heatmap.WIDE_ROOM_PX,
+                            panel_px=heatmap.NARROW_ROOM_PX)
     prose.show("multi_head", "trained_heads", named=tv.heads_named())
     _, layer, head = tv.rule_head(seen["rule"])
     name = tv.head_name(layer, head)

@@ -9,9 +9,10 @@ from core.demos.heads import projections, single_head
 from core.demos.measures import spread, weight_summary
 from core.tokenize import word_embeddings
 from lessons import COURSE
-from lessons.qkv import maths, trained, why
+from lessons.qkv import cached, maths, trained, why
 from lessons.qkv import views as qv
 from lessons.qkv.questions import questions
+from ui.drawing import heatmap
 from ui.drawing.charts import unique_labels
 from ui.frame import page, prose
 from ui.sections import trained_views, views, walkthrough_views
@@ -21,26 +22,26 @@ from ui.text import code_span, counted
 
 ROLES = {"Q": "what each token asks", "K": "what each token offers", "V": "what each token hands over"}
 
-compute = qv.single_head
+compute = cached.single_head
 
 
 def embeddings_section(a: dict, tokens: list[str]) -> None:
     st.header("Embeddings X")
-    heatmaps(token_rows(a["X"], tokens, "X", "qkv_x", shape="(T, d_model)", max_width=700))
+    heatmaps(token_rows(a["X"], tokens, "X", "qkv_x", shape="(T, d_model)", max_width=qv.EMBEDDINGS_ROOM_PX))
     st.caption(prose.text("qkv", "embeddings") + "\n\n" + prose.text("qkv", "positions"))
 
 
 def projections_section(a: dict) -> None:
     st.header("Three projections")
     D, d_k = a["W_Q"].shape
-    settings = dict(diverging=True, x_title="output dim", y_title="input dim", cell_px=22)
+    settings = dict(diverging=True, x_title="output dim", y_title="input dim", cell_px=heatmap.SMALL_CELL_PX)
     heatmaps(*[Heatmap(a[name], dim_labels(D), dim_labels(d_k), name, f"qkv_{name}", shape="(d_model, d_k)",
                        settings=settings) for name in ("W_Q", "W_K", "W_V")])
 
 
 def qkv_section(a: dict, tokens: list[str]) -> None:
     st.header("Queries, keys, values")
-    heatmaps(*[token_rows(a[name], tokens, f"{name}: {role}", f"qkv_{name}", name, cell_px=26)
+    heatmaps(*[token_rows(a[name], tokens, f"{name}: {role}", f"qkv_{name}", name, cell_px=heatmap.MEDIUM_CELL_PX)
                for name, role in ROLES.items()])
 
 

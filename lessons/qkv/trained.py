@@ -7,15 +7,12 @@ import numpy as np
 import streamlit as st
 
 from core.demos.word_heads import RULE_SENTENCES
-from lessons.qkv.maths import layer_heads
-from ui.compute.memo import Shared
+from lessons.qkv.cached import trained_layer
+from lessons.qkv.views import EMBEDDINGS_ROOM_PX
+from ui.drawing import heatmap
 from ui.frame import prose
 from ui.sections import trained_views as tv
 from ui.sections.views import heatmaps, square, token_rows
-
-# one layer of the toy-English model on the sentence, made once per process (a page script would make it on
-# every rerun)
-trained_layer = Shared(layer_heads, 128)
 
 
 def view() -> None:
@@ -28,7 +25,7 @@ def view() -> None:
     first = trained_layer(sentence, 0)
     st.header("Embeddings X")
     heatmaps(token_rows(first["block_in"], labels, "X = token + position", "qkv_tr_x", "X", shape="(T, d_model)",
-                        max_width=700))
+                        max_width=EMBEDDINGS_ROOM_PX))
     prose.show("qkv", "trained_embeddings", D=first["block_in"].shape[1])
     a = first if layer == 0 else trained_layer(sentence, layer)
     h, name = head, tv.head_name(layer, head)
@@ -36,7 +33,7 @@ def view() -> None:
     prose.show("qkv", "trained_head" if layer == 0 else "trained_head_later", head=name, kind=kind,
                layer=layer + 1, before=layer, n=RULE_SENTENCES, off=tv.measured(kind)["off_accuracy"])
     heatmaps(*[token_rows(np.asarray(a[x][h]), labels, f"{x.upper()} of {name}", f"qkv_tr_{x}", x.upper(),
-                          cell_px=22) for x in "qkv"])
+                          cell_px=heatmap.SMALL_CELL_PX) for x in "qkv"])
     st.header("Scores and weights")
     scores = square(np.asarray(a["scores"][h]), labels, f"scores of {name}", "qkv_tr_scores", "Q Kᵀ / √d_k",
                     diverging=True)

@@ -1,5 +1,4 @@
-"""What only the QKV lesson draws: its one head on the sentence, cached, and two arrows in the plane, the vectors
-whose dot product the student turns.
+"""What only the QKV lesson draws: two arrows in the plane, the vectors whose dot product the student turns.
 
 The chart is designed once (ui.drawing.render caches its spec) and each rerun sends only the arrows' ends.
 """
@@ -11,20 +10,18 @@ from math import atan2, cos, degrees, sin
 import altair as alt
 import pandas as pd
 
-from core.demos import heads
-from ui.compute.memo import Shared
 from ui.drawing import alt_text, render
 from ui.drawing.chart_data import ChartData, numbers
 from ui.drawing.charts import FONT, LABEL_PX, TITLE_PX, px, themed
 from ui.drawing.colours import subtitle_colour
 
-# the page's one head on the sentence, made once per process (a page script would make it on every rerun)
-single_head = Shared(heads.single_head, 256)
-
 # Okabe and Ito's blue and vermillion: told apart with every common colour-vision deficiency, and each at
 # least 3:1 against both the light and the dark theme's background (5.2 and 3.6; 3.9 and 4.9), as WCAG asks
 # of lines that carry meaning. b is also dashed, for a reader in greyscale.
 ARROW_COLOURS = {"a": "#0072b2", "b": "#d55e00"}
+# X's rows, (T, d_model) with d_model up to 64: wider than a map beside another, so that a few dozen columns
+# keep cells large enough to read
+EMBEDDINGS_ROOM_PX = 700
 REACH = 2.4  # the axes run from -REACH to REACH: room for the longest arrow (2) and its label
 LABEL_OUT = 0.32  # a label sits this far (in the axes' units) past its arrow's tip, along the arrow
 

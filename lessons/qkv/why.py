@@ -6,28 +6,18 @@ outside the page's live part."""
 
 from __future__ import annotations
 
-import inspect
-
 import numpy as np
 import streamlit as st
 
-from lessons.qkv.maths import average_or_attend, next_words
-from ui.compute.memo import shared
+from lessons.qkv.cached import FIRST, SECOND, why_figures
+from ui.drawing import charts
 from ui.frame import prose
 from ui.sections import trained_views as tv
 from ui.sections import views
 from ui.sections.views import Heatmap
 from ui.text import code_span
 
-_DEFAULTS = inspect.signature(average_or_attend).parameters
-FIRST, SECOND = _DEFAULTS["first"].default, _DEFAULTS["second"].default  # the core's own pair
-ROW = dict(domain=views.PROBABILITY, x_title="key", y_title="", cell_px=34)
-
-
-@shared(1)
-def figures() -> tuple[dict, list[list[tuple[str, float]]]]:
-    """lessons.qkv.maths.average_or_attend on the two sentences, and the model's next words after each."""
-    return average_or_attend(FIRST, SECOND), [next_words(s, 3) for s in (FIRST, SECOND)]
+ROW = dict(domain=views.PROBABILITY, x_title="key", y_title="", cell_px=charts.CELL_PX)
 
 
 def said(words: list[tuple[str, float]]) -> str:
@@ -46,7 +36,7 @@ def rows(a: dict) -> list[Heatmap]:
 
 
 def section() -> None:
-    a, after = figures()
+    a, after = why_figures()
     first, second = a["sentences"]
     prose.section("Why attention: an average of the past is not enough", "qkv", "why", first=FIRST, second=SECOND,
                   back=first["at"] + 1 - first["cue"], at=first["at"], n=first["at"] + 1, average=first["cue_average"],

@@ -7,11 +7,11 @@ from __future__ import annotations
 import numpy as np
 
 from lessons.scaling import maths
-from ui.compute.memo import Shared, shared
+from ui.compute.memo import shared
 from ui.drawing import plots
 from ui.drawing.chart_data import ChartData
 
-scaling_view = Shared(maths.scaling_view, 256)
+scaling_view = shared(256)(maths.scaling_view)
 
 # The lesson's two experiments draw random vectors of their own, not the sentence's: the page's seed does not
 # reach them, so a seed or sentence move reuses them (each costs 10-70 ms to draw) and every link shows the

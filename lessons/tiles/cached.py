@@ -5,6 +5,6 @@ there would be made anew each time (ui/compute/cached.py says more)."""
 from __future__ import annotations
 
 from lessons.tiles import maths
-from ui.compute.memo import Shared
+from ui.compute.memo import shared
 
-tiles_view = Shared(maths.tiles_view, 256)
+tiles_view = shared(256)(maths.tiles_view)

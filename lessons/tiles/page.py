@@ -9,6 +9,7 @@ from core.demos.heads import single_head
 from lessons import COURSE
 from lessons.tiles import cached, maths
 from lessons.tiles.questions import questions
+from ui.drawing import heatmap
 from ui.drawing.charts import unique_labels
 from ui.frame import page, prose
 from ui.sections import views
@@ -19,6 +20,7 @@ from ui.text import counted
 MAX_T = 32  # seq_len's upper end: the block and step sliders keep one fixed range so they survive text edits
 MAX_LENGTH = 1_000_000
 MEMORY_BLOCKS = (16, 32, 64, 128, 256)
+TILE_ROOM_PX = 360  # a tile's (T, b) scores, drawn with T's cells (across=T) beside the running state
 
 compute = cached.tiles_view
 
@@ -47,7 +49,7 @@ def tile_section(a: dict, tokens: list[str], step: int) -> None:
     heatmaps(square(a["held_maps"][step - 1], tokens, "scores held at this step", "tiles_held", "held",
                     "(T, T): grey = not held now, or masked", diverging=True, annotate=False),
              Heatmap(s["scores"], labels, labels[start:stop], "the tile Q K_blockᵀ / √d_k", "tiles_tile", "tile",
-                     "(T, b), −∞ where masked", dict(diverging=True, across=T, max_width=360)))
+                     "(T, b), −∞ where masked", dict(diverging=True, across=T, max_width=TILE_ROOM_PX)))
     st.caption(prose.text("tiles", "held", held=s["held"], queries=counted(T, "query", "queries"),
                           keys=counted(stop - start, "key"), T=T, b=stop - start, block=a["tiled"]["block_size"],
                           tile=T * a["tiled"]["block_size"], full=T * T))
@@ -56,7 +58,7 @@ def tile_section(a: dict, tokens: list[str], step: int) -> None:
 def running_section(a: dict, tokens: list[str], step: int) -> None:
     prose.section("The running maximum m and sum l", "tiles", "running")
     blocks = [f"block {i + 1}" for i in range(step)]
-    cell = dict(x_title="after", y_title="query", across=len(tokens), max_width=240)
+    cell = dict(x_title="after", y_title="query", across=len(tokens), max_width=heatmap.NARROW_ROOM_PX)
     heatmaps(Heatmap(a["m"][:, :step], tokens, blocks, "running max m", "tiles_m", "m", "(T, blocks so far)",
                      dict(diverging=True, **cell)),
              Heatmap(a["rescale"][:, :step], tokens, blocks, "rescale exp(m_old − m_new)", "tiles_rescale",

@@ -8,7 +8,8 @@ import streamlit as st
 from core.model import divisors
 from core.tasks import TASKS
 from lessons.training import session as ts
-from lessons.training.setup import CORPORA, LIMITS, MAX_LR, UPLOAD_CAP_BYTES, Settings, bundled_length
+from lessons.training.cached import bundled_length
+from lessons.training.setup import CORPORA, LIMITS, MAX_LR, UPLOAD_CAP_BYTES, Settings
 from store import runs
 from ui.compute import training_share
 from ui.state import controls, kept

@@ -7,8 +7,9 @@ from lessons import COURSE
 from lessons.training import controls as tc
 from lessons.training import session as ts
 from lessons.training import view as view
+from lessons.training.cached import bundled_problem
 from lessons.training.questions import questions
-from lessons.training.setup import Settings, bundled_problem
+from lessons.training.setup import Settings
 from ui.drawing import export
 from ui.frame import page
 from ui.state import controls, phone

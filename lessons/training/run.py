@@ -14,13 +14,12 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from core.data import CorpusUnavailable, TextCorpus
-from core.model import ModelConfig, forward
+from core.data import TextCorpus
+from core.model import forward
 from core.model_file import flatten, unflatten
 from core.tasks import SyntheticTask
-from core.train import TrainConfig, Trainer, pattern_mass
-from lessons.training.setup import Settings, TextMemo, build_data, example_ids
-from ui.compute.memo import shared
+from core.train import Trainer, pattern_mass
+from lessons.training.setup import Settings
 from ui.compute.model_store import Model
 from ui.drawing import plots
 from ui.drawing.chart_data import ChartData
@@ -131,23 +130,6 @@ class Run:
             meta["truncated"] = self.data.truncated
         return Model(self.name, unflatten(flat), self.trainer.cfg, self.data.tokenizer, meta, True,
                      ("session", self.name, self.steps))
-
-
-@shared(16)
-def untrained(settings: Settings) -> Run | None:
-    """The model a press of Train would start from (same data, same seed), before its first step: what
-    the page shows before a run. None for the user's own text (there is no text yet) or data this server
-    cannot offer. Shared by every session and only read."""
-    if settings.corpus == "text":
-        return None
-    try:
-        data, bigram = build_data(settings, TextMemo())
-    except (ValueError, CorpusUnavailable):
-        return None
-    cfg = ModelConfig(vocab_size=data.vocab_size, d_model=settings.d_model, n_heads=settings.n_heads,
-                      n_layers=settings.n_layers, max_len=data.seq_len, pos_encoding=settings.pos_encoding)
-    trainer = Trainer(cfg, data, TrainConfig(lr=settings.lr, batch_size=settings.batch_size), seed=settings.seed)
-    return Run("untrained", settings, data, trainer, bigram, example_ids(data), 0, 0, state="paused")
 
 
 def uniform_guess_among(run: Run, tol: float = 5e-3) -> int | None:

@@ -26,8 +26,9 @@ import time
 from core.data import CorpusUnavailable
 from core.model import ModelConfig
 from core.train import TrainConfig, Trainer, TrainingDiverged
+from lessons.training.cached import build_data
 from lessons.training.run import Run
-from lessons.training.setup import Settings, TextMemo, build_data, example_ids
+from lessons.training.setup import Settings, TextMemo, example_ids
 from ui.compute import model_store, training_share
 from ui.compute.training_share import fair_budget
 

@@ -1,8 +1,9 @@
 """What a Training-page run starts from: its Settings (checked against the server's limits) and its data.
 
 The data is a synthetic task (copy, reverse, induction), Python's bundled documentation or the user's own
-text. The bundled corpus and the baselines are built once per process and shared by every session; the
-user's text is encoded once per text and context (TextMemo) and never leaves the session's memory.
+text. The bundled corpus and the baselines are built once per process and shared by every session (cached.py,
+whose build_data hands a run its data); the user's text is encoded once per text and context (TextMemo) and
+never leaves the session's memory.
 Shapes: T sequence length, L task length (letters before the separator).
 """
 
@@ -15,11 +16,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from core import data as core_data
-from core.data import CorpusUnavailable, TextCorpus
+from core.data import TextCorpus
 from core.tasks import TASKS, SyntheticTask
 from lessons.training.upload import user_text_corpus
-from ui.compute.memo import shared
 from ui.text import escape_md
 
 CORPORA = (*TASKS, "pydoc", "text")
@@ -71,41 +70,6 @@ class Settings:
         return {"pydoc": "Python docs", "text": "your text"}.get(self.corpus, f"{self.corpus} task")
 
 
-# ---- data, shared by every session where it can be -------------------------------------------------------
-
-
-@shared(1)
-def bundled_problem() -> str | None:
-    """None when the shipped documentation corpus can be read, else the sentence saying why not."""
-    try:
-        core_data.pydoc_text()
-    except CorpusUnavailable as err:
-        return str(err)
-    return None
-
-
-@shared(1)
-def bundled_length() -> int:
-    """How many characters the documentation corpus holds (said beside its name; only asked when it exists)."""
-    return len(core_data.pydoc_text())
-
-
-@shared(8)
-def bundled_corpus(context: int) -> TextCorpus:
-    """The documentation corpus in windows of `context`; read-only, shared by every session."""
-    corpus = core_data.pydoc_corpus(context)
-    corpus.train_ids.setflags(write=False)
-    corpus.val_ids.setflags(write=False)
-    return corpus
-
-
-@shared(64)
-def _baseline(corpus: str, size: int) -> float:
-    """The bigram baseline of the bundled corpus (size = context) or of a task (size = its length L)."""
-    data = bundled_corpus(size) if corpus == "pydoc" else SyntheticTask(corpus, size, N_SYMBOLS)
-    return data.bigram_baseline()
-
-
 def read_text(raw: bytes | str | None, name: str = "") -> bytes | str:
     """The user's text as given (a file's bytes or a pasted string); ValueError over the size cap."""
     if raw is None:
@@ -132,19 +96,6 @@ class TextMemo:
         if self._memo is None or self._memo[0] != key:
             self._memo = (key, user_text_corpus(raw, context, max_chars=UPLOAD_CAP_BYTES))
         return self._memo[1]
-
-
-def build_data(settings: Settings, memo: TextMemo, text: bytes | str | None = None,
-               text_name: str = "") -> tuple[TextCorpus | SyntheticTask, float]:
-    """(the data a run trains on, its bigram baseline's validation loss). ValueError / CorpusUnavailable
-    with a sentence for the user when the data cannot be had."""
-    if settings.synthetic:
-        return (SyntheticTask(settings.corpus, settings.task_length, N_SYMBOLS),
-                _baseline(settings.corpus, settings.task_length))
-    if settings.corpus == "pydoc":
-        return bundled_corpus(settings.context), _baseline("pydoc", settings.context)
-    corpus = memo.corpus(text, settings.context, text_name)
-    return corpus, corpus.bigram_baseline()
 
 
 def example_ids(data) -> np.ndarray:

@@ -16,7 +16,8 @@ import streamlit as st
 from core.tasks import SyntheticTask
 from lessons import COURSE
 from lessons.training import session as ts
-from lessons.training.run import MASS_SEQUENCES, Run, uniform_guess_among, untrained
+from lessons.training.cached import untrained
+from lessons.training.run import MASS_SEQUENCES, Run, uniform_guess_among
 from lessons.training.setup import LIMITS, N_SYMBOLS, Settings, example_ids
 from store import runs
 from ui.compute import model_store, training_share

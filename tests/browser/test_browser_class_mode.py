@@ -15,12 +15,13 @@ import re
 
 import pytest
 
-from classroom import device, predict
+from classroom import device
 from core.tokenize import word_tokens
 from store import codes
 from tests.browser import harness
 from tests.browser.axe_check import STILL, report, serious_violations
 from tests.browser.harness import CHART, EXCEPTION, PAGE_TIMEOUT_MS, RERUN_TIMEOUT_MS, chart, expect
+from ui.frame.predict import attend_most
 from ui.state import controls
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(420)]
@@ -47,7 +48,7 @@ def server(database):
 def the_question():
     """The question the teacher's panel puts with its defaults, computed here by the core as the app does."""
     tokens = word_tokens(controls.DEFAULT_TEXT, SETTINGS["seq_len"])
-    return predict.attend_most(controls.DEFAULT_TEXT, SETTINGS["D"], SETTINGS["d_k"], SETTINGS["seed"],
+    return attend_most(controls.DEFAULT_TEXT, SETTINGS["D"], SETTINGS["d_k"], SETTINGS["seed"],
                                SETTINGS["seq_len"], len(tokens) - 1)
 
 

@@ -11,15 +11,17 @@ import re
 import numpy as np
 import pytest
 
-from classroom.predict import STAY, TOP_CHARS, attend_most, character_model, next_character, rise_or_fall
 from classroom.questions import from_spec, grade, to_spec
-from classroom.typed import char_text, number_text
 from core.demos.heads import single_head
 from core.model import forward
 from core.tokenize import word_tokens
+from lessons.full_model.questions import TOP_CHARS, character_model, next_character
 from lessons.masking.maths import masking_view
 from lessons.scaling.maths import scaling_view
+from lessons.scaling.questions import STAY, rise_or_fall
 from ui.drawing.charts import unique_labels
+from ui.frame.class_question import char_text, number_text
+from ui.frame.predict import attend_most
 from ui.state.controls import DEFAULT_TEXT
 from ui.text import escape_md
 

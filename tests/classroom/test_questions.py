@@ -8,7 +8,7 @@ import json
 import numpy as np
 import pytest
 
-from classroom.histogram import BINS, histogram
+from classroom.histogram import BINS, FAR, histogram
 from classroom.questions import (
     ClassQuestion,
     answer_text,
@@ -20,7 +20,8 @@ from classroom.questions import (
     summary,
     to_spec,
 )
-from classroom.typed import number_text
+from ui.frame import class_question
+from ui.frame.class_question import number_text
 
 CHOICE = ClassQuestion(kind="choice", prompt="Which?", options=("a", "b", "c"), answer=1, explanation="Because.",
                        source="test/choice")
@@ -103,6 +104,11 @@ def test_decimals_are_a_small_whole_number(decimals):
 def test_answers_of_the_wrong_type_are_refused(kind, answer):
     with pytest.raises(ValueError):
         ClassQuestion(kind=kind, prompt="?", answer=answer, explanation=".", source="test/x")
+
+
+def test_the_largest_answer_is_as_far_as_the_histogram_reaches():
+    """A question's answer is never further from 0 than the reveal's histogram can count a typed number from it."""
+    assert class_question.FAR == FAR
 
 
 def test_a_question_is_hashable_and_frozen():

@@ -9,7 +9,17 @@ import pytest
 
 from core.model import forward
 from lessons.full_model import head_view as hv
-from tests.apptest_helpers import SENT_RTOL, chart_by_title, chart_data, chart_design, chart_spec, charts, ok, run_page
+from tests.apptest_helpers import (
+    SENT_RTOL,
+    chart_alt,
+    chart_by_title,
+    chart_data,
+    chart_design,
+    chart_spec,
+    charts,
+    ok,
+    run_page,
+)
 from ui.compute import model_store
 from ui.drawing.colours import SUBTITLE_ON_DARK, SUBTITLE_ON_LIGHT, contrast, subtitle_colour
 from ui.text import code_span
@@ -51,7 +61,7 @@ def test_the_lines_are_the_layers_weights_for_every_head():
     # both columns are the prompt's characters, spaces made visible
     labels = list(df.sort_values(["head_i", "q_i", "k_i"]).drop_duplicates("q_i")["q"])
     assert labels == [c if c != " " else "␣" for c in PROMPT]
-    spec = chart_spec(chart_by_title(at, TITLE))
+    spec, name = chart_spec(chart_by_title(at, TITLE)), chart_alt(chart_by_title(at, TITLE))
     assert spec["title"]["text"] == "Layer 1: each character (left) and what it reads (right)"
     # the caption and the text alternative name each head's heaviest line from the last character
     caption = next(c.value for c in at.caption if c.value.startswith("From the last character"))
@@ -59,7 +69,7 @@ def test_the_lines_are_the_layers_weights_for_every_head():
         k = int(np.argmax(want[h, -1]))
         key = "␣" if PROMPT[k] == " " else PROMPT[k]
         assert f"head {h + 1} → {code_span(key)} ({want[h, -1, k]:.2f})" in caption
-        assert f"head {h + 1} to {key} ({want[h, -1, k]:.2f})" in spec["description"]
+        assert f"head {h + 1} to {key} ({want[h, -1, k]:.2f})" in name
 
 
 def test_switching_heads_and_the_layer():

@@ -15,6 +15,7 @@ import pytest
 from core.data import CorpusUnavailable, pydoc_corpus, pydoc_text
 from core.model_file import load
 from core.tokenize import CharTokenizer
+from lessons.bigram import cached as bigram_cached
 from lessons.bigram import maths as bigram_maths
 from lessons.bigram import views as bigram_views
 from tests.apptest_helpers import (
@@ -322,8 +323,8 @@ def test_documentation_missing_falls_back_to_own_text(monkeypatch):
     def missing(*args, **kwargs):
         raise CorpusUnavailable("The documentation corpus (core/weights/pydoc_corpus.txt.gz) is missing.")
 
-    monkeypatch.setattr(bigram_views, "pydoc_corpus", missing)
-    bigram_views.split_text.clear()
+    monkeypatch.setattr(bigram_cached, "pydoc_corpus", missing)
+    bigram_cached.split_text.clear()
     try:
         at = ok(run_page(PAGE))
         assert any("pydoc_corpus.txt.gz) is missing. Until then the page uses your own text" in str(w.value)
@@ -331,5 +332,5 @@ def test_documentation_missing_falls_back_to_own_text(monkeypatch):
         held = max(2, int(len(bigram_views.OWN_TEXT) * 0.1))
         assert_counts_match(at, bigram_views.OWN_TEXT[:-held], 12)
     finally:
-        bigram_views.split_text.clear()
+        bigram_cached.split_text.clear()
 

@@ -11,6 +11,7 @@ import pytest
 
 from core import data as core_data
 from core.model_file import flatten
+from lessons.training import cached as training_cached
 from lessons.training import session as ts
 from lessons.training import setup as setup
 from tests.apptest_helpers import SENT_ATOL, chart_by_title, chart_data, numbered_title, ok, run_app, run_page, texts
@@ -215,7 +216,7 @@ def test_leaving_mid_training_pauses_and_nothing_is_lost(monkeypatch):
 
 def test_without_the_corpus_file_the_page_says_so_and_offers_the_others(monkeypatch, tmp_path):
     monkeypatch.setattr(core_data, "PYDOC_FILE", tmp_path / "pydoc_corpus.txt.gz")  # a copy without the file
-    setup.bundled_problem.clear()
+    training_cached.bundled_problem.clear()
     try:
         at = ok(run_page(PAGE, {"tr_data": "pydoc"}))
         assert "pydoc" not in at.sidebar.radio(key="tr_data").options
@@ -224,11 +225,11 @@ def test_without_the_corpus_file_the_page_says_so_and_offers_the_others(monkeypa
         assert any("not available here" in i.value for i in at.info)
     finally:
         monkeypatch.undo()
-        setup.bundled_problem.clear()
+        training_cached.bundled_problem.clear()
 
 
 def test_the_bundled_corpus_path_trains():
-    assert setup.bundled_problem() is None  # it ships with the app: every Python has it
+    assert training_cached.bundled_problem() is None  # it ships with the app: every Python has it
     at = ok(run_page(PAGE, {**FAST, "tr_data": "pydoc", "tr_context": "16", "tr_d_model": "16"}))
     ok(at.button(key="tr_train").click().run())
     run = session(at).run
@@ -250,7 +251,7 @@ def test_before_a_run_the_page_shows_the_untrained_model_and_the_baselines():
     assert "Before training" in texts(at)
     assert "The bigram baseline, 2.773, is a uniform guess among 16 symbols" in texts(at)
     assert "drawn uniformly and independently" in texts(at)
-    bigram = setup.build_data(setup.Settings(corpus="copy", n_layers=1), setup.TextMemo())[1]
+    bigram = training_cached.build_data(setup.Settings(corpus="copy", n_layers=1), setup.TextMemo())[1]
     assert [m.value for m in at.metric][:2] == [f"{bigram:.3f}", "2.890"]
 
 

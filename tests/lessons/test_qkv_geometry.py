@@ -9,7 +9,17 @@ import pytest
 from core.demos.heads import single_head
 from core.tokenize import word_tokens
 from lessons.qkv.maths import extreme_pair, two_arrows
-from tests.apptest_helpers import SENT_RTOL, captions, chart_by_title, chart_data, chart_spec, ok, run_page, texts
+from tests.apptest_helpers import (
+    SENT_RTOL,
+    captions,
+    chart_alt,
+    chart_by_title,
+    chart_data,
+    chart_spec,
+    ok,
+    run_page,
+    texts,
+)
 from ui.state.controls import DEFAULT_TEXT
 
 PAGE = "lessons/qkv/page.py"
@@ -35,7 +45,7 @@ def assert_shows(at, angle_a, angle_b, length_a=1.0, length_b=1.0):
                                atol=1e-12)
     spec = chart_spec(chart)
     assert spec["title"]["text"] == f"a · b = {g['dot']:.3f}"
-    assert f"a · b is {g['dot']:.3f}, {g['sign']}" in spec["description"]
+    assert f"a · b is {g['dot']:.3f}, {g['sign']}" in chart_alt(chart)
     shown = texts(at)
     assert f"= **{g['dot']:.3f}**" in shown and f"= **{g['polar']:.3f}**, the same number" in shown
     assert CALLOUT[g["sign"]] in shown

@@ -12,6 +12,7 @@ from core import data as core_data
 from core.model import ModelConfig
 from core.model_file import flatten
 from core.tokenize import CharTokenizer
+from lessons.training import cached as training_cached
 from lessons.training import session as ts
 from lessons.training import setup as setup
 from ui.compute import model_store, training_share
@@ -198,22 +199,22 @@ def test_a_run_left_alone_pauses_and_can_resume():
 
 def test_without_the_corpus_file_the_bundled_corpus_is_refused(monkeypatch, tmp_path):
     monkeypatch.setattr(core_data, "PYDOC_FILE", tmp_path / "pydoc_corpus.txt.gz")  # a copy without the file
-    setup.bundled_problem.clear()
-    setup.bundled_corpus.clear()
+    training_cached.bundled_problem.clear()
+    training_cached.bundled_corpus.clear()
     try:
-        assert "pydoc_corpus.txt.gz" in setup.bundled_problem()
+        assert "pydoc_corpus.txt.gz" in training_cached.bundled_problem()
         session = ts.TrainingSession()
         assert not session.start(settings(corpus="pydoc", context=16))
         assert "pydoc_corpus.txt.gz" in session.error and session.run is None
         assert session.start(settings())  # the others still work
     finally:
         monkeypatch.undo()
-        setup.bundled_problem.clear()
-        setup.bundled_corpus.clear()
+        training_cached.bundled_problem.clear()
+        training_cached.bundled_corpus.clear()
 
 
 def test_the_bundled_corpus_trains_a_step():
-    assert setup.bundled_problem() is None  # it ships with the app: every Python has it
+    assert training_cached.bundled_problem() is None  # it ships with the app: every Python has it
     session = ts.TrainingSession()
     assert session.start(settings(corpus="pydoc", context=16, d_model=16))
     assert session.tick(0.0) == 1

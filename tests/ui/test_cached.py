@@ -17,7 +17,7 @@ def test_a_result_is_computed_once_and_its_arrays_cannot_be_changed():
         calls.append(tuple(tokens))
         return {"X": np.ones((len(tokens), D)), "parts": [np.zeros(2)]}
 
-    shared = memo.Shared(compute, entries=4)
+    shared = memo.shared(4)(compute)
     first = shared(["a", "b"], 3)
     second = shared(("a", "b"), 3)  # a tuple of the same tokens is the same question
     assert calls == [("a", "b")]
@@ -39,7 +39,7 @@ def test_only_the_last_entries_are_kept_and_errors_are_not():
             raise ValueError("negative")
         return {"n": n}
 
-    shared = memo.Shared(compute, entries=2)
+    shared = memo.shared(2)(compute)
     for n in (1, 2, 3, 1):  # 1 was pushed out by 3
         shared(n)
     assert calls == [1, 2, 3, 1]

@@ -23,7 +23,17 @@ from streamlit.testing.v1 import AppTest
 
 from lessons import COURSE
 from lessons.training import session as ts
-from tests.apptest_helpers import chart_by_title, chart_spec, chart_title, charts, matrix, ok, run_app, run_page
+from tests.apptest_helpers import (
+    chart_alt,
+    chart_by_title,
+    chart_spec,
+    chart_title,
+    charts,
+    matrix,
+    ok,
+    run_app,
+    run_page,
+)
 from ui.compute import training_share
 from ui.drawing import chart_files, export
 from ui.drawing.chart_data import ChartData
@@ -37,8 +47,9 @@ LABEL = "Export the matrices on this page (CSV, PNG, SVG)"
 
 
 def heatmaps(at: AppTest) -> list:
-    """The heatmaps on screen: the charts drawn by ui.drawing.heatmap, whose specs all carry a description."""
-    return [c for c in charts(at) if chart_spec(c).get("description", "").startswith("Heatmap ")]
+    """The heatmaps on screen: the charts drawn by ui.drawing.heatmap, each named "Heatmap ..." for a screen
+    reader."""
+    return [c for c in charts(at) if chart_alt(c).startswith("Heatmap ")]
 
 
 def drawn(at: AppTest) -> list[dict]:

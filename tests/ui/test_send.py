@@ -59,15 +59,14 @@ def _script(case: str) -> None:
             d = heatmap.made(matrix, tokens, cols, title=title, subtitle="weights · (6, 6)", **settings)
             heatmap.draw(d)
             st.vega_lite_chart({**json.loads(d.text), "datasets": {DATASET: d.table}},
-                               width="content" if d.fits else "stretch")
+                               width="content" if d.fits else "stretch", alt=d.alt)
         elif case == "grid":
             maps = rng.random((4, 5, 5))
             data = charts.grid_frame(maps, [f"head {h}" for h in range(4)], tokens[:5], tokens[:5])
             settings = dict(columns=2, cell_px=18, title="4 heads")
             render.show(charts.grid_chart, data, **settings)
             spec = with_data(render.spec_for(charts.grid_chart, **settings), data)
-            spec["description"] = json.loads(render.chart_text(charts.grid_chart, data, **settings)[0])["description"]
-            st.vega_lite_chart(spec)
+            st.vega_lite_chart(spec, alt=render.described(charts.grid_chart, data, **settings))
         elif case in ("bars", "lines"):
             if case == "bars":
                 builder, data = plots.bar_chart, plots.bar_frame(tokens, rng.random(6))
@@ -78,14 +77,12 @@ def _script(case: str) -> None:
                 settings = dict(x_title="d_k", y_title="weight", title="saturation", log_x=True)
             render.show(builder, data, width="stretch", **settings)
             spec = with_data(render.spec_for(builder, **settings), data)
-            spec["description"] = json.loads(render.chart_text(builder, data, **settings)[0])["description"]
-            st.vega_lite_chart(spec, width="stretch")
+            st.vega_lite_chart(spec, width="stretch", alt=render.described(builder, data, **settings))
         elif case == "arrows":
             data = arrows_frame((1.0, 0.5), (-0.3, 0.9))
             render.show(arrows_chart, data, width="content", title="a · b = 0.15", description="two arrows")
             spec = with_data(render.spec_for(arrows_chart, title="a · b = 0.15"), data)
-            spec["description"] = "two arrows"
-            st.vega_lite_chart(spec, width="content")
+            st.vega_lite_chart(spec, width="content", alt="two arrows")
         elif case == "head_view":
             w = rng.random((2, 5, 5))
             w /= w.sum(-1, keepdims=True)
@@ -94,8 +91,7 @@ def _script(case: str) -> None:
             render.show(head_view_chart, head_frame(w, (0, 1), labels), width="content", description="lines",
                         **settings)
             spec = with_data(render.spec_for(head_view_chart, **settings), head_frame(w, (0, 1), labels))
-            spec["description"] = "lines"
-            st.vega_lite_chart(spec, width="content")
+            st.vega_lite_chart(spec, width="content", alt="lines")
     finally:
         dg_module._enqueue_message = original
     st.session_state["sent"] = sent
@@ -121,7 +117,8 @@ def test_a_chart_goes_out_as_streamlit_would_send_it(case):
     assert "\"values\":" not in ours.vega_lite_chart.spec  # the numbers travel beside the spec, never in it
     assert ours.width_config == theirs.width_config
     assert ours.height_config == theirs.height_config
-    assert json.loads(ours.vega_lite_chart.spec).get("description")  # every chart is named for a screen reader
+    assert ours.vega_lite_chart.alt  # every chart is named for a screen reader, beside its spec
+    assert "description" not in json.loads(ours.vega_lite_chart.spec)  # a new name does not make a new chart
 
 
 def test_a_design_is_cut_at_its_holes_and_filled_again():
@@ -129,12 +126,12 @@ def test_a_design_is_cut_at_its_holes_and_filled_again():
     from ui.drawing import charts, render, send
 
     data = charts.heatmap_frame(np.eye(3), list("abc"), list("abc"))
-    text, design = render.chart_text(charts.heatmap_chart, data, "content", "three by three", step=40, title="eye",
-                                     cell_px=34, annotate=True)
-    assert set(design.holes) == set(send.HOLES) - {"columns"}  # a facet's columns: grids only
+    text, design = render.chart_text(charts.heatmap_chart, data, "content", step=40, title="eye", cell_px=34,
+                                     annotate=True)
+    assert set(design.holes) == set(send.HOLES) - {"columns", "description"}  # columns: grids; the name: beside
     assert "\\u0000" not in text
     spec = json.loads(text)
-    assert spec["title"]["text"] == "eye" and spec["description"] == "three by three"
+    assert spec["title"]["text"] == "eye" and "description" not in spec
     assert spec["layer"][0]["data"] == {"name": "table"}  # the numbers go beside it (data.arrow())
     assert data.from_arrow(data.arrow()).column("value") == data.columns["value"]
     assert spec["width"] == spec["height"] == {"step": 40}

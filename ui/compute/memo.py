@@ -48,7 +48,7 @@ def _own(result):
     return result
 
 
-class Shared:
+class _Shared:
     """fn's results for its last `entries` argument lists, for every session (ui.cache.SharedCache: a result
     asked for by several sessions at once is computed once)."""
 
@@ -74,5 +74,9 @@ class Shared:
 
 def shared(entries: int = 128, spinner: str = ""):
     """Decorator: keep fn's results for its last `entries` argument lists, shared read-only (see above).
-    spinner: what the page says while a result is computed (for one that takes a second or more)."""
-    return lambda fn: Shared(fn, entries, spinner)
+    spinner: what the page says while a result is computed (for one that takes a second or more).
+
+    The one way to share a computation: `@shared(n)` on a function written for it, and `name =
+    shared(n)(maths.fn)` for a function of the lesson's maths or the core shared as it is. A lesson's shared
+    computations live in its cached.py (docs/LAYOUT.md)."""
+    return lambda fn: _Shared(fn, entries, spinner)

@@ -35,6 +35,13 @@ from ui.drawing.chart_data import ChartData
 from ui.state import presenter
 
 ROOM_PX = 300  # the width a map may take unless told: about half a column. A map with the page to itself passes more.
+# The sizes lessons ask for, by name (charts.CELL_PX, 34, is the default cell): cells asked for are shrunk to fit
+# their room and snapped (size), so these are the largest a map's cells may be.
+SMALL_CELL_PX = 22  # a map of many columns beside others: the rows of Q, K, V or a layer's outputs
+MEDIUM_CELL_PX = 26  # a few maps to a row: vectors of d_model numbers, a grid's panels
+LARGE_CELL_PX = 30  # a map the page reads closely: a bigram table, a row of weights
+NARROW_ROOM_PX = 240  # a map (or a grid's panel) set several to a row: a third of a column
+WIDE_ROOM_PX = 1000  # a grid of maps, or a map with the page's width to itself
 # (matrix, labels, look) -> Drawing. A heatmap's JSON is 3-90 KB: 64 MB holds thousands.
 _MADE = SharedCache(entries=8192, budget=64 << 20, size=lambda d: len(d.text) + 2 * len(d.table) + d.matrix.nbytes)
 
@@ -82,6 +89,7 @@ class Drawing:
     matrix: np.ndarray
     row_labels: tuple
     col_labels: tuple
+    alt: str  # its text for a screen reader, sent beside it (render.described)
 
 
 def show(matrix, row_labels, col_labels, title: str = "", key: str | None = None, **look) -> None:
@@ -118,10 +126,10 @@ def _make(matrix: np.ndarray, row_labels: list, col_labels: list, title: str, su
     sized = size(n_cols, cell_px, max_width, scale, printed, strip, across)
     # The design does not depend on the shape (or every slider move would build a new one): it is built for the
     # smallest cell that draws alike (charts.design_cell), and this map's own cells go in as its steps.
+    alt = alt_text.heatmap(matrix, row_labels, col_labels, title, look.get("y_title", "query"),
+                           look.get("x_title", "key"))
     text, _ = render.chart_text(
         charts.heatmap_chart, numbers, "content" if sized.fits else "stretch",
-        alt_text.heatmap(matrix, row_labels, col_labels, title, look.get("y_title", "query"),
-                         look.get("x_title", "key")),
         step=sized.cell, row_step=sized.row, title=title, subtitle=subtitle, annotate=annotate,
         cell_px=charts.design_cell(sized.cell, scale), select_rows=picked is not None, font_scale=scale, **look)
     if picked is not None:  # the outlined row is a parameter of the design: set its value
@@ -129,7 +137,7 @@ def _make(matrix: np.ndarray, row_labels: list, col_labels: list, title: str, su
     matrix = np.array(matrix)  # a copy of its own, read-only: it is shared by every session that draws it
     matrix.flags.writeable = False
     return Drawing(text, numbers.arrow(), numbers, sized.fits, picked, title, matrix, tuple(row_labels),
-                   tuple(col_labels))
+                   tuple(col_labels), alt)
 
 
 def with_param(spec: dict, name: str, value) -> dict:
@@ -148,10 +156,11 @@ def draw(drawing: Drawing, key: str | None = None, on_pick: Callable[[int], None
         # click on the row picked before the "Query row" control moved away still counts as a new click.
         key = f"{key}_{d.picked}"
         render.draw_spec(json.loads(d.text), d.table, key=key, on_select=functools.partial(_clicked, key, on_pick),
-                         width=width)
+                         width=width, alt=d.alt)
     else:
-        send.chart(d.text, width, d.table)
-    export.record(d.title, d.matrix, d.row_labels, d.col_labels, functools.partial(render.file_spec, d.text, d.data))
+        send.chart(d.text, width, d.table, alt=d.alt)
+    export.record(d.title, d.matrix, d.row_labels, d.col_labels,
+                  functools.partial(render.file_spec, d.text, d.data, d.alt))
 
 
 def _clicked(key: str, on_pick: Callable[[int], None] | None) -> None:

@@ -83,23 +83,28 @@ def heading(title: str, subtitle: str, scale: float) -> dict:
     return out
 
 
-def chart_text(builder: Callable, data: ChartData, width: str | None = None, description: str | None = None,
-               step: int | None = None, columns: int | None = None, row_step: int | None = None,
-               **settings) -> tuple[str, send.Design]:
+def chart_text(builder: Callable, data: ChartData, width: str | None = None, step: int | None = None,
+               columns: int | None = None, row_step: int | None = None, **settings) -> tuple[str, send.Design]:
     """builder(**settings) drawn with `data` as the JSON ui.drawing.send sends (the data goes beside it, as
-    data.arrow()), and its design (which knows its width). description: the chart's text for screen readers
-    (else alt_text's, for the builders it knows). step: each cell's size, for a design built for another size
-    that draws alike (charts.design_cell), and row_step each row's height when it differs; columns: a facet's
-    panels to a row, for a design built for another number."""
+    data.arrow()), and its design (which knows its width). step: each cell's size, for a design built for
+    another size that draws alike (charts.design_cell), and row_step each row's height when it differs;
+    columns: a facet's panels to a row, for a design built for another number.
+
+    The chart's text for screen readers is not in it (described): it names a chart's labels (a sentence's
+    tokens, a seed's random letters), and a spec that changes makes the browser build the chart anew."""
     title, subtitle = settings.pop("title", ""), settings.pop("subtitle", "")
     settings.setdefault("font_scale", presenter.chart_scale())
-    if description is None:
-        description = alt_text.for_chart(builder, data, {**settings, "title": title})
-    design = _design(builder, tuple(sorted(settings.items())), bool(title or subtitle), width, bool(description),
+    design = _design(builder, tuple(sorted(settings.items())), bool(title or subtitle), width, False,
                      stepped=step is not None, columned=columns is not None)
     titled = heading(title, subtitle, settings["font_scale"]) if title or subtitle else None
-    return design.fill(title=titled, description=description, step=step, columns=columns,
-                       row_step=row_step), design
+    return design.fill(title=titled, step=step, columns=columns, row_step=row_step), design
+
+
+def described(builder: Callable, data: ChartData, description: str | None = None, **settings) -> str:
+    """The text a screen reader reads for a chart (description, else alt_text's for the builders it knows). It
+    goes beside the chart (the element's alt), not in its spec: the browser then keeps the drawn chart when only
+    its labels change, and the element is named by it all the same."""
+    return description if description is not None else alt_text.for_chart(builder, data, settings)
 
 
 def show_grid(data: ChartData, columns: int, cell_px: int, title: str) -> None:
@@ -110,9 +115,9 @@ def show_grid(data: ChartData, columns: int, cell_px: int, title: str) -> None:
     (ui.state.presenter.BASE_CSS). It is sent once: a second copy laid out one map under another, shown by screen
     width, doubled what a move sends and lost slider moves in the part that held both (bench/budget.py)."""
     scale = presenter.chart_scale()
-    text, design = chart_text(charts.grid_chart, data, step=cell_px, columns=columns, title=title,
-                              cell_px=charts.design_cell(cell_px, scale), font_scale=scale)
-    send.chart(text, design.width, data.arrow())
+    settings = dict(title=title, cell_px=charts.design_cell(cell_px, scale), font_scale=scale)
+    text, design = chart_text(charts.grid_chart, data, step=cell_px, columns=columns, **settings)
+    send.chart(text, design.width, data.arrow(), alt=described(charts.grid_chart, data, **settings))
 
 
 def show(builder: Callable, data: ChartData, key: str | None = None, on_select: str = "ignore",
@@ -132,16 +137,22 @@ def show(builder: Callable, data: ChartData, key: str | None = None, on_select: 
             spec["description"] = text  # the drawn chart's aria-label
         return draw_spec(spec, data.arrow(), key=key, on_select=on_select, width=width, alt=text)
     title = settings.get("title", "")
-    text, design = chart_text(builder, data, width, description, **settings)
-    send.chart(text, design.width, data.arrow())
+    alt = described(builder, data, description, **{"font_scale": presenter.chart_scale(), **settings})
+    text, design = chart_text(builder, data, width, **settings)
+    send.chart(text, design.width, data.arrow(), alt=alt)
     if record is not None:
-        export.record(title, record.matrix, record.rows, record.cols, functools.partial(file_spec, text, data))
+        export.record(title, record.matrix, record.rows, record.cols,
+                      functools.partial(file_spec, text, data, alt))
     return None
 
 
-def file_spec(text: str, data: ChartData) -> dict:
-    """A sent chart (its JSON, and the data sent beside it) as one spec with the numbers inside, for a file."""
-    return data.inlined(json.loads(text))
+def file_spec(text: str, data: ChartData, description: str | None = None) -> dict:
+    """A sent chart (its JSON, and the data sent beside it, and its text for screen readers) as one spec with the
+    numbers inside, for a file (an SVG names itself by the description)."""
+    spec = data.inlined(json.loads(text))
+    if description:
+        spec["description"] = description
+    return spec
 
 
 @dataclass(frozen=True)

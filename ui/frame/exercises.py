@@ -33,6 +33,11 @@ class Exercise:
     code: str | None = None  # a snippet shown above the question (find the bug)
     figure: Callable[[], None] | None = field(default=None, compare=False)  # draws a picture to reason about
     part: str = ""  # the lesson's prose part (section) it asks about: a Technical part hides it at the Simple level
+    # once it has left its page (asked in class, on a phone): a line it then needs, such as what "the default
+    # sentence" is or what its lesson says only at the Technical level; and its figure as numbers the projector
+    # can draw again ({"heatmaps": [{"title", "rows", "columns", "values"}]})
+    said_in_class: str = ""
+    figure_view: Callable[[], dict] | None = field(default=None, compare=False)
 
 
 def parse_number(text: str) -> float:

@@ -28,6 +28,7 @@ from ui.text import code_span, escape_md
 TOP_BARS = 15  # bars drawn: the most likely characters
 MAX_DRAWN = 64  # attention maps show at most the last 64 positions
 GENERATED = "fm_generated"  # session state: the last generated texts and the settings they were made with
+MODEL_KEY = "fm_model"  # the trained model picked, bound to the link
 
 
 def shown(c: str) -> str:
@@ -49,7 +50,7 @@ def chosen_model() -> tuple[Model | None, str | None]:
     """
     models = {model_store.link_name(m): m for m in model_store.session_models().values()}
     names = model_store.char_models() + list(models)
-    asked = controls.asked("fm_model")
+    asked = controls.asked(MODEL_KEY)
     if asked and asked.startswith(model_store.RUN_PREFIX) and asked not in names:
         try:
             run = model_store.get_model(asked)
@@ -60,12 +61,12 @@ def chosen_model() -> tuple[Model | None, str | None]:
             models[label] = run
             names.append(label)
             if asked != label:  # a link with the id alone: the picker shows the run's full label, and so does the link
-                controls.link_means("fm_model", label)
+                controls.link_means(MODEL_KEY, label)
     if not names:
         return None, None
     name = names[0]
     if len(names) > 1:
-        name = controls.option("fm_model", "Trained model", names, kind="selectbox")
+        name = controls.option(MODEL_KEY, "Trained model", names, kind="selectbox")
     try:
         model = models[name] if name in models else model_store.get_model(name)
     except ValueError as err:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -34,6 +35,14 @@ def sentence_settings(d_k_hi: int = 64, d_k_default: int = 8, seq_len_hi: int = 
     if d_k > D:
         st.sidebar.caption(D_K_ABOVE.format(d_k=d_k, D=D))
     return sentence, max_tokens, D, d_k, controls.seed()
+
+
+def sentence_state(state: Mapping) -> dict:
+    """What sentence_settings and query_picker last set in this tab, read from the page's state by the keys they
+    bind: the text, seq_len, d_model, d_k, the seed and the query row's label (each None where none is set)."""
+    keys = {"text": controls.TEXT, "seq_len": seq_len.SEQ_LEN, "d_model": controls.D_MODEL, "d_k": controls.D_K,
+            "seed": controls.SEED, "query": QUERY_KEY}
+    return {name: state.get(key) for name, key in keys.items()}
 
 
 D_K_ABOVE = ("d_k = {d_k} is more than d_model = {D}: the projections spread {D} numbers over {d_k}, so the queries "
@@ -166,10 +175,12 @@ def grid_layout(T: int, panels: int, width_px: int, panel_px: int, cell_px: int 
     if phone.on_phone():  # two maps to a row on a phone's column, not a grid that scrolls sideways
         width_px = min(width_px, phone.COLUMN_PX)
         panel_px = min(panel_px, phone.COLUMN_PX // 2 - gap_px)
-    room = int(panel_px * scale)
-    cell = charts.cell_size(T, int(cell_px * scale), max_width=room)
-    if min_cell_px is not None and cell * T > room:
-        cell = max(min_cell_px, room // T)
+    # a panel's cell is decided as a single map's is (heatmap.size: cells as asked, shrunk to fit the panel's
+    # room, snapped), so a map drawn alone and the same map in a grid of its room get the same cells
+    fitted = heatmap.size(T, cell_px, panel_px, scale, printed=0)
+    cell = fitted.cell
+    if min_cell_px is not None and not fitted.fits:
+        cell = max(min_cell_px, int(panel_px * scale) // T)
     # A projector's column is not wider for the larger type: width_px grows with it only up to that column; the
     # room between maps (their labels) grows with the type.
     room_px = min(int(width_px * scale), presenter.COLUMN_PX) if presenter.presenting() else width_px

@@ -10,14 +10,14 @@ import numpy as np
 import streamlit as st
 
 from core.demos import context
-from ui.compute.memo import Shared
+from ui.compute.memo import shared
 from ui.drawing.charts import unique_labels
 from ui.frame import prose
 from ui.sections import views
 from ui.text import code_span
 
 TERMS_SHOWN = 4  # products written out per dot product; the rest are summed into the score column
-walk = Shared(context.walk_through, 256)
+walk = shared(256)(context.walk_through)
 
 
 def _factor(x: float) -> str:

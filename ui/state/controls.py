@@ -24,6 +24,7 @@ from ui.state import parts
 from ui.text import escape_md
 
 DEFAULT_TEXT = "The cat sat on the warm mat"
+TEXT, D_MODEL, D_K, SEED = "text", "d_model", "d_k", "seed"  # the shared settings' keys, in the link too
 MAX_TEXT_CHARS = 2000
 TRUE_WORDS = ("true", "1", "on", "yes")  # what a link may say for a switch that is on
 FALSE_WORDS = ("false", "0", "off", "no")
@@ -291,17 +292,17 @@ def text(key: str, label: str, default: str, max_chars: int = 200, help: str | N
 
 def input_text(default: str = DEFAULT_TEXT, label: str = "Input text") -> str:
     """The sentence the page works on. Capped in length: the pages read only the first seq_len tokens."""
-    return _text(st.sidebar.text_area, "text", label, default, MAX_TEXT_CHARS, height=80,
+    return _text(st.sidebar.text_area, TEXT, label, default, MAX_TEXT_CHARS, height=80,
                  help="Any text. It is split into words and punctuation; each becomes a token.")
 
 
 def d_model(options: Sequence[int] = (4, 8, 12, 16, 24, 32, 48, 64, 96, 128), default: int = 16) -> int:
-    return choice("d_model", "d_model (embedding width)", options, default,
+    return choice(D_MODEL, "d_model (embedding width)", options, default,
                   help="The width of every token's vector. Heads split it into equal slices.")
 
 
 def d_k(hi: int = 64, default: int = 8, lo: int = 1) -> int:
-    return number_slider("d_k", "d_k (query/key size)", lo, hi, min(default, hi),
+    return number_slider(D_K, "d_k (query/key size)", lo, hi, min(default, hi),
                          help="How many numbers each query and key has. Scores are dot products of this length.")
 
 
@@ -327,4 +328,4 @@ def sampling_temperature(default: float = 1.0, hi: float = 3.0, container=None) 
 
 def seed(default: int = 0, container=None,
          help: str = "Fixes the random weights, so the same seed always shows the same numbers.") -> int:
-    return number_slider("seed", "Random seed", 0, 999, default, container=container, help=help)
+    return number_slider(SEED, "Random seed", 0, 999, default, container=container, help=help)
