@@ -57,7 +57,9 @@ def show(table: dict | pd.DataFrame, formats: dict[str, str], width: str = "stre
     if column_config is not None and not presenter.presenting():
         st.dataframe(arrow_table(table), hide_index=True, width=width, column_config=column_config)
         return
-    st.table(text_table(table, formats), width=width)
+    # hide_index said, not left to Streamlit: to decide it, Streamlit turns the table into pandas (a third of the
+    # table's cost on every rerun), only to find the plain 0..n index an Arrow table always has.
+    st.table(text_table(table, formats), width=width, hide_index=True)
 
 
 def text_of(value) -> str:
