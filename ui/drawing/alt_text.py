@@ -1,11 +1,14 @@
 """Text alternatives for the charts: what each one shows, in a sentence or two.
 
-A screen reader cannot read a picture of numbers; each chart carries this text as its Vega-Lite
-`description` (the drawn chart's aria-label). It says what the chart is (its kind, title, size, and what its
-rows, columns, bars or lines are), not its values: the description is part of the chart's spec, and a spec
-that changed with every slider move would have the browser draw every chart again from nothing instead of
-updating it (ui.drawing.chart_data). The numbers themselves are in the table that the chart's "Show data"
-button opens, in each value's tooltip, and in the export panel's CSV.
+A screen reader cannot read a picture of numbers; each chart carries this text as its element's alt, which the
+browser puts in the chart's Vega-Lite `description` (the drawn chart's aria-label). It says what the chart is
+(its kind, title, size, and what its rows, columns, bars or lines stand for), never its values and never its
+labels: Streamlit's frontend counts the alt as part of the chart's spec, and a spec that changed with a slider
+move has the browser throw the drawn chart away and build it from nothing instead of swapping its new rows in
+(ui.drawing.chart_data). Labels are values here: Circuit's maps are labelled with the random letters a seed
+draws, and naming them rebuilt four charts on every seed move (measured in Chromium: 0.72 s a move against
+0.40 s without). The numbers and labels themselves are in the table that the chart's "Show data" button
+opens, in each value's tooltip, and in the export panel's CSV.
 """
 
 from __future__ import annotations
@@ -57,39 +60,41 @@ def finished(text: str) -> str:
 
 
 def heatmap(matrix, row_labels, col_labels, title: str, row_title: str = "query", col_title: str = "key") -> str:
-    """A heatmap: its size, and what its rows and columns are (row_title, col_title: its axes' titles)."""
+    """A heatmap: its size, and what its rows and columns stand for (row_title, col_title: its axes' titles).
+    row_labels and col_labels are not named (see the module's docstring): only their number is said."""
     m = np.asarray(matrix)
-    return finished(f"{_named(title, 'Heatmap')}: {_count(m.shape[0], 'row')}{_each(row_title)} "
-                    f"({_names(row_labels)}), by {_count(m.shape[1], 'column')}{_each(col_title)} "
-                    f"({_names(col_labels)}).")
+    return finished(f"{_named(title, 'Heatmap')}: {_count(m.shape[0], 'row')}{_each(row_title)}, "
+                    f"by {_count(m.shape[1], 'column')}{_each(col_title)}.")
 
 
 def bars(data: ChartData, title: str, x_title: str, y_title: str, references: tuple[str, ...] = ()) -> str:
-    """A bar chart: how many bars, of what, their labels, the groups their colours mark, and its reference lines."""
+    """A bar chart: how many bars, of what, the groups their colours mark, and its reference lines (its bars'
+    labels are not named: see the module's docstring)."""
     labels = data.column("label")
     groups = list(dict.fromkeys(map(str, data.column("group")))) if "group" in data.names() else []
     coloured = f" Each bar is coloured by its group: {_names(groups)}." if groups else ""
     length = f"; bar length: {x_title}" if x_title else ""
     lines = f" {_count(len(references), 'reference line').capitalize()} across the bars: {_names(references)}." \
         if references else ""
-    return finished(f"{_named(title, 'Bar chart')}: {_count(len(labels), 'bar')}{_each(y_title)} "
-                    f"({_names(labels)}){length}.{coloured}{lines}")
+    return finished(f"{_named(title, 'Bar chart')}: {_count(len(labels), 'bar')}{_each(y_title)}"
+                    f"{length}.{coloured}{lines}")
 
 
 def lines(data: ChartData, title: str, x_title: str, y_title: str) -> str:
-    """A line chart: its series and its axes."""
-    names = list(dict.fromkeys(map(str, data.column("series"))))
+    """A line chart: its series (in alphabetical order: their order in the data can follow the numbers) and its
+    axes."""
+    names = sorted(set(map(str, data.column("series"))))
     return finished(f"{_named(title, 'Line chart')}: {y_title} against {x_title}, {_count(len(names), 'line')} "
                     f"({_names(names)}).")
 
 
 def grid(data: ChartData, title: str, row_title: str = "query", col_title: str = "key") -> str:
-    """Small multiples of heatmaps: how many, which, and the rows and columns of each."""
+    """Small multiples of heatmaps: how many, which, and how many rows and columns each has."""
     sizes = dict(data.grid)
     panels = data.labels.get("panel", [])
     return finished(f"{_named(title, 'Grid of heatmaps')}: {_count(len(panels), 'map')} ({_names(panels)}); "
-                    f"in each map {_count(sizes.get('row_i', 0), 'row')}{_each(row_title)} "
-                    f"({_names(data.labels.get('row', []))}), by {_count(sizes.get('col_i', 0), 'column')}"
+                    f"in each map {_count(sizes.get('row_i', 0), 'row')}{_each(row_title)}, "
+                    f"by {_count(sizes.get('col_i', 0), 'column')}"
                     f"{_each(col_title)}.")
 
 

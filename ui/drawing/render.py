@@ -90,8 +90,7 @@ def chart_text(builder: Callable, data: ChartData, width: str | None = None, ste
     another size that draws alike (charts.design_cell), and row_step each row's height when it differs;
     columns: a facet's panels to a row, for a design built for another number.
 
-    The chart's text for screen readers is not in it (described): it names a chart's labels (a sentence's
-    tokens, a seed's random letters), and a spec that changes makes the browser build the chart anew."""
+    The chart's text for screen readers goes beside it (described), as the element's alt."""
     title, subtitle = settings.pop("title", ""), settings.pop("subtitle", "")
     settings.setdefault("font_scale", presenter.chart_scale())
     design = _design(builder, tuple(sorted(settings.items())), bool(title or subtitle), width, False,
@@ -101,9 +100,10 @@ def chart_text(builder: Callable, data: ChartData, width: str | None = None, ste
 
 
 def described(builder: Callable, data: ChartData, description: str | None = None, **settings) -> str:
-    """The text a screen reader reads for a chart (description, else alt_text's for the builders it knows). It
-    goes beside the chart (the element's alt), not in its spec: the browser then keeps the drawn chart when only
-    its labels change, and the element is named by it all the same."""
+    """The text a screen reader reads for a chart (description, else alt_text's for the builders it knows), sent
+    as the element's alt. Streamlit's frontend writes the alt into the spec's description before it decides
+    whether to keep the drawn chart, so a text that changes with a move rebuilds the chart as a changed spec
+    would: it must say what the chart is, never its numbers or labels (ui.drawing.alt_text)."""
     return description if description is not None else alt_text.for_chart(builder, data, settings)
 
 

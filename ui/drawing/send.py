@@ -10,8 +10,9 @@ functions (exactly as st.vega_lite_chart would turn it), and cut around those pa
 fills them in, and sends the chart element Streamlit would have sent with the dataset beside it.
 
 The browser keeps a drawn chart whose spec is the same as before and swaps the new rows into it: so a slider
-move that changes only numbers changes nothing in the spec (the description and the title say what a chart
-is, not its values: ui.drawing.alt_text).
+move that changes only numbers changes nothing in the spec (the title says what a chart is, not its values),
+nor in the alt sent beside it, which the browser writes into the spec's description before it compares
+(ui.drawing.alt_text).
 
 What needs Streamlit's private names (the JSON st.vega_lite_chart writes, the element sent where the page is)
 is done by ui.streamlit_internals; tests/ui/test_send.py checks, for every design, that the element sent is the
