@@ -56,6 +56,9 @@ def test_a_fresh_server_warms_every_page_before_it_answers():
         found = WARMED.search(server.output())
         assert found, f"answered before the 'warmed N pages' line:\n{server.output()[-3000:]}"
         assert int(found.group(1)) == len(PAGES) and not found.group(2), found.group(0)
+        # what it loaded is out of the garbage collector's way
+        aside = re.search(r" set aside (\d+) objects from the garbage collector", server.output())
+        assert aside and int(aside.group(1)) > 10_000, server.output()[-3000:]
         # and ready says so from the first answer on
         assert ready(server) == (200, "ok")
         assert "Traceback" not in server.output(), server.output()[-3000:]
