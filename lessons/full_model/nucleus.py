@@ -7,7 +7,7 @@ import numpy as np
 
 from core.sampling import probs_from_logits
 from ui.compute.model_store import Model
-from ui.drawing import plots, render
+from ui.drawing import alt_text, plots, render
 from ui.drawing.chart_data import ChartData
 from ui.frame import prose
 from ui.sections import model_views as mv
@@ -50,6 +50,7 @@ def bars(seen: dict, tokenizer, title: str) -> ChartData:
     order = drawn(seen)
     numbers = np.column_stack([seen["before"][order], seen["inside"][order]]).astype(float)  # (bars, 2)
     render.show(plots.bar_chart, data, width="stretch", title=title, y_title="next character", groups=GROUPS,
+                description=alt_text.likeliest(data, title),
                 record=render.Recorded(numbers, data.columns["label"], ["probability", "in the nucleus (1 = yes)"]))
     return data
 

@@ -58,7 +58,7 @@ def tile_section(a: dict, tokens: list[str], step: int) -> None:
 def running_section(a: dict, tokens: list[str], step: int) -> None:
     prose.section("The running maximum m and sum l", "tiles", "running")
     blocks = [f"block {i + 1}" for i in range(step)]
-    cell = dict(x_title="after", y_title="query", across=len(tokens), max_width=heatmap.NARROW_ROOM_PX)
+    cell = dict(x_title="block folded in", y_title="query", across=len(tokens), max_width=heatmap.NARROW_ROOM_PX)
     heatmaps(Heatmap(a["m"][:, :step], tokens, blocks, "running max m", "tiles_m", "m", "(T, blocks so far)",
                      dict(diverging=True, **cell)),
              Heatmap(a["rescale"][:, :step], tokens, blocks, "rescale exp(m_old − m_new)", "tiles_rescale",

@@ -2,13 +2,14 @@
 
 A screen reader cannot read a picture of numbers; each chart carries this text as its element's alt, which the
 browser puts in the chart's Vega-Lite `description` (the drawn chart's aria-label). It says what the chart is
-(its kind, title, size, and what its rows, columns, bars or lines stand for), never its values and never its
-labels: Streamlit's frontend counts the alt as part of the chart's spec, and a spec that changed with a slider
-move has the browser throw the drawn chart away and build it from nothing instead of swapping its new rows in
-(ui.drawing.chart_data). Labels are values here: Circuit's maps are labelled with the random letters a seed
-draws, and naming them rebuilt four charts on every seed move (measured in Chromium: 0.72 s a move against
-0.40 s without). The numbers and labels themselves are in the table that the chart's "Show data" button
-opens, in each value's tooltip, and in the export panel's CSV.
+(its kind, title, shape, and what its rows, columns, bars or lines stand for), never its values and never its
+labels (its counts change only with its shape, and then its drawn size changes too). Streamlit's frontend counts
+the alt as part of the chart's spec, and a spec that changed with a slider move has the browser throw the drawn
+chart away and build it from nothing instead of swapping its new rows in (ui.drawing.chart_data). Labels are
+values here: Circuit's maps are labelled with the random letters a seed draws, and naming them rebuilt four
+charts on every seed move (measured in Chromium: 0.72 s a move against 0.40 s without). The numbers and labels
+themselves are in the table that the chart's "Show data" button opens, in each value's tooltip, and in the
+export panel's CSV.
 """
 
 from __future__ import annotations
@@ -22,8 +23,10 @@ import numpy as np
 from ui.drawing.chart_data import ChartData
 
 MAX_CHARS = 500  # a short description, not the table: the page shows the numbers too
-MAX_NAMED = 6  # labels, series or panels named one by one; more are counted
+MAX_NAMED = 6  # groups, reference lines or panels named one by one; more are counted
+MAX_SERIES = 10  # a line chart's series (a few fixed names, such as the ladder's eight rungs) named one by one
 NUMBERS = " Its numbers are in the table its Show data button opens."
+CELLS = " Its numbers are in the table its Show data button opens, one row per cell."
 # Labels drawn as symbols (charts.visible) said as words: a speech engine reads "␣" as "open box" or nothing.
 SPOKEN = {"␣": "space", "⏎": "newline", "⇥": "tab", "␍": "carriage return", "∅": "empty"}
 CLICK = ": click a row"  # a title's call to the mouse; a keyboard picks the query in the page's box instead
@@ -39,11 +42,11 @@ def _spoken(label) -> str:
     return " ".join(SPOKEN.get(part, part) for part in text.split(" ")) if text else "empty"
 
 
-def _names(names) -> str:
+def _names(names, most: int = MAX_NAMED) -> str:
     """The first few names, said one by one (a name may hold a comma: they are parted by semicolons)."""
     names = [_spoken(n) for n in names]
-    shown = "; ".join(names[:MAX_NAMED])
-    return shown + (f"; and {len(names) - MAX_NAMED} more" if len(names) > MAX_NAMED else "")
+    shown = "; ".join(names[:most])
+    return shown + (f"; and {len(names) - most} more" if len(names) > most else "")
 
 
 def _count(n: int, thing: str) -> str:
@@ -54,17 +57,30 @@ def _each(what: str) -> str:
     return f", one per {what}" if what else ""
 
 
-def finished(text: str) -> str:
+def finished(text: str, numbers: str = NUMBERS) -> str:
     """text with the Show data sentence, cut to MAX_CHARS in its own part so that the sentence is never lost."""
-    return text[:MAX_CHARS - len(NUMBERS)] + NUMBERS
+    return text[:MAX_CHARS - len(numbers)] + numbers
 
 
-def heatmap(matrix, row_labels, col_labels, title: str, row_title: str = "query", col_title: str = "key") -> str:
-    """A heatmap: its size, and what its rows and columns stand for (row_title, col_title: its axes' titles).
+def heatmap(matrix, row_labels, col_labels, title: str, row_title: str = "query", col_title: str = "key",
+            subtitle: str = "") -> str:
+    """A heatmap: its size, what its rows and columns stand for (row_title, col_title: its axes' titles), and
+    the shape line drawn under its title (subtitle), which a screen reader cannot read from a canvas.
     row_labels and col_labels are not named (see the module's docstring): only their number is said."""
     m = np.asarray(matrix)
-    return finished(f"{_named(title, 'Heatmap')}: {_count(m.shape[0], 'row')}{_each(row_title)}, "
-                    f"by {_count(m.shape[1], 'column')}{_each(col_title)}.")
+    shape = f" ({subtitle})" if subtitle else ""
+    return finished(f"{_named(title, 'Heatmap')}{shape}: {_count(m.shape[0], 'row')}{_each(row_title)}, "
+                    f"by {_count(m.shape[1], 'column')}{_each(col_title)}.", CELLS)
+
+
+def likeliest(data: ChartData, title: str, what: str = "next characters") -> str:
+    """Bars of the likeliest of a vocabulary, most likely first (a model's next characters): how many of them,
+    and the groups their colours mark."""
+    groups = list(dict.fromkeys(map(str, data.column("group")))) if "group" in data.names() else []
+    coloured = f" Each bar is coloured by its group: {_names(groups)}." if groups else ""
+    n = len(data.column("label"))
+    return finished(f"{_named(title, 'Bar chart')}: the {n} most likely {what}, most likely first; bar length: "
+                    f"probability.{coloured}")
 
 
 def bars(data: ChartData, title: str, x_title: str, y_title: str, references: tuple[str, ...] = ()) -> str:
@@ -85,7 +101,7 @@ def lines(data: ChartData, title: str, x_title: str, y_title: str) -> str:
     axes."""
     names = sorted(set(map(str, data.column("series"))))
     return finished(f"{_named(title, 'Line chart')}: {y_title} against {x_title}, {_count(len(names), 'line')} "
-                    f"({_names(names)}).")
+                    f"({_names(names, MAX_SERIES)}).")
 
 
 def grid(data: ChartData, title: str, row_title: str = "query", col_title: str = "key") -> str:
@@ -95,7 +111,7 @@ def grid(data: ChartData, title: str, row_title: str = "query", col_title: str =
     return finished(f"{_named(title, 'Grid of heatmaps')}: {_count(len(panels), 'map')} ({_names(panels)}); "
                     f"in each map {_count(sizes.get('row_i', 0), 'row')}{_each(row_title)}, "
                     f"by {_count(sizes.get('col_i', 0), 'column')}"
-                    f"{_each(col_title)}.")
+                    f"{_each(col_title)}.", CELLS)
 
 
 @functools.cache

@@ -127,7 +127,7 @@ def _make(matrix: np.ndarray, row_labels: list, col_labels: list, title: str, su
     # The design does not depend on the shape (or every slider move would build a new one): it is built for the
     # smallest cell that draws alike (charts.design_cell), and this map's own cells go in as its steps.
     alt = alt_text.heatmap(matrix, row_labels, col_labels, title, look.get("y_title", "query"),
-                           look.get("x_title", "key"))
+                           look.get("x_title", "key"), subtitle)
     text, _ = render.chart_text(
         charts.heatmap_chart, numbers, "content" if sized.fits else "stretch",
         step=sized.cell, row_step=sized.row, title=title, subtitle=subtitle, annotate=annotate,

@@ -18,7 +18,7 @@ from store import runs
 from ui.compute import model_store
 from ui.compute.memo import shared
 from ui.compute.model_store import LINK_PROBLEMS, Model
-from ui.drawing import charts, plots, render, tables
+from ui.drawing import alt_text, charts, plots, render, tables
 from ui.drawing.chart_data import ChartData
 from ui.frame import prose, share
 from ui.sections import views
@@ -231,6 +231,7 @@ def bars(probs: np.ndarray, tokenizer, title: str) -> ChartData:
     labels = [shown(tokenizer.itos[i]) + (" (unknown)" if i == 0 else "") for i in order]
     frame = plots.bar_frame(labels, probs[order])
     render.show(plots.bar_chart, frame, width="stretch", title=title, y_title="next character",
+                description=alt_text.likeliest(frame, title),
                 record=render.Recorded(probs[order][:, None], labels, ["probability"]))
     return frame
 
