@@ -14,7 +14,6 @@ It needs Chromium and Playwright, as the browser tests do: without them it is sk
 from __future__ import annotations
 
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -23,6 +22,7 @@ import pytest
 
 from tests.apptest_helpers import ROOT
 from tests.browser import harness  # noqa: F401  (importing it skips or fails this module without a browser)
+from tests.system.app_copy import changed_copy
 
 pytestmark = pytest.mark.timeout(900)
 
@@ -46,17 +46,8 @@ def check(root: Path) -> subprocess.CompletedProcess:
 @pytest.fixture(scope="module")
 def slowed(tmp_path_factory) -> Path:
     """A copy of the app whose chart path rebuilds every chart on every move."""
-    copy = tmp_path_factory.mktemp("slowed") / "app"
-    shutil.copytree(ROOT, copy, ignore=shutil.ignore_patterns(".git", ".venv*", "__pycache__", ".pytest_cache"))
-    charts = copy / "ui" / "drawing" / "charts.py"
-    text = charts.read_text()
-    assert CANVAS in text
-    charts.write_text(text.replace(CANVAS, 'else "svg"', 1))
-    send = copy / "ui" / "drawing" / "send.py"
-    text = send.read_text()
-    assert SEND in text
-    send.write_text(text.replace(SEND, SEND_ANEW, 1))
-    return copy
+    return changed_copy(tmp_path_factory.mktemp("slowed"), {"ui/drawing/charts.py": (CANVAS, 'else "svg"'),
+                                                            "ui/drawing/send.py": (SEND, SEND_ANEW)})
 
 
 def test_the_browser_budget_check_fails_on_charts_rebuilt_on_every_move(slowed):

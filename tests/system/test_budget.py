@@ -9,7 +9,6 @@ the outcome; the slowed lesson costs several times its budget.
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -17,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.apptest_helpers import ROOT
+from tests.system.app_copy import changed_copy
 
 pytestmark = pytest.mark.timeout(600)
 
@@ -28,6 +28,7 @@ NEEDLESS_WORK = '''
     for _i in range(4_000_000):
         _needless += _i * _i
 '''
+MARKER = '    """The page\'s controls and the sections they drive: a move of a control reruns this alone."""\n'
 
 
 def check(root: Path) -> subprocess.CompletedProcess:
@@ -39,14 +40,8 @@ def check(root: Path) -> subprocess.CompletedProcess:
 @pytest.fixture(scope="module")
 def slowed(tmp_path_factory) -> Path:
     """A copy of the app whose masking lesson wastes CPU on every move."""
-    copy = tmp_path_factory.mktemp("slowed") / "app"
-    shutil.copytree(ROOT, copy, ignore=shutil.ignore_patterns(".git", ".venv*", "__pycache__", ".pytest_cache"))
-    page = copy / "lessons" / "masking" / "page.py"
-    text = page.read_text()
-    marker = '    """The page\'s controls and the sections they drive: a move of a control reruns this alone."""\n'
-    assert marker in text
-    page.write_text(text.replace(marker, marker + NEEDLESS_WORK, 1))
-    return copy
+    page = "lessons/masking/page.py"
+    return changed_copy(tmp_path_factory.mktemp("slowed"), {page: (MARKER, MARKER + NEEDLESS_WORK)})
 
 
 def test_the_budget_check_fails_on_a_lesson_made_slower(slowed):
