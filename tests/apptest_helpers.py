@@ -13,7 +13,7 @@ from streamlit.testing.v1 import AppTest
 
 from lessons import COURSE
 from ui import text
-from ui.drawing import export
+from ui.drawing import export, tables
 from ui.drawing.chart_data import DATASET, LABELS_PREFIX, ChartData
 from ui.frame import exercises, page, share
 
@@ -171,12 +171,18 @@ def matrix(chart) -> pd.DataFrame:
 
 
 def shown_tables(at: AppTest) -> list[pd.DataFrame]:
-    """Every table on the page (ui/drawing/tables.py: an HTML table of text, or the grid where a column draws a
-    bar), as a frame: a column whose every cell reads as a number (1,234  -0.125  +0.051  25%  -inf  NaN) comes
+    """Every table on the page (ui/drawing/tables.py: a Markdown table of text, or the grid where a column draws
+    a bar), as a frame: a column whose every cell reads as a number (1,234  -0.125  +0.051  25%  -inf  NaN) comes
     back as numbers, a percentage as its fraction. A number comes back as printed: compare it with the
     precision of its column's format."""
-    frames = [element.value for element in (*at.table, *at.dataframe)]
+    frames = [*markdown_tables(at), *(element.value for element in at.dataframe)]
     return [frame.rename(columns=_unescaped).apply(_as_numbers) for frame in frames]
+
+
+def markdown_tables(at: AppTest) -> list[pd.DataFrame]:
+    """Every Markdown table on the page (ui/drawing/tables.py), its headings and cells as written (Markdown markers
+    still escaped)."""
+    return [frame for element in at.markdown if (frame := tables.read(str(element.value))) is not None]
 
 
 def _unescaped(text):

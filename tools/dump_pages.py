@@ -4,8 +4,8 @@ Each lesson of the course, the home page and the glossary is rendered through St
 controls, panels closed) at the Simple and the Technical level, each also in presenter mode, and every element on
 it is recorded in order with where it sits: its kind and what a reader meets in it (a Markdown body, a caption, a
 heading, a widget's label, value and options, a chart's title and how many rows each of its datasets holds, an
-exception's message). A table, drawn by st.dataframe or st.table, is recorded as kind "table" with its column
-names and row count alone, so a table drawn the other way, or its cells formatted otherwise, reads the same.
+exception's message). A table, drawn by st.dataframe, st.table or as Markdown, is recorded as kind "table" with its
+column names and row count alone, so a table drawn another way, or its cells formatted otherwise, reads the same.
 
     python -m tools.dump_pages --out after.json                    # this checkout
     python -m tools.dump_pages --out before.json --root /tmp/base  # another (a `git worktree add` of a commit)
@@ -31,6 +31,7 @@ from streamlit.testing.v1 import AppTest
 import lessons
 from lessons import COURSE, glossary
 from ui.compute import database
+from ui.drawing import tables
 
 ROOT = Path(lessons.__file__).resolve().parent.parent  # the checkout whose pages these are
 TIMEOUT = 300
@@ -55,7 +56,8 @@ def chart(proto) -> dict:
 
 def table(frame, markdown: bool) -> dict:
     """A table by its shape alone: its column names as a reader sees them and its row count. markdown: its headings
-    are Markdown (st.table's are, st.dataframe's are plain text), where a backslash before a mark shows the mark."""
+    are Markdown (st.table's and a Markdown table's are, st.dataframe's are plain text), where a backslash before a
+    mark shows the mark."""
     names = [MARKDOWN_ESCAPE.sub(r"\1", str(c)) if markdown else str(c) for c in frame.columns]
     return {"kind": "table", "columns": names, "rows": len(frame)}
 
@@ -65,6 +67,9 @@ def element(node) -> dict:
     kind = node.type
     if kind in ("dataframe", "table"):
         return table(node.value, markdown=kind == "table")
+    # a checkout from before the tables were Markdown has no reader for them, and no such tables
+    if kind == "markdown" and (frame := getattr(tables, "read", lambda _: None)(str(node.value))) is not None:
+        return table(frame, markdown=True)
     if kind == "vega_lite_chart":
         return {"kind": "chart", **chart(node.proto)}
     if kind == "exception":

@@ -2,7 +2,8 @@
 
 Every lesson page is rendered as a reader first opens it (default controls, panels closed) at the Simple and the
 Technical level, and the running text a reader reads is collected: the Markdown, the captions and the boxes (what
-names a picture, a chart's title or a control's label, is the same at both levels and is left out). For each level
+names a picture, a chart's title or a control's label, is the same at both levels and is left out, as are the
+tables of numbers). For each level
 it prints the words and the Flesch-Kincaid grade (a US school grade: the years of school a reader needs, 0.39 x
 words per sentence + 11.8 x syllables per word - 15.59). The formula is three numbers, so it is written here; the
 syllables come from pyphen's hyphenation dictionary (offline), as the readability packages count them (theirs either
@@ -26,6 +27,7 @@ import pyphen
 
 from lessons import COURSE
 from tests.apptest_helpers import ok, run_page
+from ui.drawing import tables
 
 READ = ("markdown", "caption", "info", "warning", "error", "success")  # the kinds of element that are prose
 # a link keeps its words (its address and hover text go, a hover text may hold brackets); emphasis, code marks,
@@ -78,9 +80,11 @@ class Reading:
 
 
 def page_text(path: str, level: str) -> str:
-    """The prose of a lesson page as first opened at this level, one paragraph per element."""
+    """The prose of a lesson page as first opened at this level, one paragraph per element (a table of numbers,
+    drawn as Markdown, is not prose)."""
     at = ok(run_page(path, {"level": level}, timeout=300))
-    return "\n\n".join(plain(str(el.value)) for kind in READ for el in getattr(at, kind))
+    return "\n\n".join(plain(str(el.value)) for kind in READ for el in getattr(at, kind)
+                         if tables.read(str(el.value)) is None)
 
 
 def measure(level: str, text: str) -> Level:

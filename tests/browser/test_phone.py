@@ -64,8 +64,10 @@ def phone(browser):
         context.close()
 
 
-# Every frame that scrolls can be focused (ui/state/presenter.py FOCUSABLE_FRAMES marks them once a chart is drawn)
-SCROLLING_FRAMES_FOCUSABLE = """() => [...document.querySelectorAll('[data-testid="stVegaLiteChart"]')]
+# Every frame that scrolls, a chart's or a table's, can be focused (ui/state/presenter.py FOCUSABLE_FRAMES marks them
+# once a chart is drawn)
+SCROLLING_FRAMES_FOCUSABLE = """() => [...document.querySelectorAll(
+        '[data-testid="stVegaLiteChart"], [data-testid="stMarkdownContainer"]:has(> table)')]
     .filter(c => c.scrollWidth > c.clientWidth + 1).every(c => c.tabIndex >= 0)"""
 
 
@@ -246,10 +248,11 @@ def test_each_lesson_keeps_its_main_control_in_reach_on_a_phone(server, phone, p
     expect(phone.locator('[data-testid="stSidebar"] .st-key-seed')).to_be_hidden()
 
 
+TABLE = '[data-testid="stMarkdownContainer"] > table'  # a table of numbers (ui/drawing/tables.py)
 # Every table cell's type size, and the interactive tables' count (drawn on a canvas no page style reaches)
 TABLE_TYPE = """() => {
     const main = document.querySelector('.stMainBlockContainer');
-    return {cells: [...main.querySelectorAll('[data-testid="stTable"] :is(td, th)')]
+    return {cells: [...main.querySelectorAll('[data-testid="stMarkdownContainer"] > table :is(td, th)')]
                 .filter(c => c.offsetParent && c.textContent.trim()).map(c => parseFloat(getComputedStyle(c).fontSize)),
             canvases: main.querySelectorAll('[data-testid="stDataFrame"]').length}; }"""
 # The type of the Query row box's value (a box one can type in to search the tokens: its input shows the value)
@@ -258,7 +261,7 @@ QUERY_VALUE = """() => [...document.querySelectorAll('.stMainBlockContainer .st-
 # The page's column (its right edge, less its padding) and what of each chart is drawn past it
 PAST_THE_COLUMN = """() => { const main = document.querySelector('.stMainBlockContainer');
     const right = main.getBoundingClientRect().right - parseFloat(getComputedStyle(main).paddingRight);
-    return [...main.querySelectorAll('[data-testid="stVegaLiteChart"], [data-testid="stTable"]')]
+    return [...main.querySelectorAll('[data-testid="stVegaLiteChart"], [data-testid="stMarkdownContainer"] > table')]
         .filter(c => c.offsetParent)
         .map(c => ({past: Math.round(c.getBoundingClientRect().right - right), what: c.textContent.slice(0, 40)}))
         .filter(c => c.past > 1); }"""
@@ -277,8 +280,7 @@ def test_presenter_tables_read_from_the_back_of_a_room(server, browser, path):
         page.on("pageerror", lambda e: errors.append(str(e)))
         page.goto(f"{server.url}/{path}?present=true")
         wait_until_drawn(page)
-        page.wait_for_function("() => document.querySelectorAll('[data-testid=\"stTable\"] td').length > 0",
-                               timeout=RERUN_TIMEOUT_MS)
+        expect(page.locator(f"{TABLE} td").first).to_be_visible(timeout=RERUN_TIMEOUT_MS)
         tables = page.evaluate(TABLE_TYPE)
         assert tables["canvases"] == 0, f"{path}: {tables['canvases']} canvas tables in presenter mode"
         assert min(tables["cells"]) >= 20, f"{path}: table cells of {min(tables['cells'])} px: {tables['cells']}"

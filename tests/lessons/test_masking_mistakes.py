@@ -15,7 +15,17 @@ from core.attention import causal_mask
 from core.demos.heads import single_head
 from core.tokenize import word_tokens
 from lessons.masking.maths import additive_mask_by_triu, mask_by_multiplying, masking_view, triu_times_inf
-from tests.apptest_helpers import SENT_RTOL, captions, chart_by_title, chart_data, matrix, ok, run_page, texts
+from tests.apptest_helpers import (
+    SENT_RTOL,
+    captions,
+    chart_by_title,
+    chart_data,
+    markdown_tables,
+    matrix,
+    ok,
+    run_page,
+    texts,
+)
 from ui.state.controls import DEFAULT_TEXT
 
 PAGE = "lessons/masking/page.py"
@@ -94,18 +104,18 @@ def default_page():
 
 
 def as_printed(table) -> pd.DataFrame:
-    """An st.table's headings and cells as a reader sees them, all text: ui/drawing/tables.py escapes each
+    """A table's headings and cells as a reader sees them, all text: ui/drawing/tables.py escapes each
     Markdown marker in them, which the page shows as the plain character."""
     def plain(text):
         return re.sub(r"\\(.)", r"\1", text) if isinstance(text, str) else text
 
-    return table.value.rename(columns=plain).map(plain)
+    return table.rename(columns=plain).map(plain)
 
 
 def mask_tables(at) -> list:
     """The two mask tables, their cells as the page prints them ("NaN", "−∞", "0"): text, not numbers (a column
     of NaN alone would read back as numbers)."""
-    return [frame for frame in map(as_printed, at.table) if "query ↓ key →" in frame.columns]
+    return [frame for frame in map(as_printed, markdown_tables(at)) if "query ↓ key →" in frame.columns]
 
 
 def test_page_shows_the_leak(default_page):

@@ -28,12 +28,11 @@ BASE_CSS = """
   /* KaTeX draws a displayed formula a pixel or two wider and taller than its box, which made each one a
      scrolling region that no keyboard can reach; the formulas are written to fit the page's width. */
   [data-testid="stMarkdownContainer"] .katex-display { overflow: visible; }
-  /* A table of numbers (ui/drawing/tables.py) prints them as text, which Streamlit sets flush left: set
-     right-aligned in figures of one width, the decimal points of a column line up, as in a printed table; its
-     first column names the rows. */
-  [data-testid="stTable"] :is(th, td):not(:first-child) {
-    text-align: right !important;  /* !important: Streamlit sets each cell's alignment in its style attribute */
-    font-variant-numeric: tabular-nums; }
+  /* A table of numbers (ui/drawing/tables.py, a Markdown table: the only tables the pages' Markdown holds) sets
+     its numbers right-aligned; in figures of one width, the decimal points of a column line up, as in a printed
+     table. A table wider than its column scrolls in its own frame, not the whole page with it. */
+  [data-testid="stMarkdownContainer"] table :is(th, td) { font-variant-numeric: tabular-nums; }
+  [data-testid="stMarkdownContainer"]:has(> table) { max-width: 100%; overflow-x: auto; }
   /* On a phone, a chart wider than the screen scrolls inside its own frame; without this it ran past the
      screen's edge and made the whole main area scroll sideways, text included. Phones only: on a wider
      screen a chart a few pixels wider than its column would become a scrolling region with nothing a
@@ -44,7 +43,7 @@ BASE_CSS = """
   @media (max-width: 640px) {
     /* A chart or table still wider than the screen says so, at its left edge while it scrolls (FOCUSABLE_FRAMES
        marks it) */
-    :is([data-testid="stVegaLiteChart"], [data-testid="stTable"] > div)[data-scroll-frame]::before {
+    :is([data-testid="stVegaLiteChart"], [data-testid="stMarkdownContainer"]:has(> table))[data-scroll-frame]::before {
       content: "Wider than the screen: swipe sideways for the rest →"; display: block; position: sticky; left: 0;
       width: max-content; font-size: 0.875rem; padding-bottom: 0.25rem;
     }
@@ -54,8 +53,8 @@ BASE_CSS = """
 </style>
 """
 
-# A chart wider than a phone's screen scrolls in its own frame (BASE_CSS), as does a wide table (in the frame
-# Streamlit puts around it), and a frame that scrolls must be reachable by keyboard (WCAG 2.1.1): one with nothing
+# A chart wider than a phone's screen scrolls in its own frame (BASE_CSS), as does a wide table, and a frame that
+# scrolls must be reachable by keyboard (WCAG 2.1.1): one with nothing
 # focusable inside is given tabindex=0, so Tab reaches it and the arrow keys scroll it. CSS cannot set tabindex,
 # so a few lines of script do it, for frames that scroll now and again whenever the page changes (a rerun redraws
 # its charts) or the window is resized. Installed once a browser tab; a constant with nothing a user typed in it.
@@ -64,8 +63,9 @@ FOCUSABLE_FRAMES = """
 (() => {
   if (window.__chartFramesFocusable) return;
   window.__chartFramesFocusable = true;
+  const FRAMES = '[data-testid="stVegaLiteChart"], [data-testid="stMarkdownContainer"]:has(> table)';
   const mark = () => {
-    for (const frame of document.querySelectorAll('[data-testid="stVegaLiteChart"], [data-testid="stTable"] > div')) {
+    for (const frame of document.querySelectorAll(FRAMES)) {
       const scrolls = frame.scrollWidth > frame.clientWidth + 1;
       if (scrolls && !frame.hasAttribute('tabindex')) {
         frame.tabIndex = 0;
@@ -95,9 +95,9 @@ CSS = """
   .stMainBlockContainer h1 { font-size: 3.2rem; }
   .stMainBlockContainer h2, .stMainBlockContainer h3 { font-size: 2.2rem; }
   .stMainBlockContainer [data-testid="stCaptionContainer"] { font-size: 1.2rem; }
-  /* Tables (ui.drawing.tables draws them as HTML when presenting), formulas and code set on their own, and the
+  /* Tables (ui.drawing.tables: Markdown tables, also when presenting), formulas and code set on their own, and the
      value a box shows (the Query row): as large as the prose around them, no smaller than 20 px. */
-  .stMainBlockContainer [data-testid="stTable"] :is(th, td) { font-size: 1.3rem; }
+  .stMainBlockContainer [data-testid="stMarkdownContainer"] table :is(th, td) { font-size: 1.3rem; }
   .stMainBlockContainer [data-testid="stMarkdownContainer"] .katex-display { font-size: 1.3rem; }
   .stMainBlockContainer [data-testid="stCode"] code { font-size: 1.25rem; }
   .stMainBlockContainer :is(input, textarea) { font-size: 1.3rem; }
