@@ -6,7 +6,8 @@ it changes), formula (a caption holding a LaTeX formula whose number changes), m
 changes), slider (a slider nobody moves), table (st.table, 4 x 4 numbers that change), markdown_table (the same
 numbers as one Markdown table), chart (another heatmap whose numbers change: Streamlit's own path, its data in
 the spec), lab_heatmap (this app's heatmap, ui.drawing.heatmap: its numbers a dataset beside a spec that stays,
-drawn on a canvas). none:0 is the bare page.
+drawn on a canvas), lab_heatmap_unprinted (the same without its numbers printed in the cells). none:0 is the bare
+page.
 """
 
 import os
@@ -53,6 +54,8 @@ def extra(kind: str, i: int, values: np.ndarray) -> None:
         st.altair_chart(heatmap(values[::-1]))
     elif kind == "lab_heatmap":
         lab_heatmap.show(values[::-1], LABELS, LABELS, f"map {i}")
+    elif kind == "lab_heatmap_unprinted":
+        lab_heatmap.show(values[::-1], LABELS, LABELS, f"map {i}", annotate=False)
     elif kind == "slider":
         st.slider(f"A slider nobody moves ({i})", 0, 10, 3, key=f"still_{i}")
     elif kind == "metric":
