@@ -2,13 +2,12 @@
 
 Every lesson page is rendered as a reader first opens it (default controls, panels closed) at the Simple and the
 Technical level, and the running text a reader reads is collected: the Markdown, the captions and the boxes (what
-names a picture, a chart's title or a control's label, is the same at both levels and is left out, as are the
-tables of numbers). For each level
-it prints the words and the Flesch-Kincaid grade (a US school grade: the years of school a reader needs, 0.39 x
-words per sentence + 11.8 x syllables per word - 15.59). The formula is three numbers, so it is written here; the
-syllables come from pyphen's hyphenation dictionary (offline), as the readability packages count them (theirs either
-download a pronouncing dictionary at first use or need setuptools' pkg_resources). Simple is meant to be its own
-shorter, plainer text: the share of words it keeps is the third column.
+names a picture, a chart's title or a control's label, is the same at both levels and is left out, as are the tables
+of numbers). For each level it prints the words and the Flesch-Kincaid grade (a US school grade: the years of school
+a reader needs, 0.39 x words per sentence + 11.8 x syllables per word - 15.59). The formula is three numbers, so it
+is written here; the syllables come from pyphen's hyphenation dictionary (offline), as the readability packages
+count them (theirs either download a pronouncing dictionary at first use or need setuptools' pkg_resources). Simple
+is meant to be its own shorter, plainer text: the share of words it keeps is the third column.
 
     python -m tools.reading_level            # every lesson
     python -m tools.reading_level masking    # some (folder names)

@@ -252,7 +252,7 @@ TABLE = '[data-testid="stMarkdownContainer"] > table'  # a table of numbers (ui/
 # Every table cell's type size, and the interactive tables' count (drawn on a canvas no page style reaches)
 TABLE_TYPE = """() => {
     const main = document.querySelector('.stMainBlockContainer');
-    return {cells: [...main.querySelectorAll('[data-testid="stMarkdownContainer"] > table :is(td, th)')]
+    return {cells: [...main.querySelectorAll('""" + TABLE + """ :is(td, th)')]
                 .filter(c => c.offsetParent && c.textContent.trim()).map(c => parseFloat(getComputedStyle(c).fontSize)),
             canvases: main.querySelectorAll('[data-testid="stDataFrame"]').length}; }"""
 # The type of the Query row box's value (a box one can type in to search the tokens: its input shows the value)
@@ -261,7 +261,7 @@ QUERY_VALUE = """() => [...document.querySelectorAll('.stMainBlockContainer .st-
 # The page's column (its right edge, less its padding) and what of each chart is drawn past it
 PAST_THE_COLUMN = """() => { const main = document.querySelector('.stMainBlockContainer');
     const right = main.getBoundingClientRect().right - parseFloat(getComputedStyle(main).paddingRight);
-    return [...main.querySelectorAll('[data-testid="stVegaLiteChart"], [data-testid="stMarkdownContainer"] > table')]
+    return [...main.querySelectorAll('[data-testid="stVegaLiteChart"], """ + TABLE + """')]
         .filter(c => c.offsetParent)
         .map(c => ({past: Math.round(c.getBoundingClientRect().right - right), what: c.textContent.slice(0, 40)}))
         .filter(c => c.past > 1); }"""
