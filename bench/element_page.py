@@ -6,7 +6,8 @@ it changes), formula (a caption holding a LaTeX formula whose number changes), m
 changes), slider (a slider nobody moves), table (st.table, 4 x 4 numbers that change), markdown_table (the same
 numbers as one Markdown table), chart (another heatmap whose numbers change: Streamlit's own path, its data in
 the spec), lab_heatmap (this app's heatmap, ui.drawing.heatmap: its numbers a dataset beside a spec that stays,
-drawn on a canvas), lab_heatmap_unprinted (the same without its numbers printed in the cells). none:0 is the bare
+drawn on a canvas), lab_heatmap_unprinted (the same without its numbers printed in the cells), lab_grid (N maps
+of 7x7 as the panels of one chart, as the app draws a grid of heads: ui.drawing.render.show_grid). none:0 is the bare
 page.
 """
 
@@ -23,6 +24,7 @@ ROOT = str(Path(__file__).resolve().parents[1])
 if ROOT not in sys.path:  # streamlit puts the script's folder on the path, not the repository's
     sys.path.insert(0, ROOT)
 
+from ui.drawing import charts, render  # noqa: E402
 from ui.drawing import heatmap as lab_heatmap  # noqa: E402
 
 KIND, COUNT = os.environ.get("ELEMENTS", "none:0").split(":")
@@ -69,6 +71,11 @@ def body() -> None:
     seed = st.slider("Random seed", 0, 999, 0, key="seed")
     values = np.random.default_rng(seed).random((7, 7))
     st.altair_chart(heatmap(values))
+    if KIND == "lab_grid":  # COUNT maps, one chart
+        maps = np.random.default_rng(seed).random((int(COUNT), 7, 7))
+        render.show_grid(charts.grid_frame(maps, [f"map {i}" for i in range(len(maps))], LABELS, LABELS), 4, 26,
+                         "maps")
+        return
     for i in range(int(COUNT)):
         extra(KIND, i, values)
 

@@ -12,6 +12,8 @@ import pandas as pd
 from streamlit.testing.v1 import AppTest
 
 from lessons import COURSE
+from lessons.masking import mistakes as masking_mistakes
+from lessons.scaling import mistake as scaling_mistake
 from ui import text
 from ui.drawing import export, tables
 from ui.drawing.chart_data import DATASET, LABELS_PREFIX, ChartData
@@ -47,13 +49,17 @@ def ok(at: AppTest) -> AppTest:
 
 
 # ---- the lazy panels ------------------------------------------------------------------------------------
-# The panels that do not follow the sliders (share, export, exercises, code) are filled only while open.
-# A test opens one as a click would: its state key set to True before the run (see open_panels).
+# The panels that do not follow the sliders (share, export, exercises, code) are filled only while open, and so
+# are a lesson's asides (its common mistakes). A test opens one as a click would: its state key set to True before
+# the run (see open_panels).
+
+ASIDE_KEYS = (masking_mistakes.OPEN_KEY, scaling_mistake.OPEN_KEY)  # every lesson's asides (ui.state.controls.aside)
 
 
 def panel_keys(lesson: str | None = None) -> tuple[str, ...]:
-    """The state keys of every lazy panel: share, export, code, and the exercises of `lesson` (a url path)."""
-    keys = (share.OPEN_KEY, export.OPEN_KEY, text.CODE_KEY)
+    """The state keys of every lazy panel: share, export, code, every aside, and the exercises of `lesson` (a url
+    path)."""
+    keys = (share.OPEN_KEY, export.OPEN_KEY, text.CODE_KEY, *ASIDE_KEYS)
     return (*keys, exercises.open_key(lesson)) if lesson else keys
 
 
@@ -85,6 +91,34 @@ def run_app(page: str | None = None, query: dict | None = None, timeout: float =
     if page:
         at.switch_page(page).run()
     return at
+
+
+class Aside:
+    """A part of a page shut until opened (ui.state.controls.aside), handled like a widget: its key (in the link),
+    value (open or not), the value it is drawn with by default, and set_value, which opens or shuts it as a click
+    would (for the next run)."""
+
+    def __init__(self, at: AppTest, expander) -> None:
+        self.at, self.proto = at, expander.proto
+        self.key, self.label = self.proto.query_param_key, expander.label
+
+    @property
+    def value(self) -> bool:
+        return self.proto.expanded
+
+    @property
+    def default(self) -> bool:
+        return self.proto.default_expanded
+
+    def set_value(self, value: bool) -> AppTest:
+        self.at.session_state[self.key] = bool(value)
+        return self.at
+
+
+def asides(at: AppTest) -> dict[str, Aside]:
+    """Every aside on the page, by the key that holds it in the link."""
+    found = (Aside(at, e) for e in at.expander)
+    return {a.key: a for a in found if a.key}
 
 
 def charts(at: AppTest) -> list:

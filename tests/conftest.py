@@ -68,5 +68,6 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 @pytest.fixture(scope="module")
 def default_page(request):
-    """The test module's PAGE at its defaults, run once for the module, with "Show the code" open."""
-    return ok(run_page(request.module.PAGE, timeout=120, opened=[CODE_KEY]))
+    """The test module's PAGE at its defaults, run once for the module, with "Show the code" open (and the panels
+    the module names in OPENED)."""
+    return ok(run_page(request.module.PAGE, timeout=120, opened=[CODE_KEY, *getattr(request.module, "OPENED", ())]))

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import pyphen
 
 from lessons import COURSE
-from tests.apptest_helpers import ok, run_page
+from tests.apptest_helpers import ASIDE_KEYS, ok, run_page
 from ui.drawing import tables
 
 READ = ("markdown", "caption", "info", "warning", "error", "success")  # the kinds of element that are prose
@@ -79,9 +79,9 @@ class Reading:
 
 
 def page_text(path: str, level: str) -> str:
-    """The prose of a lesson page as first opened at this level, one paragraph per element (a table of numbers,
-    drawn as Markdown, is not prose)."""
-    at = ok(run_page(path, {"level": level}, timeout=300))
+    """The prose of a lesson page at this level, as first opened but for its asides (open: a reader at that level
+    may read them), one paragraph per element (a table of numbers, drawn as Markdown, is not prose)."""
+    at = ok(run_page(path, {"level": level}, timeout=300, opened=ASIDE_KEYS))
     return "\n\n".join(plain(str(el.value)) for kind in READ for el in getattr(at, kind)
                          if tables.read(str(el.value)) is None)
 

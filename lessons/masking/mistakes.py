@@ -13,6 +13,10 @@ from ui.sections import views
 from ui.sections.views import beside, heatmaps, numbers_text, weights_map
 from ui.text import counted, shape_caption
 
+OPEN_KEY = "masking_mistakes"  # in the link while the mistakes are open: ?masking_mistakes=true
+# The aside's label, quoted by the lesson's "What to notice" (lessons/masking/prose.md): the four mistakes and the
+# trade-off between a finite fill and −∞, which is not a mistake but a choice
+TITLE = "Masking mistakes, and −1e9 against −∞"
 FILLS = {"fill value": "value", "in float32": "float32", "in float16": "float16"}  # table column: fill_in_float16 key
 MAX_MASK_CELLS = 8  # rows and columns of the additive masks printed as tables
 MASK_TEXT = {-np.inf: "−∞", 0.0: "0"}  # how a mask's cells read; NaN reads "NaN" (views.number)

@@ -123,8 +123,12 @@ def controls_and_sections() -> None:
         walkthrough_views.conventions_section(a["scaled_scores"], tokens)
     query = compare_section(a, tokens)
     averaging_section(a, tokens, query)
-    if page.technical():  # the four mistakes
-        mistakes.sections(a, tokens)
+    if page.technical():  # the four mistakes, an aside drawn only while open
+        box = controls.aside(mistakes.OPEN_KEY, mistakes.TITLE, icon=":material/report:")
+        controls.show_url_notes()  # a link's unusable value for it is noted beside it
+        if box.open:
+            with box:
+                mistakes.sections(a, tokens)
     page.live(peek_section, tokens, D, d_k, seed)
 
 

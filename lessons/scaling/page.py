@@ -6,7 +6,7 @@ import streamlit as st
 from core import attention, sampling
 from core.demos import heads, measures
 from lessons import COURSE
-from lessons.scaling import cached, experiments, maths
+from lessons.scaling import cached, experiments, maths, mistake
 from lessons.scaling.questions import questions
 from ui.frame import page, prose
 from ui.sections import views
@@ -67,27 +67,6 @@ def compare_section(a: dict, tokens: list[str], d_k: int) -> None:
                          "softmax(Q Kᵀ / √d_k)", note=notes[1]))
 
 
-def d_v_section(a: dict, tokens: list[str], d_k: int) -> None:
-    """The √d_v mistake: a live part of its own, its slider beside it (it reaches nothing else)."""
-    st.header("A mistake: dividing by √d_v")
-    d_v = controls.number_slider("scaling_d_v", "d_v (value size, for the √d_v mistake)", 1, 512, 64,
-                                 container=st, width=controls.IN_PAGE_PX,
-                                 help="The width of the value vectors. It has nothing to do with the scores' spread; "
-                                      "here it only sets what the mistaken line divides by.")
-    controls.show_url_notes()
-    mistake = maths.scale_mistake(a["scores"], d_k, d_v)
-    kind, factor = maths.divisor_error(d_k, d_v)
-    effect = prose.text("scaling", kind, wrong=mistake["wrong_divisor"], right=mistake["right_divisor"],
-                        factor=factor, diff=mistake["largest_difference"])
-    prose.show("scaling", "d_v", d_k=d_k, d_v=d_v, effect=effect)
-    summary = {side: f"mean row entropy {mistake[side + '_entropy']:.2f} bits, mean largest weight "
-                     f"{mistake[side + '_max']:.3f}." for side in ("wrong", "right")}
-    heatmaps(weights_map(mistake["wrong"], tokens, "wrong: softmax(Q Kᵀ / √d_v)", "scaling_wrong",
-                         note=f"Divided by √d_v = √{d_v} = {mistake['wrong_divisor']:.2f}: {summary['wrong']}"),
-             weights_map(mistake["right"], tokens, "right: softmax(Q Kᵀ / √d_k)", "scaling_right",
-                         note=f"Divided by √d_k = √{d_k} = {mistake['right_divisor']:.2f}: {summary['right']}"))
-
-
 def controls_and_sections() -> None:
     """The sentence's controls and the sections they drive: a move of one reruns this alone."""
     sentence, max_tokens, D, d_k, seed = sentence_settings(d_k_hi=512, d_k_default=64)
@@ -99,8 +78,12 @@ def controls_and_sections() -> None:
     # the sections with controls of their own are live parts of their own: a move of one reruns that alone
     page.live(weights_section, a, tokens, d_k)
     compare_section(a, tokens, d_k)
-    if page.technical():
-        page.live(d_v_section, a, tokens, d_k)
+    if page.technical():  # an aside, drawn only while open
+        box = controls.aside(mistake.OPEN_KEY, mistake.TITLE, icon=":material/report:", holds=(mistake.D_V,))
+        controls.show_url_notes()  # a link's unusable value for it is noted beside it
+        if box.open:
+            with box:
+                page.live(mistake.section, a, tokens, d_k)
 
 
 page.opening(COURSE, "scaling")

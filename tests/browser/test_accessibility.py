@@ -20,6 +20,8 @@ from __future__ import annotations
 import pytest
 
 from lessons import COURSE
+from lessons.masking import mistakes as masking_mistakes
+from lessons.scaling import mistake as scaling_mistake
 from tests.browser.axe_check import STILL, report, serious_violations
 from tests.browser.harness import PAGE_TIMEOUT_MS, wait_until_drawn
 from ui.frame import glossary
@@ -38,11 +40,14 @@ CHECKS = [(path, theme, DESK) for path in PAGES for theme in THEMES] + [
 # grids of maps are laid out again one under another (a page of its own at that width)
 PHONE_PAGES = ["multi-head", "bigram", "block", "circuit", "tiles", "model", "training", "ladder"]
 CHECKS += [(path, "dark", PHONE) for path in PHONE_PAGES]
+# The lessons' asides, shut when a page is first opened, opened by their link (ui.state.controls.aside)
+ASIDES = [f"masking?{masking_mistakes.OPEN_KEY}=true", f"scaling?{scaling_mistake.OPEN_KEY}=true"]
+CHECKS += [(path, theme, DESK) for path in ASIDES for theme in THEMES] + [(ASIDES[0], "dark", PHONE)]
 
 
 def check_id(path: str, theme: str, viewport: dict) -> str:
-    return (path or "home").replace("?present=true", "-presenter") + f"-{theme}" + ("-phone" if viewport is PHONE
-                                                                                   else "")
+    page = (path or "home").replace("?present=true", "-presenter").replace("?", "-").replace("=true", "")
+    return page + f"-{theme}" + ("-phone" if viewport is PHONE else "")
 
 
 @pytest.mark.parametrize(("path", "theme", "viewport"), CHECKS, ids=[check_id(*c) for c in CHECKS])

@@ -10,6 +10,7 @@ from urllib.parse import quote
 import pytest
 
 from lessons import COURSE
+from lessons.masking import mistakes
 from tests.browser.harness import (
     CHART,
     EXCEPTION,
@@ -108,7 +109,35 @@ def test_keyboard_slider_redraws_the_chart(server, page):
     other.close()
 
 
-# ---- (c) a hostile link -----------------------------------------------------------------------------
+# ---- (c) an aside, shut until opened ----------------------------------------------------------------
+
+
+def test_an_aside_opens_from_the_keyboard_and_stays_open_in_its_link(server, page):
+    """Masking's four mistakes are shut until opened: Enter on the aside's summary draws them (its 7 maps on
+    screen), the address bar says so, a reload keeps them open, and Enter again shuts them and clears the link."""
+    heading = page.get_by_role("heading", name="Mistake 1: masking after the softmax")
+    aside = page.locator('[data-testid="stExpander"]').filter(has_text=mistakes.TITLE)
+    page.goto(f"{server.url}/masking")
+    wait_until_drawn(page)
+    expect(heading).to_have_count(0)
+    summary = aside.locator("summary")
+    summary.focus()
+    page.keyboard.press("Enter")
+    page.wait_for_url(f"**{mistakes.OPEN_KEY}=true**", timeout=RERUN_TIMEOUT_MS)
+    expect(heading).to_be_visible(timeout=RERUN_TIMEOUT_MS)
+    expect(aside.locator(f"{CHART} :is(canvas, svg.marks)")).to_have_count(7, timeout=RERUN_TIMEOUT_MS)
+    expect(page.locator(EXCEPTION)).to_have_count(0)
+
+    page.reload()
+    wait_until_drawn(page)
+    expect(heading).to_be_visible()
+    aside.locator("summary").focus()
+    page.keyboard.press("Enter")
+    expect(heading).to_have_count(0, timeout=RERUN_TIMEOUT_MS)
+    page.wait_for_function(f"() => !location.search.includes({mistakes.OPEN_KEY!r})", timeout=RERUN_TIMEOUT_MS)
+
+
+# ---- (d) a hostile link -----------------------------------------------------------------------------
 
 
 HOSTILE = {"d_k": "99999", "text": "<img src=x onerror=alert(1)>", "heads": "7"}

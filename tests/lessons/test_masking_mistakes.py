@@ -14,21 +14,26 @@ import pytest
 from core.attention import causal_mask
 from core.demos.heads import single_head
 from core.tokenize import word_tokens
+from lessons.masking import mistakes
 from lessons.masking.maths import additive_mask_by_triu, mask_by_multiplying, masking_view, triu_times_inf
 from tests.apptest_helpers import (
     SENT_RTOL,
     captions,
     chart_by_title,
     chart_data,
+    chart_title,
+    charts,
     markdown_tables,
     matrix,
     ok,
     run_page,
     texts,
 )
+from ui.frame import prose
 from ui.state.controls import DEFAULT_TEXT
 
 PAGE = "lessons/masking/page.py"
+OPENED = (mistakes.OPEN_KEY,)  # the four mistakes, an aside shut by default: open, as a reader who opened it
 TOKENS = word_tokens(DEFAULT_TEXT)  # 7 tokens: the page's default sentence
 BROKEN_TITLE = "**Broken:**"
 
@@ -100,7 +105,7 @@ def test_masking_view_carries_both_mistakes():
 
 @pytest.fixture(scope="module")
 def default_page():
-    return ok(run_page(PAGE))
+    return ok(run_page(PAGE, opened=OPENED))
 
 
 def as_printed(table) -> pd.DataFrame:
@@ -150,7 +155,7 @@ def test_page_shows_nan_rows(default_page):
 
 
 def test_one_token():
-    at = ok(run_page(PAGE, {"seq_len": "1"}))
+    at = ok(run_page(PAGE, {"seq_len": "1"}, opened=OPENED))
     assert chart_data(chart_by_title(at, "weight on future keys"))["value"].tolist() == [0.0]
     assert "its one row NaN" in texts(at)  # "all 1 of the 1 rows" is not how anyone says one
     broken, _ = mask_tables(at)
@@ -159,9 +164,35 @@ def test_one_token():
 
 def test_long_text_cuts_the_tables():
     text = " ".join(f"w{i}" for i in range(40))
-    at = ok(run_page(PAGE, {"text": text, "seq_len": "32"}))
+    at = ok(run_page(PAGE, {"text": text, "seq_len": "32"}, opened=OPENED))
     broken, right = mask_tables(at)
     assert broken.shape == right.shape == (8, 9)
     shown = texts(at)
     assert "The tables show the first 8 rows and columns of 32." in shown
     assert "all 32 of the 32 rows NaN" in shown and "528 of the 1024 weights stay NaN" in shown
+
+
+def test_the_mistakes_are_an_aside_shut_until_opened():
+    """Shut, none of the four is drawn (a slider move costs them nothing); opened, by a click or by a link, all are,
+    and the link to share says so. A link that says neither true nor false leaves it shut, and says why."""
+    def drawn(at) -> bool:
+        return "Mistake 1: masking after the softmax" in texts(at)
+
+    shut = ok(run_page(PAGE))
+    assert mistakes.TITLE in [e.label for e in shut.expander] and not drawn(shut)
+    assert not any(chart_title(c).startswith("wrong:") for c in charts(shut))
+    clicked = ok(run_page(PAGE, opened=OPENED))
+    linked = ok(run_page(PAGE, {mistakes.OPEN_KEY: "true"}))
+    for at in (clicked, linked):
+        assert drawn(at) and "Mistake 4: building the mask as np.triu(…) * −∞" in texts(at)
+        assert len(charts(at)) == len(charts(shut)) + 7
+        assert at.session_state["_view"][mistakes.OPEN_KEY] is True  # what a shared link carries
+    # What to notice, drawn outside it, says where each of its points is
+    named = mistakes.TITLE.split(",")[0] + ":"
+    assert [line for line in prose.text("masking", "notice").splitlines() if named in line] == [
+        line for line in prose.text("masking", "notice").splitlines()
+        if any(w in line for w in ("after the softmax", "−1e9", "Multiplying", "multiplying", "np.triu"))]
+    garbled = ok(run_page(PAGE, {mistakes.OPEN_KEY: "maybe"}))
+    assert not drawn(garbled)
+    assert [i.value for i in garbled.info] == [f"The link set {mistakes.OPEN_KEY} to “maybe”; use true or false. "
+                                               f"“{mistakes.TITLE}” stays shut."]

@@ -10,7 +10,7 @@ import pytest
 
 from core.demos import context
 from core.tokenize import word_tokens
-from lessons.masking import maths
+from lessons.masking import maths, mistakes
 from tests.apptest_helpers import (
     SENT_RTOL,
     captions,
@@ -30,6 +30,7 @@ from ui.drawing.charts import unique_labels
 from ui.state.controls import DEFAULT_TEXT
 
 PAGE = "lessons/masking/page.py"
+OPENED = (mistakes.OPEN_KEY,)  # the four mistakes, an aside shut by default: open, as a reader who opened it
 # heatmap title prefix -> key of lessons.masking.maths.masking_view's result (or a path into it)
 HEATMAPS = {"causal mask": "mask", "masked scores": "masked_scores", "weights without": "weights_free",
             "weights with the": "weights_masked", "outputs without": "out_free", "outputs with the": "out_masked",
@@ -188,7 +189,7 @@ MOVES = [("slider", "d_k", 1), ("slider", "d_k", 64), ("select_slider", "d_model
 
 
 def test_every_widget_at_its_extremes():
-    at = ok(run_page(PAGE, {"text": LONG_TEXT}))
+    at = ok(run_page(PAGE, {"text": LONG_TEXT}, opened=OPENED))
     for kind, key, value in MOVES:
         getattr(at, kind)(key=key).set_value(value).run()
         ok(at)
@@ -214,7 +215,7 @@ def test_slider_ranges(default_page):
 
 def test_position_survives_text_edits():
     """The position slider keeps one range, so editing the text never resets it (a changing range would)."""
-    at = ok(run_page(PAGE))
+    at = ok(run_page(PAGE, opened=OPENED))
     at.slider(key="masking_pos").set_value(2).run()
     at.sidebar.text_area(key="text").set_value("a shorter text now").run()
     ok(at)
@@ -228,14 +229,14 @@ def test_position_survives_text_edits():
 
 
 def test_one_token_has_nothing_to_change():
-    at = ok(run_page(PAGE, {"text": "hello"}))
+    at = ok(run_page(PAGE, {"text": "hello"}, opened=OPENED))
     assert_charts_match_core(at)
     assert matrix(chart_by_title(at, "weights with the")).to_numpy().tolist() == [[1.0]]
     assert "no later token to change" in texts(at)
     with pytest.raises(AssertionError):
         chart_by_title(at, "max |change|")
     assert seq_len(at) == 1  # one token: no seq_len slider to move
-    at = ok(run_page(PAGE))
+    at = ok(run_page(PAGE, opened=OPENED))
     ok(at.sidebar.slider(key="seq_len").set_value(1).run())  # the same through seq_len
     assert "no later token to change" in texts(at)
 
@@ -245,7 +246,7 @@ def test_one_token_has_nothing_to_change():
     ("<script>alert(1)</script>", "only the first"),
 ])
 def test_replacement_words(word, shown):
-    at = ok(run_page(PAGE))
+    at = ok(run_page(PAGE, opened=OPENED))
     at.text_input(key="masking_word").set_value(word).run()
     ok(at)
     if shown:
@@ -265,8 +266,8 @@ def test_replacement_words(word, shown):
 def test_deep_link_equals_setting_widgets_by_hand():
     query = {"text": "a link carries every setting too", "d_k": "16", "seed": "3", "masking_pos": "2",
              "masking_word": "fish"}
-    linked = ok(run_page(PAGE, query))
-    by_hand = ok(run_page(PAGE))
+    linked = ok(run_page(PAGE, query, opened=OPENED))
+    by_hand = ok(run_page(PAGE, opened=OPENED))
     # by_hand.sidebar afresh each time: a changed text changes the Query row box's options
     by_hand.sidebar.text_area(key="text").set_value(query["text"]).run()
     by_hand.sidebar.slider(key="d_k").set_value(16).run()
@@ -285,7 +286,7 @@ def test_deep_link_equals_setting_widgets_by_hand():
 
 
 def test_hostile_url_values():
-    at = ok(run_page(PAGE, {"masking_pos": "99", "d_k": "abc", "masking_word": "x" * 100}))
+    at = ok(run_page(PAGE, {"masking_pos": "99", "d_k": "abc", "masking_word": "x" * 100}, opened=OPENED))
     s = settings(at)
     assert (s["masking_pos"], s["d_k"], s["masking_word"]) == (31, 8, "x" * 40)
     notes = "\n".join(str(i.value) for i in at.info)
@@ -295,7 +296,7 @@ def test_hostile_url_values():
     assert "masking_word" in notes and "first 40" in notes
     assert_charts_match_core(at)
     assert_no_peeking(at, 6)
-    at = ok(run_page(PAGE, {"masking_pos": "-1.5e308"}))
+    at = ok(run_page(PAGE, {"masking_pos": "-1.5e308"}, opened=OPENED))
     assert settings(at)["masking_pos"] == 0
 
 
@@ -304,7 +305,7 @@ def test_hostile_url_values():
 
 @pytest.mark.parametrize("text", ["", " \n\t "])
 def test_empty_text_warns(text):
-    at = ok(run_page(PAGE))
+    at = ok(run_page(PAGE, opened=OPENED))
     at.sidebar.text_area(key="text").set_value(text).run()
     ok(at)
     assert len(at.warning) == 1 and "no tokens" in at.warning[0].value
@@ -313,14 +314,14 @@ def test_empty_text_warns(text):
 
 def test_500_words():
     text = " ".join(["to", "be", "or", "not"][i % 4] for i in range(500))
-    at = ok(run_page(PAGE, {"text": text, "seq_len": "32", "masking_pos": "20"}))
+    at = ok(run_page(PAGE, {"text": text, "seq_len": "32", "masking_pos": "20"}, opened=OPENED))
     tokens, _ = assert_charts_match_core(at)
     assert len(tokens) == 32 and "Showing the first 32 of 500 tokens (seq_len)." in texts(at)
     assert_no_peeking(at, 20)
 
 
 def test_other_scripts_and_emoji():
-    at = ok(run_page(PAGE, {"text": "猫が 🐱 مرحبا Ünïcödé", "masking_word": "犬"}))
+    at = ok(run_page(PAGE, {"text": "猫が 🐱 مرحبا Ünïcödé", "masking_word": "犬"}, opened=OPENED))
     tokens, _ = assert_charts_match_core(at)
     assert tokens == ["猫が", "🐱", "مرحبا", "Ünïcödé"]
     assert_no_peeking(at, 3)
@@ -329,7 +330,7 @@ def test_other_scripts_and_emoji():
 
 @pytest.mark.parametrize("text", ["<script>alert(1)</script>", "[link](javascript:alert(1)) **bold** :red[x]"])
 def test_markup_is_shown_only_as_text(text):
-    at = ok(run_page(PAGE, {"text": text, "masking_word": "<b>x</b>"}))
+    at = ok(run_page(PAGE, {"text": text, "masking_word": "<b>x</b>"}, opened=OPENED))
     tokens, _ = assert_charts_match_core(at)
     assert tokens == word_tokens(text, 16)
     for el in [*at.markdown, *at.info, *at.success, *at.caption]:
@@ -377,11 +378,11 @@ def test_conventions_defaults(default_page):
 
 @pytest.mark.parametrize(("key", "value"), [("seq_len", "1"), ("seq_len", "2"), ("d_k", "64"), ("seed", "999")])
 def test_conventions_at_extremes(key, value):
-    at = ok(run_page(PAGE, {key: value}))
+    at = ok(run_page(PAGE, {key: value}, opened=OPENED))
     assert_conventions(at)
 
 
 def test_conventions_follow_the_text():
-    at = ok(run_page(PAGE))
+    at = ok(run_page(PAGE, opened=OPENED))
     at.sidebar.text_area(key="text").set_value("🐱 mask me").run()
     assert_conventions(ok(at))

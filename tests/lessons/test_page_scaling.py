@@ -10,7 +10,7 @@ import pytest
 
 from core.demos import measures
 from core.tokenize import word_tokens
-from lessons.scaling import maths
+from lessons.scaling import maths, mistake
 from tests.apptest_helpers import (
     SENT_RTOL,
     captions,
@@ -31,6 +31,7 @@ from ui.sections import explain
 from ui.state.controls import DEFAULT_TEXT
 
 PAGE = "lessons/scaling/page.py"
+OPENED = (mistake.OPEN_KEY,)  # the √d_v mistake, an aside shut by default: open, as a reader who opened it
 # heatmap title prefix -> key of lessons.scaling.maths.scaling_view's result (or of its "mistake" dict)
 HEATMAPS = {"scores before the softmax": "logits", "weights: click": "weights", "unscaled scores": "scores",
             "unscaled weights": "weights_unscaled", "scaled scores": "scaled_scores",
@@ -187,7 +188,7 @@ MOVES = [("slider", "d_k", 1), ("slider", "d_k", 512), ("slider", "seq_len", 1),
 
 def test_every_widget_at_its_extremes():
     """One page, every widget moved in turn (to both ends): the drawn numbers always follow core."""
-    at = ok(run_page(PAGE, {"text": LONG_TEXT}))
+    at = ok(run_page(PAGE, {"text": LONG_TEXT}, opened=OPENED))
     for kind, key, value in MOVES:
         getattr(at, kind)(key=key).set_value(value).run()
         ok(at)
@@ -213,7 +214,7 @@ def test_slider_ranges(default_page):
 
 
 def test_d_k_512_unscaled_saturates():
-    at = ok(run_page(PAGE, {"d_k": "512"}))
+    at = ok(run_page(PAGE, {"d_k": "512"}, opened=OPENED))
     unscaled = matrix(chart_by_title(at, "unscaled weights")).to_numpy()
     scaled = matrix(chart_by_title(at, "scaled weights")).to_numpy()
     assert unscaled.max(axis=1).mean() > 0.9 > 0.6 > scaled.max(axis=1).mean()
@@ -228,7 +229,7 @@ def test_d_k_512_unscaled_saturates():
 
 def test_d_v_mistake_messages():
     """The mistake divides by √d_v: at d_v = d_k (the defaults) the two maps are identical; apart, they differ."""
-    at = ok(run_page(PAGE))  # d_k = d_v = 64
+    at = ok(run_page(PAGE, opened=OPENED))  # d_k = d_v = 64
     np.testing.assert_array_equal(matrix(chart_by_title(at, "wrong:")).to_numpy(),
                                   matrix(chart_by_title(at, "right:")).to_numpy())
     assert chart_title(chart_by_title(at, "wrong:")) == "wrong: softmax(Q Kᵀ / √d_v)"
@@ -249,8 +250,8 @@ def test_d_v_mistake_messages():
 def test_deep_link_equals_setting_widgets_by_hand():
     query = {"text": "a link carries every setting", "d_k": "300", "seed": "7", "attn_temp": "0.5",
              "scaling_on": "false", "scaling_d_v": "16", "scaling_T": "8", "scaling_trials": "10"}
-    linked = ok(run_page(PAGE, query))
-    by_hand = ok(run_page(PAGE))
+    linked = ok(run_page(PAGE, query, opened=OPENED))
+    by_hand = ok(run_page(PAGE, opened=OPENED))
     # by_hand.sidebar afresh each time: a changed text changes the Query row box's options
     by_hand.sidebar.text_area(key="text").set_value(query["text"]).run()
     for key in ("d_k", "seed", "scaling_d_v", "scaling_T"):
@@ -271,7 +272,7 @@ def test_deep_link_equals_setting_widgets_by_hand():
 
 def test_hostile_url_values():
     at = ok(run_page(PAGE, {"d_k": "9999", "scaling_on": "maybe", "scaling_trials": "7", "attn_temp": "-3",
-                            "scaling_T": "abc", "scaling_d_v": "1e9"}))
+                            "scaling_T": "abc", "scaling_d_v": "1e9"}, opened=OPENED))
     s = settings(at)
     assert (s["d_k"], s["scaling_on"], s["scaling_trials"], s["attn_temp"], s["scaling_T"], s["scaling_d_v"]) == (
         512, True, 10, 0.0, 16, 512)
@@ -290,7 +291,7 @@ def test_hostile_url_values():
 
 @pytest.mark.parametrize("text", ["", "  \n "])
 def test_empty_text_warns(text):
-    at = ok(run_page(PAGE))
+    at = ok(run_page(PAGE, opened=OPENED))
     at.sidebar.text_area(key="text").set_value(text).run()
     ok(at)
     assert len(at.warning) == 1 and "no tokens" in at.warning[0].value
@@ -298,7 +299,7 @@ def test_empty_text_warns(text):
 
 
 def test_one_token():
-    at = ok(run_page(PAGE, {"text": "hello"}))
+    at = ok(run_page(PAGE, {"text": "hello"}, opened=OPENED))
     _, view = assert_charts_match_core(at)
     assert matrix(chart_by_title(at, "weights: click")).to_numpy().tolist() == [[1.0]]
     assert view["summary"]["entropy"] == 0.0
@@ -307,14 +308,14 @@ def test_one_token():
 
 def test_500_words():
     text = " ".join(["to", "be", "or", "not"][i % 4] for i in range(500))
-    at = ok(run_page(PAGE, {"text": text, "seq_len": "32"}))
+    at = ok(run_page(PAGE, {"text": text, "seq_len": "32"}, opened=OPENED))
     tokens, _ = assert_charts_match_core(at)
     assert len(tokens) == 32
     assert "Showing the first 32 of 500 tokens (seq_len)." in texts(at)
 
 
 def test_other_scripts_and_emoji():
-    at = ok(run_page(PAGE, {"text": "猫が 🐱 مرحبا Ünïcödé"}))
+    at = ok(run_page(PAGE, {"text": "猫が 🐱 مرحبا Ünïcödé"}, opened=OPENED))
     tokens, _ = assert_charts_match_core(at)
     assert tokens == ["猫が", "🐱", "مرحبا", "Ünïcödé"]
     assert "`猫が` · `🐱` · `مرحبا` · `Ünïcödé`" in texts(at)
@@ -322,7 +323,7 @@ def test_other_scripts_and_emoji():
 
 @pytest.mark.parametrize("text", ["<script>alert(1)</script>", "[link](javascript:alert(1)) **bold** :red[x]"])
 def test_markup_is_shown_only_as_text(text):
-    at = ok(run_page(PAGE, {"text": text}))
+    at = ok(run_page(PAGE, {"text": text}, opened=OPENED))
     tokens, _ = assert_charts_match_core(at)
     assert tokens == word_tokens(text, 16)
     for md in at.markdown:

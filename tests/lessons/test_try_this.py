@@ -20,6 +20,7 @@ from core.data import pydoc_corpus
 from core.demos.measures import entropy
 from core.tokenize import CharTokenizer, word_tokens
 from lessons import COURSE
+from lessons.scaling import mistake as d_v_mistake
 from lessons.training import session as ts
 from tests.apptest_helpers import (
     SENT_ATOL,
@@ -224,6 +225,10 @@ def mistake(at) -> tuple[np.ndarray, np.ndarray]:
 
 def test_scaling_step_4_dividing_by_root_d_v():
     at = page("scaling")
+    assert d_v_mistake.TITLE in [e.label for e in at.expander]
+    assert f"Open **{d_v_mistake.TITLE}**" in prose.text("scaling", "try_this")  # the step names the aside
+    at.session_state[d_v_mistake.OPEN_KEY] = True  # "Open “A mistake: dividing by √d_v”", as a click would
+    at = ok(at.run())
     assert at.sidebar.slider(key="d_k").value == 64 and at.slider(key="scaling_d_v").value == 64
     wrong, right = mistake(at)
     np.testing.assert_array_equal(wrong, right)

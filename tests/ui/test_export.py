@@ -24,6 +24,7 @@ from streamlit.testing.v1 import AppTest
 from lessons import COURSE
 from lessons.training import session as ts
 from tests.apptest_helpers import (
+    ASIDE_KEYS,
     chart_alt,
     chart_by_title,
     chart_spec,
@@ -222,7 +223,7 @@ def test_csv_button_follows_the_picker(saved):
 
 def test_csv_of_masked_scores_keeps_minus_infinity():
     """The masked scores are −∞ above the diagonal: blank (grey) on screen, -inf in the file."""
-    at = ok(run_page(LESSONS["masking"].path))
+    at = ok(run_page(LESSONS["masking"].path, opened=ASIDE_KEYS))  # the mistakes open: the naive softmax's NaN
     item = next(i for i in drawn(at) if i["title"].startswith("masked scores"))
     df = read_csv(export.matrix_csv(item["matrix"], item["rows"], item["cols"]))
     values = df.to_numpy()
@@ -541,7 +542,7 @@ def test_every_annotated_heatmap_has_room_for_its_numbers_in_a_file(lesson):
 
 def test_masked_scores_file_prints_its_numbers():
     """The user's case: the masked scores (purple-orange, '-1.23' and '-inf') kept no number in their file."""
-    at = ok(run_page(LESSONS["masking"].path))
+    at = ok(run_page(LESSONS["masking"].path, opened=ASIDE_KEYS))  # the mistakes open: the naive softmax's NaN
     item = next(i for i in drawn(at) if i["title"].startswith("masked scores"))
     svg = chart_files.chart_file("svg", export.spec_of(item))
     printed = re.findall(r'aria-roledescription="text mark"[^>]*?(?:/>|>([^<]*)</text>)', svg)

@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 from lessons import COURSE
-from tests.apptest_helpers import chart_data, chart_spec, charts, run_page
+from tests.apptest_helpers import asides, chart_data, chart_spec, charts, run_page
 
 KINDS = ("slider", "select_slider", "toggle", "checkbox", "radio", "selectbox", "text_input", "text_area",
          "number_input")
@@ -27,12 +27,15 @@ def widgets(at) -> dict:
         for el in getattr(at, kind):
             if el.key in bound:
                 found[el.key] = (kind, el)
+    found.update({key: ("aside", el) for key, el in asides(at).items() if key in bound})
     assert set(found) == set(bound), f"bound keys with no widget: {set(bound) - set(found)}"
     return found
 
 
 def default_of(kind: str, el):
     """The default a widget was drawn with: what the binding leaves out of the address bar."""
+    if kind == "aside":
+        return el.default
     proto = el.proto
     if kind == "slider":
         return proto.default[0]
@@ -64,7 +67,7 @@ def link_params(at) -> dict[str, str]:
 def move(kind: str, el):
     """Set a widget to a value other than its current one, inside its range or options."""
     v = el.value
-    if kind in ("toggle", "checkbox"):
+    if kind in ("toggle", "checkbox", "aside"):
         return el.set_value(not v)
     if kind == "slider":
         lo, hi = el.min, el.max

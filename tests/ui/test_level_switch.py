@@ -9,6 +9,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from lessons import COURSE
+from lessons.masking import mistakes
+from lessons.scaling import mistake
 from tests.apptest_helpers import charts, ok, run_app, run_page, texts
 from ui.frame import exercises, prose, share
 from ui.text import CODE_KEY
@@ -17,9 +19,10 @@ LESSONS = {lesson.url_path: lesson for lesson in COURSE}
 
 
 def run(lesson: str, query: dict | None = None) -> AppTest:
-    """The lesson with its code listing, share panel and questions open (what Simple hides must be hidden even
-    when asked for)."""
-    opened = [CODE_KEY, share.OPEN_KEY, exercises.open_key(lesson)]
+    """The lesson with its code listing, share panel, questions and (Masking, Scaling) its mistakes open (what Simple
+    hides must be hidden even when asked for)."""
+    opened = [CODE_KEY, share.OPEN_KEY, exercises.open_key(lesson), mistakes.OPEN_KEY,
+              mistake.OPEN_KEY]
     return ok(run_page(LESSONS[lesson].path, query, opened=opened))
 
 
@@ -40,8 +43,9 @@ def code_listing(at: AppTest) -> bool:
 
 
 # what each page adds at the Technical level: (a heading or text it shows, how many formulas it draws)
+ASIDES = {"scaling": mistake.TITLE, "masking": mistakes.TITLE}  # and the mistakes, each an aside of its own
 TECHNICAL_ONLY = {
-    "scaling": ("## Why √d_k?", "A mistake: dividing by √d_v", "## Large scores and the computer: overflow"),
+    "scaling": ("## Why √d_k?", "## Large scores and the computer: overflow"),
     "masking": ("## Mistake 1: masking after the softmax", "## Mistake 4: building the mask",
                 "## Three ways to write the same mask"),
     "multi-head": ("Three ways to write it, one answer",),
@@ -55,6 +59,9 @@ def test_simple_leaves_out_the_formulas_mistakes_and_code(lesson):
     assert code_listing(technical) and not code_listing(simple)
     for shown in TECHNICAL_ONLY.get(lesson, ()):
         assert shown in headings(technical) and shown not in headings(simple), shown
+    if lesson in ASIDES:
+        assert ASIDES[lesson] in [e.label for e in technical.expander]
+        assert ASIDES[lesson] not in [e.label for e in simple.expander]
     if lesson in ("scaling", "multi-head", "training"):
         assert technical.latex and not simple.latex
     # what Simple keeps: the title and idea, the pictures, the questions, the guided path, no stray marks
@@ -70,7 +77,7 @@ def test_simple_leaves_out_the_formulas_mistakes_and_code(lesson):
 
 def test_a_marked_line_is_left_out_at_the_simple_level():
     technical, simple = run("masking"), run("masking", {"level": "simple"})
-    line = "Masking after the softmax leaves rows that sum to less than 1"
+    line = "masking after the softmax leaves rows that sum to less than 1"
     assert line in texts(technical) and line not in texts(simple)
     assert "The masked weights are zero above the diagonal" in texts(simple)
 

@@ -77,7 +77,7 @@ def _on_upload() -> None:
     except ValueError as err:
         st.session_state["share_upload_error"] = str(err)
         return
-    known = set(controls.current_view())
+    known = controls.settings_of_page()
     controls.apply_settings({k: v for k, v in settings.items() if k in known})
     ignored = sorted(set(settings) - known)
     if ignored:

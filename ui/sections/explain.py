@@ -23,7 +23,7 @@ def weighted_sum(weights_row: np.ndarray, V: np.ndarray, labels: list[str], quer
     st.markdown(f"**Output for “{q}”:** z({q}) = {shown}")
     d_v = V.shape[1]
     shown_dims = min(d_v, MAX_DIMS_IN_TABLE)
-    cut = f" The table shows the first {shown_dims} of the d_v = {d_v} dimensions." if shown_dims < d_v else ""
+    cut = f" The table shows the first {shown_dims} of each value row's {d_v} numbers." if shown_dims < d_v else ""
     st.caption(f"The weights in this row sum to {weights_row.sum():.4f}. Each value row is scaled by its weight; "
                f"the scaled rows are added column by column.{cut}")
     contributions = weighted_sum_terms(weights_row, V[:, :shown_dims])  # (T, shown dims)
