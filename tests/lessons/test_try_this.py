@@ -30,6 +30,7 @@ from tests.apptest_helpers import (
     chart_data,
     matrix,
     ok,
+    open_panels,
     run_page,
     shown_table,
     texts,
@@ -227,8 +228,7 @@ def test_scaling_step_4_dividing_by_root_d_v():
     at = page("scaling")
     assert d_v_mistake.TITLE in [e.label for e in at.expander]
     assert f"Open **{d_v_mistake.TITLE}**" in prose.text("scaling", "try_this")  # the step names the aside
-    at.session_state[d_v_mistake.OPEN_KEY] = True  # "Open “A mistake: dividing by √d_v”", as a click would
-    at = ok(at.run())
+    at = ok(open_panels(at, d_v_mistake.OPEN_KEY).run())  # the step's "Open …", as a click would
     assert at.sidebar.slider(key="d_k").value == 64 and at.slider(key="scaling_d_v").value == 64
     wrong, right = mistake(at)
     np.testing.assert_array_equal(wrong, right)
