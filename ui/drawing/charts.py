@@ -227,12 +227,19 @@ def on_canvas(chart):
 def _axes(x_title: str, y_title: str, cell_px: int, font_scale: float) -> tuple[alt.X, alt.Y]:
     """Columns along the top, rows down the side, each in its matrix's order."""
     # No gap is asked between labels: the app's theme asks 2 px, which on 6 px cells left only every fourth label.
-    label_px, overlap, upright = label_look(cell_px, font_scale)
-    fonts = dict(labelFontSize=label_px, titleFontSize=px(TITLE_PX, font_scale),
-                 labelOverlap="parity" if overlap else False, labelSeparation=0, labelLimit=px(90, font_scale))
+    fonts = dict(titleFontSize=px(TITLE_PX, font_scale), labelSeparation=0, labelLimit=px(90, font_scale))
+    x_labels, y_labels = axis_labels(cell_px, font_scale)
     x = alt.X("col:N", sort=alt.EncodingSortField("col_i"), title=x_title,
-              axis=alt.Axis(labelAngle=-90 if upright else -45, orient="top", **fonts))
-    return x, alt.Y("row:N", sort=alt.EncodingSortField("row_i"), title=y_title, axis=alt.Axis(**fonts))
+              axis=alt.Axis(orient="top", **fonts, **x_labels))
+    return x, alt.Y("row:N", sort=alt.EncodingSortField("row_i"), title=y_title, axis=alt.Axis(**fonts, **y_labels))
+
+
+def axis_labels(cell_px: int, font_scale: float) -> tuple[dict, dict]:
+    """What a heatmap's x and y axes set about their labels on cells of cell_px (label_look): the only part of
+    its design, besides the cells' size, that depends on the cells (ui.drawing.resize)."""
+    label_px, overlap, upright = label_look(cell_px, font_scale)
+    y = {"labelFontSize": label_px, "labelOverlap": "parity" if overlap else False}
+    return {**y, "labelAngle": -90 if upright else -45}, y
 
 
 def _cells(base, tooltip, scheme: str, domain, colour_scale: str, select_rows: bool, font_scale: float):

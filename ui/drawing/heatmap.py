@@ -8,9 +8,10 @@ The whole path, in the order it runs:
    per process (a class moves the same sliders through the same values).
 2. `_make` turns the matrix into its numbers (charts.heatmap_frame, sent as a table: ChartData.arrow), decides its
    size once (`size`: the cells, the rows, whether it fits its room), and fills in the chart's design
-   (render.chart_text: the design, charts.heatmap_chart, is built once per look and reused at every size that
-   draws alike). The numbers are not in the design: a move that changes only them leaves the spec as it was,
-   and the browser swaps them into the map it already drew.
+   (render.chart_text: the design, charts.heatmap_chart, is built once per process for the default cells, resized
+   for each look of its labels (ui.drawing.resize) and reused at every size that draws alike). The numbers are
+   not in the design: a move that changes only them leaves the spec as it was, and the browser swaps them into
+   the map it already drew.
 3. `draw` sends the finished JSON with its table (ui.drawing.send) and records the matrix for the export panel; a
    clickable map goes through Streamlit's own chart widget instead, so a click on a row reaches the page.
 

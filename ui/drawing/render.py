@@ -7,6 +7,8 @@ it is built once per process (keyed by the builder function and its settings), w
 no DataFrame): a chart whose design did not change is updated in the browser, not drawn again.
 
 A heatmap goes this way too, through ui.drawing.heatmap, which also keeps each finished heatmap for the process.
+A heatmap's design for cells of another size is not built again but resized from the one built for the default
+cells (ui.drawing.resize): a slider that changes a matrix's width made a new build, 35 ms, for each new size.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ import numpy as np
 import streamlit as st
 
 from ui.cache import SharedCache
-from ui.drawing import alt_text, charts, colours, export, send
+from ui.drawing import alt_text, charts, colours, export, resize, send
 from ui.drawing.chart_data import DATASET, ChartData
 from ui.state import presenter
 
@@ -33,12 +35,18 @@ def _spec(builder: Callable, settings: tuple) -> dict:
     (small, hashable) settings; a module reloaded by the dev server brings new functions, so new keys."""
     # Validation against the Vega-Lite schema is most of the build cost; the same design is validated
     # in the unit tests (tests/ui/test_charts.py), so skip it here.
-    def build() -> dict:
+    def build(settings: tuple = settings) -> dict:
         spec = builder(**dict(settings)).to_dict(validate=False)
         spec.pop("data", None)
         spec.pop("datasets", None)
         return spec
 
+    given = dict(settings)
+    if builder in resize.RESIZABLE and given.get("cell_px", charts.CELL_PX) != charts.CELL_PX:
+        # built once for the default cells, then resized (ui.drawing.resize): a new size costs no new build
+        base = tuple(sorted({**given, "cell_px": charts.CELL_PX}.items()))
+        return _SPECS.get((builder, settings), lambda: resize.for_cells(
+            _SPECS.get((builder, base), lambda: build(base)), given["cell_px"], given.get("font_scale", 1.0)))
     return _SPECS.get((builder, settings), build)
 
 
