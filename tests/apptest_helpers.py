@@ -15,8 +15,8 @@ from lessons import COURSE
 from lessons.masking import mistakes as masking_mistakes
 from lessons.scaling import mistake as scaling_mistake
 from ui import text
-from ui.drawing import export, tables
-from ui.drawing.chart_data import DATASET, LABELS_PREFIX, ChartData
+from ui.drawing import export, render, tables
+from ui.drawing.chart_data import DATASET, LABELS_PREFIX, SHAPE_LINE, ChartData
 from ui.frame import exercises, page, share
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -127,12 +127,14 @@ def charts(at: AppTest) -> list:
 
 
 def chart_spec(chart) -> dict:
-    """A chart's spec with the numbers it was sent beside (its dataset) put inside it, as a file would hold it."""
-    spec = json.loads(chart.proto.spec)
+    """A chart's spec with the numbers it was sent beside (its dataset) put inside it, as a file would hold it: a
+    subtitle it reads from its data (ui.drawing.render.heading) written in."""
     tables = {d.name: d.data.data for d in chart.proto.datasets}
     if DATASET in tables:
-        return ChartData.from_arrow(tables[DATASET]).inlined(spec)
-    return spec
+        data = ChartData.from_arrow(tables[DATASET])
+        shape_line = data.columns.pop(SHAPE_LINE, [None])[0]
+        return render.file_spec(chart.proto.spec, data, shape_line=shape_line)
+    return json.loads(chart.proto.spec)
 
 
 def sent_spec(chart) -> dict:

@@ -235,13 +235,11 @@ def chart(page, title: str):
 
 
 def wait_for_cells(page, title: str, rows: int, cols: int) -> None:
-    """The first chart named `title` is drawn as a map of rows x cols cells: Vega has drawn it (on a canvas or in
-    svg) and named it with that shape (a spec of a new shape is a new view, named as it is drawn)."""
-    page.wait_for_function(
-        """([title, rows, cols]) => {
-            const name = e => e.getAttribute('aria-label') || e.querySelector('svg.marks')?.getAttribute('aria-label')
-                || '';
-            const c = [...document.querySelectorAll('[data-testid="stVegaLiteChart"]')]
-                .find(e => name(e).includes(title) || e.textContent.includes(title));
-            return c && c.querySelector('canvas.marks, svg.marks') && name(c).includes(rows) && name(c).includes(cols);
-        }""", arg=[title, f": {rows} row", f" by {cols} column"], timeout=RERUN_TIMEOUT_MS)
+    """The first chart titled `title` is drawn as a map of rows x cols cells, and the grey line under its title says
+    that shape. Vega's svg only (a module whose server draws its maps as svg: CHART_RENDERER, conftest.py): there each
+    cell is an element. Neither the shape nor the counts are in a map's name (ui.drawing.alt_text), and a map of a new
+    shape whose cells keep their size is the view drawn before, its rows swapped (ui.drawing.render.heading)."""
+    drawn = page.locator(CHART, has=page.locator("g.role-title-text text", has_text=title)).first
+    expect(drawn.locator(CELL)).to_have_count(rows * cols, timeout=RERUN_TIMEOUT_MS)
+    expect(drawn.locator("g.role-title-subtitle text", has_text=f"shape ({rows}, {cols})")).to_have_count(
+        1, timeout=RERUN_TIMEOUT_MS)

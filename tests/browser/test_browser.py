@@ -27,6 +27,11 @@ from tests.browser.harness import (
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
 
+# The maps of `server` are drawn as svg, laid out as on the canvas a student sees (conftest.py): a keyboard move is
+# checked by counting each map's cells and reading its shape line, which a canvas keeps as pixels. The fresh
+# servers of the deep-link tests draw on a canvas, as a student's does.
+CHART_RENDERER = "svg"
+
 LESSONS = COURSE
 
 

@@ -1,6 +1,7 @@
 """Drawings a user reads at a glance, measured in Chromium: the home page's pipeline has no arrow pointing at
-nothing where its rows wrap, and the block lesson's layer-norm strips have row labels apart and a colour legend
-no taller than the strip. What it needs and how it skips without it: tests/browser/harness.py."""
+nothing where its rows wrap, the block lesson's layer-norm strips have row labels apart and a colour legend
+no taller than the strip, and a map's shape line follows a move in the chart drawn before it. What it needs and how
+it skips without it: tests/browser/harness.py."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import itertools
 
 import pytest
 
-from tests.browser.harness import CHART, expect, wait_until_drawn
+from tests.browser.harness import CHART, EXCEPTION, RERUN_TIMEOUT_MS, expect, wait_until_drawn
 
 # These tests measure where Vega put each strip's rows, labels and legend. The maps are drawn as svg here, laid out
 # exactly as on the canvas a student sees, so that every label is an element to measure (conftest.py).
@@ -93,3 +94,35 @@ def test_layer_norm_strips_read(server, browser, screen, title, n_rows):
         assert legend["left"] >= plot["left"] - 1 and legend["right"] <= plot["right"] + 1, s
     finally:
         context.close()
+
+
+SUBTITLE = "g.role-title-subtitle text"  # the grey line under a chart's title, in Vega's svg
+
+
+def test_a_shape_line_follows_a_move_in_the_chart_drawn_before(server, browser):
+    """d_k 8 -> 9 on QKV: the grey line under Q's title says Q's new shape, read from the chart's data
+    (ui.drawing.render.heading), in the very svg drawn before the move: the browser kept the chart and swapped its
+    rows in, as it does when a move changes numbers only."""
+    context = browser.new_context(viewport=SCREENS["projector"])
+    try:
+        _shape_line_follows(server, context.new_page())
+    finally:
+        context.close()
+
+
+def _shape_line_follows(server, page) -> None:
+    errors = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(f"{server.url}/qkv")
+    wait_until_drawn(page)
+    expect(page.locator(SUBTITLE, has_text="Q · shape (7, 8) = (T, d_k)")).to_have_count(1, timeout=RERUN_TIMEOUT_MS)
+    page.evaluate("""() => { for (const t of document.querySelectorAll('g.role-title-subtitle text'))
+        if (t.textContent.startsWith('Q · shape')) t.closest('svg').dataset.drawnBefore = 'yes'; }""")
+    slider = page.locator('[data-testid="stSidebar"]').get_by_role("slider", name="d_k (query/key size)")
+    slider.focus()
+    page.keyboard.press("ArrowRight")
+    page.wait_for_url("**d_k=9**", timeout=RERUN_TIMEOUT_MS)
+    kept = page.locator(f"svg[data-drawn-before=yes] {SUBTITLE}", has_text="Q · shape (7, 9) = (T, d_k)")
+    expect(kept).to_have_count(1, timeout=RERUN_TIMEOUT_MS)
+    expect(page.locator(EXCEPTION)).to_have_count(0)
+    assert not errors, errors

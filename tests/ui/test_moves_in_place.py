@@ -4,16 +4,22 @@ it drew instead of building them again (ui/drawing/chart_data.py; MEASURED.md, "
 The browser keeps a Vega view while the spec it is sent stays the same byte for byte, and swaps the new rows of
 its dataset into it; any change to the spec (a title, a description, a size that carries a number) throws the
 view away and draws it from nothing. So does a change of the element's alt, which Streamlit's frontend writes
-into the spec's description before it compares. Each case moves one control whose move changes values, never
-shapes, and compares the specs and alts sent before and after; the numbers themselves must have changed
+into the spec's description before it compares. Each case of MOVES moves one control whose move changes values,
+never shapes, and compares the specs and alts sent before and after; the numbers themselves must have changed
 somewhere. Circuit's seed also changes its maps' labels (the random letters drawn): labels are data too.
+
+Each case of MOVES_OF_SHAPE changes a matrix's shape but not its cells' size (d_k from 8 to 10: Q and K grow two
+columns, their cells as they were), and keeps every spec too: a map's size is its cells' (its steps), its shape line,
+the grey line under its title, is read from its data (ui.drawing.render.heading), and its alt text names no count
+(ui.drawing.alt_text). That the browser draws the new line in the chart it kept is checked in Chromium
+(tests/browser/test_browser_charts.py).
 """
 
 from __future__ import annotations
 
 import pytest
 
-from tests.apptest_helpers import chart_title, charts, ok, run_page
+from tests.apptest_helpers import chart_subtitles, chart_title, charts, ok, run_page
 
 MOVES = [  # (lesson, slider key, a new value): moves that change numbers only
     ("bigram", "bg_alpha", 0.5),
@@ -48,3 +54,24 @@ def test_a_move_of_numbers_keeps_every_spec(lesson, key, value):
     moved = [title for (title, spec, _), (_, spec_after, _) in zip(before, after) if spec != spec_after]
     assert not moved, f"{lesson}: a move of {key} changed the spec or alt of {moved}: the browser draws them again"
     assert any(data != data_after for (*_, data), (*_, data_after) in zip(before, after)), "no number moved"
+
+
+MOVES_OF_SHAPE = [  # (lesson, slider key, a new value): moves that change a matrix's shape, not its cells' size
+    ("qkv", "d_k", 10),
+    ("masking", "d_k", 10),
+]
+
+
+@pytest.mark.parametrize(("lesson", "key", "value"), MOVES_OF_SHAPE)
+def test_a_move_of_shape_keeps_every_spec_and_says_the_new_shape(lesson, key, value):
+    at = ok(run_page(f"lessons/{lesson}/page.py", timeout=120))
+    before, lines_before = _sent(at), chart_subtitles(at)
+    slider = next(s for s in at.slider if s.key == key)
+    assert slider.value != value
+    slider.set_value(type(slider.value)(value))
+    after, lines_after = _sent(ok(at.run(timeout=120))), chart_subtitles(at)
+    assert len(after) == len(before) > 0
+    moved = [title for (title, spec, _), (_, spec_after, _) in zip(before, after) if spec != spec_after]
+    assert not moved, f"{lesson}: a move of {key} changed the spec or alt of {moved}: the browser draws them again"
+    new = [line for line in lines_after if line not in lines_before]
+    assert any(f", {value})" in line for line in new), f"no shape line says d_k = {value}: {new}"

@@ -2,10 +2,12 @@
 
 A screen reader cannot read a picture of numbers; each chart carries this text as its element's alt, which the
 browser puts in the chart's Vega-Lite `description` (the drawn chart's aria-label). It says what the chart is
-(its kind, title, shape, and what its rows, columns, bars or lines stand for), never its values and never its
-labels (its counts change only with its shape, and then its drawn size changes too). Streamlit's frontend counts
-the alt as part of the chart's spec, and a spec that changed with a slider move has the browser throw the drawn
-chart away and build it from nothing instead of swapping its new rows in (ui.drawing.chart_data). Labels are
+(its kind, title, and what its rows, columns, bars or lines stand for, and how many of them), never its values and
+never its labels. A single heatmap's counts nothing and gives its shape in symbols ("(T, d_k)"): a d_k or seq_len
+move that leaves a map's cells the same size leaves its spec as it was (the shape line with its sizes is read from
+its table: ui.drawing.render.heading), and its alt must stay as it was too. Streamlit's frontend counts the alt as
+part of the chart's spec, and a spec that changed with a slider move has the browser throw the drawn chart away
+and build it from nothing instead of swapping its new rows in (ui.drawing.chart_data). Labels are
 values here: Circuit's maps are labelled with the random letters a seed draws, and naming them rebuilt four
 charts on every seed move (measured in Chromium: 0.72 s a move against 0.40 s without). The numbers and labels
 themselves are in the table that the chart's "Show data" button opens, in each value's tooltip, and in the
@@ -16,9 +18,8 @@ from __future__ import annotations
 
 import functools
 import inspect
+import re
 from collections.abc import Callable
-
-import numpy as np
 
 from ui.drawing.chart_data import ChartData
 
@@ -27,6 +28,8 @@ MAX_NAMED = 6  # groups, reference lines or panels named one by one; more are co
 MAX_SERIES = 10  # a line chart's series (a few fixed names, such as the ladder's eight rungs) named one by one
 NUMBERS = " Its numbers are in the table its Show data button opens."
 CELLS = " Its numbers are in the table its Show data button opens, one row per cell."
+CELLS_AND_SHAPE = (" Show data opens a table of its numbers, one row per cell; its sizes are in the only filled cell"
+                   " of column \"shape line\".")
 # Labels drawn as symbols (charts.visible) said as words: a speech engine reads "␣" as "open box" or nothing.
 SPOKEN = {"␣": "space", "⏎": "newline", "⇥": "tab", "␍": "carriage return", "∅": "empty"}
 CLICK = ": click a row"  # a title's call to the mouse; a keyboard picks the query in the page's box instead
@@ -62,15 +65,21 @@ def finished(text: str, numbers: str = NUMBERS) -> str:
     return text[:MAX_CHARS - len(numbers)] + numbers
 
 
-def heatmap(matrix, row_labels, col_labels, title: str, row_title: str = "query", col_title: str = "key",
-            subtitle: str = "") -> str:
-    """A heatmap: its size, what its rows and columns stand for (row_title, col_title: its axes' titles), and
-    the shape line drawn under its title (subtitle), which a screen reader cannot read from a canvas.
-    row_labels and col_labels are not named (see the module's docstring): only their number is said."""
-    m = np.asarray(matrix)
-    shape = f" ({subtitle})" if subtitle else ""
-    return finished(f"{_named(title, 'Heatmap')}{shape}: {_count(m.shape[0], 'row')}{_each(row_title)}, "
-                    f"by {_count(m.shape[1], 'column')}{_each(col_title)}.", CELLS)
+def heatmap(title: str, row_title: str = "query", col_title: str = "key", shape_line: bool = False,
+            said_shape: str = "") -> str:
+    """A heatmap: its title, its shape in symbols (said_shape: "(T, d_k)", and what the lesson says of it, such as
+    "rows sum to 1"), what its rows and columns stand for (row_title, col_title: its axes' titles), and where its
+    shape line is (shape_line: it has one, drawn under its title, which a screen reader cannot read from a canvas,
+    and its table holds it). Neither its labels nor its sizes (see the module's docstring): a part of said_shape
+    that spells sizes out ("= (T, 2·8)") is left out."""
+    shape = f" The matrix is {_SIZES.sub('', said_shape)}." if said_shape else ""
+    parts = [f"one row per {row_title}" if row_title else "", f"one column per {col_title}" if col_title else ""]
+    said = " and ".join(part for part in parts if part)
+    axes = f" {said[0].upper()}{said[1:]}." if said else ""
+    return finished(f"{_named(title, 'Heatmap')}.{shape}{axes}", CELLS_AND_SHAPE if shape_line else CELLS)
+
+
+_SIZES = re.compile(r" = \([^()]*\d[^()]*\)")  # "= (T, 2·8)" in a shape: the sizes a slider set, as numbers
 
 
 def likeliest(data: ChartData, title: str, what: str = "next characters") -> str:

@@ -33,6 +33,10 @@ OUTER = ("$schema", "config", "title", "width", "height", "autosize", "padding",
 COMPOSITE = ("facet", "hconcat", "vconcat", "concat", "repeat")  # views that cannot sit inside a layer
 LABELS_PREFIX = "_labels_"
 DATASET = "table"  # the name of the dataset a drawn chart's inner view reads
+# The column whose first row holds the grey line drawn under a heatmap's title, its shape ("Q · shape (7, 8) = (T,
+# d_k)"): a title reads it from the data (ui.drawing.render.heading), so a move that changes only a matrix's shape
+# leaves the spec as it was. Its other rows hold empty text (a missing value: the Show data table would print None).
+SHAPE_LINE = "shape line"
 GRID_KEY = "_grid"  # in the inlined datum: [[index column, size], ...] of a table of array cells
 # Digits sent of each number: as many as a tooltip prints (4 decimals), and 4 significant digits of a number
 # smaller than that, so a tiny value is not sent as 0; the colours need far fewer.
@@ -116,9 +120,10 @@ class ChartData:
                    for name in self.labels]
         return unpack
 
-    def arrow(self) -> bytes:
+    def arrow(self, shape_line: str | None = None) -> bytes:
         """The table as the rows a browser draws, in Arrow's stream format: every column spelled out (a label
-        column as its labels, an index of the grid as whole numbers); None, JSON's null, stays null."""
+        column as its labels, an index of the grid as whole numbers); None, JSON's null, stays null. shape_line:
+        the line under the chart's title, in the first row of the column SHAPE_LINE (left out of an empty table)."""
         indices = {}
         if self.grid:
             cells = np.unravel_index(np.arange(len(self)), [size for _, size in self.grid])
@@ -134,6 +139,8 @@ class ChartData:
         positions = {**indices, **numbers}
         labels = {name: pa.DictionaryArray.from_arrays(positions[f"{name}_i"], pa.array(names, pa.string()))
                   for name, names in self.labels.items()}
+        if shape_line is not None and len(self):
+            numbers[SHAPE_LINE] = pa.array([shape_line] + [""] * (len(self) - 1), pa.string())
         # labels first, then the numbers: the order in which the chart's "Show data" table shows its columns
         table = pa.table({**labels, **numbers, **indices})
         sink = pa.BufferOutputStream()

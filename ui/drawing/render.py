@@ -23,7 +23,7 @@ import streamlit as st
 
 from ui.cache import SharedCache
 from ui.drawing import alt_text, charts, colours, export, resize, send
-from ui.drawing.chart_data import DATASET, ChartData
+from ui.drawing.chart_data import DATASET, SHAPE_LINE, ChartData
 from ui.state import presenter
 
 _SPECS = SharedCache(entries=512)  # (builder, settings) -> spec without data
@@ -82,28 +82,39 @@ def spec_for(builder: Callable, **settings) -> dict:
     return {**spec, "title": heading(title, subtitle, settings["font_scale"])}
 
 
-def heading(title: str, subtitle: str, scale: float) -> dict:
-    """A chart's title, and its subtitle (a grey line under it) when there is one, at the type scale in use."""
+def heading(title: str, subtitle: str, scale: float, read: bool = False) -> dict:
+    """A chart's title, and its subtitle (a grey line under it) when there is one, at the type scale in use.
+
+    read: the subtitle is read from the first row of the chart's table (its column SHAPE_LINE, sent by
+    ChartData.arrow(shape_line=subtitle)) instead of written in the spec; an empty table reads an empty line. A
+    heatmap's subtitle is its shape, and many moves (d_k, d_model, seq_len) change a matrix's shape and leave its
+    cells the same size; written in the spec, the shape made the browser throw the map away and draw it anew on
+    every such move (bench/README.md)."""
     out = {"text": title, "fontSize": charts.px(charts.CHART_TITLE_PX, scale), "anchor": "start"}
     if subtitle:
-        out.update(subtitle=subtitle, subtitleFontSize=charts.px(charts.LABEL_PX, scale),
-                   subtitleColor=colours.subtitle_colour())
+        out.update(subtitle={"expr": READ_SHAPE_LINE} if read else subtitle,
+                   subtitleFontSize=charts.px(charts.LABEL_PX, scale), subtitleColor=colours.subtitle_colour())
     return out
 
 
+READ_SHAPE_LINE = f"length(data('{DATASET}')) ? data('{DATASET}')[0]['{SHAPE_LINE}'] : ''"
+
+
 def chart_text(builder: Callable, data: ChartData, width: str | None = None, step: int | None = None,
-               columns: int | None = None, row_step: int | None = None, **settings) -> tuple[str, send.Design]:
+               columns: int | None = None, row_step: int | None = None, shape_line_read: bool = False,
+               **settings) -> tuple[str, send.Design]:
     """builder(**settings) drawn with `data` as the JSON ui.drawing.send sends (the data goes beside it, as
     data.arrow()), and its design (which knows its width). step: each cell's size, for a design built for
     another size that draws alike (charts.design_cell), and row_step each row's height when it differs;
-    columns: a facet's panels to a row, for a design built for another number.
+    columns: a facet's panels to a row, for a design built for another number. shape_line_read: the subtitle is
+    read from the data (heading's `read`; the data then goes as data.arrow(shape_line=subtitle)).
 
     The chart's text for screen readers goes beside it (described), as the element's alt."""
     title, subtitle = settings.pop("title", ""), settings.pop("subtitle", "")
     settings.setdefault("font_scale", presenter.chart_scale())
     design = _design(builder, tuple(sorted(settings.items())), bool(title or subtitle), width, False,
                      stepped=step is not None, columned=columns is not None)
-    titled = heading(title, subtitle, settings["font_scale"]) if title or subtitle else None
+    titled = heading(title, subtitle, settings["font_scale"], shape_line_read) if title or subtitle else None
     return design.fill(title=titled, step=step, columns=columns, row_step=row_step), design
 
 
@@ -154,12 +165,16 @@ def show(builder: Callable, data: ChartData, key: str | None = None, on_select: 
     return None
 
 
-def file_spec(text: str, data: ChartData, description: str | None = None) -> dict:
+def file_spec(text: str, data: ChartData, description: str | None = None, shape_line: str | None = None) -> dict:
     """A sent chart (its JSON, and the data sent beside it, and its text for screen readers) as one spec with the
-    numbers inside, for a file (an SVG names itself by the description)."""
+    numbers inside, for a file (an SVG names itself by the description); a subtitle the chart read from its data
+    (heading's `read`) written in as shape_line."""
     spec = data.inlined(json.loads(text))
     if description:
         spec["description"] = description
+    title = spec.get("title")
+    if shape_line is not None and isinstance(title, dict) and isinstance(title.get("subtitle"), dict):
+        spec["title"] = {**title, "subtitle": shape_line}
     return spec
 
 

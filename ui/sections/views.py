@@ -91,7 +91,7 @@ def heatmaps(*maps: Heatmap, widths: list[float] | None = None) -> None:
     """
     # The shape line is the chart's subtitle, not a caption under it: one element fewer to send per map.
     drawings = [heatmap.made(m.matrix, m.rows, m.cols, m.title, shape_text(m.name or m.title, m.matrix, m.shape),
-                             **m.settings) for m in maps]
+                             said_shape=m.shape, **m.settings) for m in maps]
     if len(maps) == 1 and widths is None:
         places = [contextlib.nullcontext()]
     elif widths is None and all(d.fits for d in drawings) and not any(m.note for m in maps):
