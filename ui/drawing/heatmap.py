@@ -132,18 +132,20 @@ def _make(matrix: np.ndarray, row_labels: list, col_labels: list, title: str, su
     # The design does not depend on the shape (or every slider move would build a new one): it is built for the
     # smallest cell that draws alike (charts.design_cell), and this map's own cells go in as its steps.
     # The shape line goes in the data, not the spec: a move that changes the shape alone leaves the spec as it was.
-    read = bool(subtitle) and len(numbers) > 0
-    alt = alt_text.heatmap(title, look.get("y_title", "query"), look.get("x_title", "key"), read, said_shape)
+    line = subtitle if subtitle and len(numbers) else None  # the shape line the map reads from its table
+    alt = alt_text.heatmap(title, look.get("y_title", "query"), look.get("x_title", "key"), line is not None,
+                           said_shape)
     text, _ = render.chart_text(
         charts.heatmap_chart, numbers, "content" if sized.fits else "stretch",
-        step=sized.cell, row_step=sized.row, title=title, subtitle=subtitle, annotate=annotate, shape_line_read=read,
+        step=sized.cell, row_step=sized.row, title=title, subtitle=subtitle, annotate=annotate,
+        shape_line_read=line is not None,
         cell_px=charts.design_cell(sized.cell, scale), select_rows=picked is not None, font_scale=scale, **look)
     if picked is not None:  # the outlined row is a parameter of the design: set its value
         text = json.dumps(with_param(json.loads(text), charts.SHOWN_ROW, int(picked)), ensure_ascii=False)
     matrix = np.array(matrix)  # a copy of its own, read-only: it is shared by every session that draws it
     matrix.flags.writeable = False
-    return Drawing(text, numbers.arrow(shape_line=subtitle if read else None), numbers, sized.fits, picked, title,
-                   matrix, tuple(row_labels), tuple(col_labels), alt, subtitle if read else None)
+    return Drawing(text, numbers.arrow(shape_line=line), numbers, sized.fits, picked, title, matrix, tuple(row_labels),
+                   tuple(col_labels), alt, line)
 
 
 def with_param(spec: dict, name: str, value) -> dict:
