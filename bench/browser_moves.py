@@ -1,7 +1,7 @@
 """What a slider move costs each lesson in a browser, as a multiple of a bare page's move in the same run.
 
 Run from the repository root:  python bench/browser_moves.py [--check] [--page qkv] [--moves 5] [--root CHECKOUT]
-                                                             [--base REV] [--json FILE]
+                                                             [--base REV] [--json FILE] [--slider PATTERN]
 
 bench/budget.py holds the server's side of a move; this holds the browser's. A student's move is done when the
 page has stopped changing, and most of that time is Chromium's: Vega building a new view for every chart whose
@@ -23,9 +23,10 @@ context per server. For each lesson of lessons.COURSE:
 - the page is opened (the first view of it in this browser: it warms what later moves reuse) and waited for until
   the script has finished, no skeleton is left and every [data-testid="stVegaLiteChart"] holds Vega's svg or
   canvas;
-- a slider whose move redraws a chart is picked: the random seed first, then d_k, then a temperature, then the
-  others in page order, each with room for every move in one direction (a slider at the end of its range moves
-  nowhere); the first move of a candidate is the test, and the first whose move changed a chart's DOM is kept;
+- a slider whose move redraws a chart is picked: the one --slider names first, then the random seed, then d_k, then
+  a temperature, then the others in page order, each with room for every move in one direction (a slider at the end
+  of its range moves nowhere); the first move of a candidate is the test, and the first whose move changed a
+  chart's DOM is kept;
 - after one more warm-up move, --moves timed moves, each with the arrow key toward the far end of the range, so
   each move reaches a value the slider has not had on this page (no cached result hides the work);
 - a move is timed in the page: from the key press (a keydown listener) to the last change, a DOM mutation (a
@@ -198,13 +199,13 @@ class Slider:
         return "ArrowRight" if up >= down else "ArrowLeft"
 
 
-def candidates(sliders: list[Slider], moves: int) -> list[Slider]:
-    """The sliders with room for `moves` moves in one direction, the preferred ones first (in PREFERRED's order),
-    then the others in page order."""
+def candidates(sliders: list[Slider], moves: int, preferred: tuple[re.Pattern, ...] = PREFERRED) -> list[Slider]:
+    """The sliders with room for `moves` moves in one direction, the preferred ones first (in their order), then
+    the others in page order."""
     roomy = [s for s in sliders if max(s.room()) >= moves]
 
     def rank(s: Slider) -> int:
-        return next((i for i, pattern in enumerate(PREFERRED) if pattern.search(s.label)), len(PREFERRED))
+        return next((i for i, pattern in enumerate(preferred) if pattern.search(s.label)), len(preferred))
 
     return sorted(roomy, key=rank)  # sorted is stable: page order within a rank
 
@@ -342,7 +343,7 @@ class Tab:
             self.context.close()
 
 
-def measure_page(tab: Tab, path: str, moves: int) -> Moves:
+def measure_page(tab: Tab, path: str, moves: int, preferred: tuple[re.Pattern, ...] = PREFERRED) -> Moves:
     """Open the page, pick a slider whose move redraws a chart, warm up, then `moves` timed moves."""
     out = Moves()
     errors_before = len(tab.errors)
@@ -352,7 +353,7 @@ def measure_page(tab: Tab, path: str, moves: int) -> Moves:
         out.problems.append(f"the page was not drawn within {PAGE_TIMEOUT_MS / 1000:g} s: {error}".splitlines()[0])
         return out
     chosen, seen = None, set()
-    for slider in candidates(tab.sliders(), 1 + WARM_MOVES + moves)[:MAX_CANDIDATES]:
+    for slider in candidates(tab.sliders(), 1 + WARM_MOVES + moves, preferred)[:MAX_CANDIDATES]:
         seen = {slider.value}
         try:
             if tab.move(slider, slider.key(), seen, chart=False)["chart"]:
@@ -422,8 +423,10 @@ def worktree(rev: str) -> Iterator[Path]:
         subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(folder)], check=False)
 
 
-def run(pages: list[str], moves: int, roots: dict[str, Path]) -> tuple[dict[str, dict[str, Moves]], Moves]:
-    """Every page on every app (`roots`: a name for each checkout), in turns, against the bare page."""
+def run(pages: list[str], moves: int, roots: dict[str, Path], preferred: tuple[re.Pattern, ...] = PREFERRED
+        ) -> tuple[dict[str, dict[str, Moves]], Moves]:
+    """Every page on every app (`roots`: a name for each checkout), in turns, against the bare page; the sliders
+    matched by `preferred` tried first."""
     from playwright.sync_api import sync_playwright
 
     with contextlib.ExitStack() as stack:
@@ -445,7 +448,7 @@ def run(pages: list[str], moves: int, roots: dict[str, Path]) -> tuple[dict[str,
             measured = {}
             for name in order:
                 bare.move()
-                measured[name] = measure_page(tabs[name], page, moves)
+                measured[name] = measure_page(tabs[name], page, moves, preferred)
                 print(f"  {page} ({name}): {measured[name].median_s:.2f} s, {measured[name].median_mutations:.0f} "
                       f"mutations a move ({measured[name].slider or 'no slider'})", file=sys.stderr, flush=True)
             results[page] = {name: measured[name] for name in tabs}
@@ -472,7 +475,10 @@ def main() -> None:
     parser.add_argument("--base", metavar="REV", help="also measure REV (a temporary git worktree) in turns")
     parser.add_argument("--budgets", type=Path, default=BUDGETS, help=f"the budgets ({BUDGETS.name})")
     parser.add_argument("--json", type=Path, help="also write every figure here")
+    parser.add_argument("--slider", metavar="PATTERN", help="try first the slider whose label this matches (a regular "
+                        "expression, any case): to time a move other than the seed's")
     args = parser.parse_args()
+    preferred = (re.compile(args.slider, re.I), *PREFERRED) if args.slider else PREFERRED
     lessons = [lesson for lesson in COURSE if lesson.name not in SKIPPED]
     pages = [lesson.url_path for lesson in lessons
              if not args.page or lesson.url_path in args.page or lesson.name in args.page]
@@ -488,7 +494,7 @@ def main() -> None:
         print(f"# A slider move in Chromium against a bare page: {len(pages)} lessons, {args.moves} timed moves each"
               + (f", this checkout and {args.base} in turns" if args.base else "") + "\n")
         watch = Watch()
-        results, bare = run(pages, args.moves, roots)
+        results, bare = run(pages, args.moves, roots, preferred)
         report(results, bare, limits, watch, started)
         found = [v for page, by_app in results.items() for v in verdicts(page, by_app["this"], bare, limits.get(page))]
         if args.json:
@@ -500,7 +506,7 @@ def main() -> None:
             again = sorted({v.split(":", 1)[0] for v in found}, key=pages.index)
             print("\nFound wrong in this run:\n- " + "\n- ".join(found) + f"\n\nMeasured again: {', '.join(again)}\n")
             watch, started = Watch(), time.monotonic()
-            results, bare = run(again, args.moves, {"this": roots["this"]})
+            results, bare = run(again, args.moves, {"this": roots["this"]}, preferred)
             report(results, bare, limits, watch, started)
             found = [v for page, by_app in results.items()
                      for v in verdicts(page, by_app["this"], bare, limits.get(page))]

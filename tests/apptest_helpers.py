@@ -16,7 +16,7 @@ from lessons.masking import mistakes as masking_mistakes
 from lessons.scaling import mistake as scaling_mistake
 from ui import text
 from ui.drawing import export, render, tables
-from ui.drawing.chart_data import DATASET, LABELS_PREFIX, SHAPE_LINE, ChartData
+from ui.drawing.chart_data import DATASET, LABELS_PREFIX, SHAPE_LINE, TITLE, ChartData
 from ui.frame import exercises, page, share
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -128,12 +128,12 @@ def charts(at: AppTest) -> list:
 
 def chart_spec(chart) -> dict:
     """A chart's spec with the numbers it was sent beside (its dataset) put inside it, as a file would hold it: a
-    subtitle it reads from its data (ui.drawing.render.heading) written in."""
+    subtitle and a title it reads from its data (ui.drawing.render.heading) written in."""
     tables = {d.name: d.data.data for d in chart.proto.datasets}
     if DATASET in tables:
         data = ChartData.from_arrow(tables[DATASET])
-        shape_line = data.columns.pop(SHAPE_LINE, [None])[0]
-        return render.file_spec(chart.proto.spec, data, shape_line=shape_line)
+        shape_line, title = (data.columns.pop(name, [None])[0] for name in (SHAPE_LINE, TITLE))
+        return render.file_spec(chart.proto.spec, data, shape_line=shape_line, title=title)
     return json.loads(chart.proto.spec)
 
 

@@ -13,6 +13,10 @@ from ui.sections import model_views as mv
 from ui.sections import views
 from ui.state import controls
 
+# What the bars' title says whatever the sampling controls set: the text a screen reader reads names them by it
+# (the whole title, with the temperature and the limits, is read from the chart's table: render.show).
+SAID_TITLE = "P(next | prompt) at the temperature and limits set above"
+
 
 def next_character_section(sides: dict, ids: tuple) -> tuple[float, int, float]:
     """The next-character bars of each side under the sampling controls drawn above them; with top-p below 1,
@@ -33,13 +37,14 @@ def next_character_section(sides: dict, ids: tuple) -> tuple[float, int, float]:
     for column, (which, m) in zip(st.columns(len(sides)), sides.items()):
         with column:
             side_title = f"{which.capitalize()} · {title}" if len(sides) > 1 else title
+            said = f"{which.capitalize()} · {SAID_TITLE}" if len(sides) > 1 else SAID_TITLE
             if top_p < 1:
                 seen = nucleus.read(m, ids, temperature, top_k, top_p)
-                frames.append(nucleus.bars(seen, m.tokenizer, side_title))
+                frames.append(nucleus.bars(seen, m.tokenizer, side_title, said))
                 st.caption(nucleus.caption(seen, m.tokenizer, top_p, len(frames[-1])))
             else:
                 probs = probs_from_logits(mv.read_prompt(m.source, ids)["logits"], temperature, top_k or None)  # (V,)
-                frames.append(mv.bars(probs, m.tokenizer, side_title))
+                frames.append(mv.bars(probs, m.tokenizer, side_title, said))
     V = sides["trained"].cfg.vocab_size
     st.caption(prose.text("full_model", "bars", V=V, bars=len(frames[0]), mass=sum(frames[0].columns["value"])))
     return temperature, top_k, top_p

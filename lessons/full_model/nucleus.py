@@ -44,13 +44,15 @@ def frame(seen: dict, tokenizer) -> ChartData:
     return data
 
 
-def bars(seen: dict, tokenizer, title: str) -> ChartData:
+def bars(seen: dict, tokenizer, title: str, said_title: str | None = None) -> ChartData:
+    """The bars of what top-p kept and cut, titled `title` (said_title: its words no control changes, render.show)."""
     data = frame(seen, tokenizer)
     # for the export panel: each bar's probability, and 1 where it is in the nucleus
     order = drawn(seen)
     numbers = np.column_stack([seen["before"][order], seen["inside"][order]]).astype(float)  # (bars, 2)
     render.show(plots.bar_chart, data, width="stretch", title=title, y_title="next character", groups=GROUPS,
-                description=alt_text.likeliest(data, title),
+                description=alt_text.likeliest(data, said_title or title, title_read=said_title is not None),
+                said_title=said_title,
                 record=render.Recorded(numbers, data.columns["label"], ["probability", "in the nucleus (1 = yes)"]))
     return data
 

@@ -49,14 +49,15 @@ def inside_head_section(a: dict, tokens: list[str]) -> None:
     title.header(f"Inside head {focus}")
     small = dict(VECTORS, cell_px=heatmap.MEDIUM_CELL_PX)
     heatmaps(*[Heatmap(a[name][h], tokens, dim_labels(d_k), f"{name} of head {focus}", f"mh_{name}",
-                       f"{name}[{h}]", "(T, d_k)", small) for name in "QKV"])
+                       f"{name}[{h}]", "(T, d_k)", dict(small, said_title=f"{name} of the head looked at"))
+               for name in "QKV"])
     st.caption(prose.text("multi_head", "slices", head=focus, first=h * d_k, last=(h + 1) * d_k - 1))
     query = views.query_picker(tokens)
     heatmaps(
         Heatmap(a["weights"][h], tokens, tokens, f"Head {focus} weights: click a row", f"mh_weights_{h}",
                 f"weights[{h}]", "(T, T), rows sum to 1", dict(picked=query, domain=PROBABILITY)),
         Heatmap(a["heads"][h], tokens, dim_labels(d_k), f"Output of head {focus}", "mh_head_out",
-                f"head {focus} output", "(T, d_k)", small),
+                f"head {focus} output", "(T, d_k)", dict(small, said_title="Output of the head looked at")),
         widths=[3, 2])
     views.explain_row(a["weights"][h], a["V"][h], tokens, query)
 

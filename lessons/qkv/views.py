@@ -68,14 +68,18 @@ def arrows_chart(font_scale: float = 1.0, data: pd.DataFrame | None = None) -> a
     return themed(chart)
 
 
-def arrows_description(g: dict) -> str:
-    """The text alternative of the arrows chart, from lessons.qkv.maths.two_arrows's result."""
-    return (f"Two arrows from the origin: a of length {g['length_a']:g} ending at ({g['a'][0]:.2f}, {g['a'][1]:.2f}), "
-            f"b of length {g['length_b']:g} ending at ({g['b'][0]:.2f}, {g['b'][1]:.2f}). The angle between them "
-            f"is {g['theta']:g} degrees and their dot product a · b is {g['dot']:.3f}, {g['sign']}.")
+# The arrows' text for screen readers: what the chart is, never where the arrows point (a slider move that changed
+# it would have the browser draw the chart anew instead of moving its arrows: ui.drawing.alt_text). Their ends are
+# in its table, and its title, with their dot product, in the table's column "title".
+ARROWS_DESCRIPTION = (f"two arrows from the origin on square axes from -{REACH:g} to {REACH:g}: a, solid and blue, "
+                      "and b, dashed and orange-red, each named at its tip; the sliders beside it set each one's "
+                      "direction and length.")
+SAID_TITLE = "a · b"  # the title's words: the whole title, with the dot product, is read from the chart's table
 
 
 def draw_arrows(g: dict, title: str) -> None:
-    """The arrows of lessons.qkv.maths.two_arrows's result g, with its description for screen readers."""
-    render.show(arrows_chart, arrows_frame(g["a"], g["b"]), width="content", title=title,
-                description=alt_text.finished(arrows_description(g)))
+    """The arrows of lessons.qkv.maths.two_arrows's result g, titled `title` (which carries their dot product)."""
+    render.show(arrows_chart, arrows_frame(g["a"], g["b"]), width="content", title=title, said_title=SAID_TITLE,
+                description=alt_text.finished(f"Chart {SAID_TITLE}: {ARROWS_DESCRIPTION}", title_read=True))
+
+

@@ -1,7 +1,7 @@
 """Drawings a user reads at a glance, measured in Chromium: the home page's pipeline has no arrow pointing at
 nothing where its rows wrap, the block lesson's layer-norm strips have row labels apart and a colour legend
-no taller than the strip, and a map's shape line follows a move in the chart drawn before it. What it needs and how
-it skips without it: tests/browser/harness.py."""
+no taller than the strip, and a map's shape line and a chart's title follow a move in the chart drawn before it.
+What it needs and how it skips without it: tests/browser/harness.py."""
 
 from __future__ import annotations
 
@@ -97,6 +97,7 @@ def test_layer_norm_strips_read(server, browser, screen, title, n_rows):
 
 
 SUBTITLE = "g.role-title-subtitle text"  # the grey line under a chart's title, in Vega's svg
+TITLE = "g.role-title-text text"  # a chart's title
 
 
 def test_a_shape_line_follows_a_move_in_the_chart_drawn_before(server, browser):
@@ -105,24 +106,39 @@ def test_a_shape_line_follows_a_move_in_the_chart_drawn_before(server, browser):
     rows in, as it does when a move changes numbers only."""
     context = browser.new_context(viewport=SCREENS["projector"])
     try:
-        _shape_line_follows(server, context.new_page())
+        _follows(server, context.new_page(), "qkv", SUBTITLE, "Q · shape (7, 8) = (T, d_k)",
+                 '[data-testid="stSidebar"]', "d_k (query/key size)", "d_k=9", "Q · shape (7, 9) = (T, d_k)")
     finally:
         context.close()
 
 
-def _shape_line_follows(server, page) -> None:
+def test_a_title_follows_a_move_in_the_chart_drawn_before(server, browser):
+    """The direction of a, 30 -> 35 degrees on QKV: the arrows' title says their new dot product, read from the
+    chart's data (render.heading's title_read), in the very svg drawn before the move."""
+    context = browser.new_context(viewport=SCREENS["projector"])
+    try:
+        _follows(server, context.new_page(), "qkv", TITLE, "a · b = 0.866", "main", "Direction of a (degrees)",
+                 "qkv_angle_a=35", "a · b = 0.906")
+    finally:
+        context.close()
+
+
+def _follows(server, page, path: str, selector: str, before: str, within: str, slider_name: str, in_url: str,
+             after: str) -> None:
+    """On page `path`, the text `before` (a title's or a shape line's, by selector) becomes `after` in the svg that
+    drew it once the slider named slider_name (in `within`) moves a step right and the link says in_url."""
     errors = []
     page.on("pageerror", lambda error: errors.append(str(error)))
-    page.goto(f"{server.url}/qkv")
+    page.goto(f"{server.url}/{path}")
     wait_until_drawn(page)
-    expect(page.locator(SUBTITLE, has_text="Q · shape (7, 8) = (T, d_k)")).to_have_count(1, timeout=RERUN_TIMEOUT_MS)
-    page.evaluate("""() => { for (const t of document.querySelectorAll('g.role-title-subtitle text'))
-        if (t.textContent.startsWith('Q · shape')) t.closest('svg').dataset.drawnBefore = 'yes'; }""")
-    slider = page.locator('[data-testid="stSidebar"]').get_by_role("slider", name="d_k (query/key size)")
+    expect(page.locator(selector, has_text=before)).to_have_count(1, timeout=RERUN_TIMEOUT_MS)
+    page.evaluate("""([selector, before]) => { for (const t of document.querySelectorAll(selector))
+        if (t.textContent === before) t.closest('svg').dataset.drawnBefore = 'yes'; }""", [selector, before])
+    slider = page.locator(within).get_by_role("slider", name=slider_name)
     slider.focus()
     page.keyboard.press("ArrowRight")
-    page.wait_for_url("**d_k=9**", timeout=RERUN_TIMEOUT_MS)
-    kept = page.locator(f"svg[data-drawn-before=yes] {SUBTITLE}", has_text="Q · shape (7, 9) = (T, d_k)")
+    page.wait_for_url(f"**{in_url}**", timeout=RERUN_TIMEOUT_MS)
+    kept = page.locator(f"svg[data-drawn-before=yes] {selector}", has_text=after)
     expect(kept).to_have_count(1, timeout=RERUN_TIMEOUT_MS)
     expect(page.locator(EXCEPTION)).to_have_count(0)
     assert not errors, errors

@@ -75,3 +75,29 @@ def test_a_move_of_shape_keeps_every_spec_and_says_the_new_shape(lesson, key, va
     assert not moved, f"{lesson}: a move of {key} changed the spec or alt of {moved}: the browser draws them again"
     new = [line for line in lines_after if line not in lines_before]
     assert any(f", {value})" in line for line in new), f"no shape line says d_k = {value}: {new}"
+
+
+MOVES_OF_TITLE = [  # (lesson, slider key, a new value, a title that says it): moves that change what a title says
+    ("qkv", "qkv_angle_a", 35, "a · b = 0.906"),
+    ("block", "block_pos", 8, "row 8 “h” through layer norm"),
+    ("block", "block_layer", 2, "block 2's ln_1: γ and β"),
+    ("full_model", "sample_temp", 0.5, "P(next | prompt), temperature 0.5"),
+    ("full_model", "fm_top_k", 3, "P(next | prompt), temperature 1, top-3"),
+]
+
+
+@pytest.mark.parametrize(("lesson", "key", "value", "title"), MOVES_OF_TITLE)
+def test_a_move_that_a_title_says_keeps_every_spec_and_shows_the_new_title(lesson, key, value, title):
+    """Such a title is read from the chart's table (ui.drawing.render.heading's title_read), and the text for a
+    screen reader names the chart without what the control set (ui.drawing.alt_text)."""
+    at = ok(run_page(f"lessons/{lesson}/page.py", timeout=120))
+    before = _sent(at)
+    assert title not in [chart_title(c) for c in charts(at)]
+    slider = next(s for s in at.slider if s.key == key)
+    assert slider.value != value
+    slider.set_value(type(slider.value)(value))
+    after = _sent(ok(at.run(timeout=120)))
+    assert len(after) == len(before) > 0
+    moved = [title for (title, spec, _), (_, spec_after, _) in zip(before, after) if spec != spec_after]
+    assert not moved, f"{lesson}: a move of {key} changed the spec or alt of {moved}: the browser draws them again"
+    assert title in [chart_title(c) for c in charts(at)]

@@ -2,10 +2,12 @@
 
 A screen reader cannot read a picture of numbers; each chart carries this text as its element's alt, which the
 browser puts in the chart's Vega-Lite `description` (the drawn chart's aria-label). It says what the chart is
-(its kind, title, and what its rows, columns, bars or lines stand for, and how many of them), never its values and
-never its labels. A single heatmap's counts nothing and gives its shape in symbols ("(T, d_k)"): a d_k or seq_len
-move that leaves a map's cells the same size leaves its spec as it was (the shape line with its sizes is read from
-its table: ui.drawing.render.heading), and its alt must stay as it was too. Streamlit's frontend counts the alt as
+(its kind, title, and what its rows, columns, bars or lines stand for), never its values and never its labels, and
+counts nothing a slider changes. A heatmap gives its shape in symbols ("(T, d_k)"): a d_k or seq_len move that
+leaves a map's cells the same size leaves its spec as it was (the shape line with its sizes is read from its
+table: ui.drawing.render.heading), and its alt must stay as it was too; a grid of maps counts neither its maps nor
+their rows (a heads move keeps the grid), and a title that says what a control set is said without it (the whole
+title is read from the table too). Streamlit's frontend counts the alt as
 part of the chart's spec, and a spec that changed with a slider move has the browser throw the drawn chart away
 and build it from nothing instead of swapping its new rows in (ui.drawing.chart_data). Labels are
 values here: Circuit's maps are labelled with the random letters a seed draws, and naming them rebuilt four
@@ -30,6 +32,9 @@ NUMBERS = " Its numbers are in the table its Show data button opens."
 CELLS = " Its numbers are in the table its Show data button opens, one row per cell."
 CELLS_AND_SHAPE = (" Show data opens a table of its numbers, one row per cell; its sizes are in the only filled cell"
                    " of column \"shape line\".")
+# A chart whose title says what a control set reads it from its table (ui.drawing.render.heading): its text for
+# screen readers names it by the words no control changes, and says where the whole title is.
+TITLE_IN_TABLE = " Its whole title, which changes with the controls, is in the first row of column \"title\"."
 # Labels drawn as symbols (charts.visible) said as words: a speech engine reads "␣" as "open box" or nothing.
 SPOKEN = {"␣": "space", "⏎": "newline", "⇥": "tab", "␍": "carriage return", "∅": "empty"}
 CLICK = ": click a row"  # a title's call to the mouse; a keyboard picks the query in the page's box instead
@@ -60,39 +65,43 @@ def _each(what: str) -> str:
     return f", one per {what}" if what else ""
 
 
-def finished(text: str, numbers: str = NUMBERS) -> str:
-    """text with the Show data sentence, cut to MAX_CHARS in its own part so that the sentence is never lost."""
-    return text[:MAX_CHARS - len(numbers)] + numbers
+def finished(text: str, numbers: str = NUMBERS, title_read: bool = False) -> str:
+    """text with the Show data sentence (and, title_read, where its whole title is: TITLE_IN_TABLE), cut to
+    MAX_CHARS in its own part so that those sentences are never lost."""
+    ending = numbers + (TITLE_IN_TABLE if title_read else "")
+    return text[:MAX_CHARS - len(ending)] + ending
 
 
 def heatmap(title: str, row_title: str = "query", col_title: str = "key", shape_line: bool = False,
-            said_shape: str = "") -> str:
+            said_shape: str = "", title_read: bool = False) -> str:
     """A heatmap: its title, its shape in symbols (said_shape: "(T, d_k)", and what the lesson says of it, such as
     "rows sum to 1"), what its rows and columns stand for (row_title, col_title: its axes' titles), and where its
     shape line is (shape_line: it has one, drawn under its title, which a screen reader cannot read from a canvas,
     and its table holds it). Neither its labels nor its sizes (see the module's docstring): a part of said_shape
-    that spells sizes out ("= (T, 2·8)") is left out."""
+    that spells sizes out ("= (T, 2·8)") is left out. title_read: the map reads its title from its table, and
+    title is the part of it no control changes."""
     shape = f" The matrix is {_SIZES.sub('', said_shape)}." if said_shape else ""
     parts = [f"one row per {row_title}" if row_title else "", f"one column per {col_title}" if col_title else ""]
     said = " and ".join(part for part in parts if part)
     axes = f" {said[0].upper()}{said[1:]}." if said else ""
-    return finished(f"{_named(title, 'Heatmap')}.{shape}{axes}", CELLS_AND_SHAPE if shape_line else CELLS)
+    return finished(f"{_named(title, 'Heatmap')}.{shape}{axes}", CELLS_AND_SHAPE if shape_line else CELLS,
+                    title_read)
 
 
 _SIZES = re.compile(r" = \([^()]*\d[^()]*\)")  # "= (T, 2·8)" in a shape: the sizes a slider set, as numbers
 
 
-def likeliest(data: ChartData, title: str, what: str = "next characters") -> str:
-    """Bars of the likeliest of a vocabulary, most likely first (a model's next characters): how many of them,
-    and the groups their colours mark."""
+def likeliest(data: ChartData, title: str, what: str = "next characters", title_read: bool = False) -> str:
+    """Bars of the likeliest of a vocabulary, most likely first (a model's next characters), and the groups their
+    colours mark; not how many (a temperature of 0, or a top-k, leaves fewer: the move would rebuild the chart)."""
     groups = list(dict.fromkeys(map(str, data.column("group")))) if "group" in data.names() else []
     coloured = f" Each bar is coloured by its group: {_names(groups)}." if groups else ""
-    n = len(data.column("label"))
-    return finished(f"{_named(title, 'Bar chart')}: the {n} most likely {what}, most likely first; bar length: "
-                    f"probability.{coloured}")
+    return finished(f"{_named(title, 'Bar chart')}: the most likely {what}, most likely first; bar length: "
+                    f"probability.{coloured}", title_read=title_read)
 
 
-def bars(data: ChartData, title: str, x_title: str, y_title: str, references: tuple[str, ...] = ()) -> str:
+def bars(data: ChartData, title: str, x_title: str, y_title: str, references: tuple[str, ...] = (),
+         title_read: bool = False) -> str:
     """A bar chart: how many bars, of what, the groups their colours mark, and its reference lines (its bars'
     labels are not named: see the module's docstring)."""
     labels = data.column("label")
@@ -102,25 +111,28 @@ def bars(data: ChartData, title: str, x_title: str, y_title: str, references: tu
     lines = f" {_count(len(references), 'reference line').capitalize()} across the bars: {_names(references)}." \
         if references else ""
     return finished(f"{_named(title, 'Bar chart')}: {_count(len(labels), 'bar')}{_each(y_title)}"
-                    f"{length}.{coloured}{lines}")
+                    f"{length}.{coloured}{lines}", title_read=title_read)
 
 
-def lines(data: ChartData, title: str, x_title: str, y_title: str) -> str:
+def lines(data: ChartData, title: str, x_title: str, y_title: str, title_read: bool = False) -> str:
     """A line chart: its series (in alphabetical order: their order in the data can follow the numbers) and its
     axes."""
     names = sorted(set(map(str, data.column("series"))))
     return finished(f"{_named(title, 'Line chart')}: {y_title} against {x_title}, {_count(len(names), 'line')} "
-                    f"({_names(names, MAX_SERIES)}).")
+                    f"({_names(names, MAX_SERIES)}).", title_read=title_read)
 
 
-def grid(data: ChartData, title: str, row_title: str = "query", col_title: str = "key") -> str:
-    """Small multiples of heatmaps: how many, which, and how many rows and columns each has."""
-    sizes = dict(data.grid)
-    panels = data.labels.get("panel", [])
-    return finished(f"{_named(title, 'Grid of heatmaps')}: {_count(len(panels), 'map')} ({_names(panels)}); "
-                    f"in each map {_count(sizes.get('row_i', 0), 'row')}{_each(row_title)}, "
-                    f"by {_count(sizes.get('col_i', 0), 'column')}"
-                    f"{_each(col_title)}.", CELLS)
+def grid(title: str, row_title: str = "query", col_title: str = "key", title_read: bool = False) -> str:
+    """Small multiples of heatmaps on one colour scale, each named above it: what each map's rows and columns
+    stand for. Neither how many maps nor their names nor their sizes: a heads or seq_len move changes those and
+    keeps the drawn grid (see the module's docstring); each cell's row in the table names its map."""
+    parts = [f"one row per {row_title}" if row_title else "", f"one column per {col_title}" if col_title else ""]
+    said = " and ".join(part for part in parts if part)
+    return finished(f"{_named(title, 'Grid of heatmaps')}: maps on one colour scale, each named above it"
+                    f"{'; in each, ' + said if said else ''}.", PANELS, title_read)
+
+
+PANELS = " Show data opens a table of its numbers, one row per cell, with the name of its map in column \"panel\"."
 
 
 @functools.cache
@@ -129,17 +141,18 @@ def _defaults(builder: Callable) -> dict:
             if p.default is not inspect.Parameter.empty}
 
 
-def for_chart(builder: Callable, data: ChartData, settings: dict) -> str | None:
-    """The text alternative of builder(**settings) drawn with data, or None for a builder it does not know."""
+def for_chart(builder: Callable, data: ChartData, settings: dict, title_read: bool = False) -> str | None:
+    """The text alternative of builder(**settings) drawn with data, or None for a builder it does not know.
+    title_read: the chart reads its title from its table, and settings' title is the part no control changes."""
     given = {**_defaults(builder), **settings}
     title = str(given.get("title") or "")
     kind = builder.__name__
     if kind == "bar_chart":
-        text = bars(data, title, given["x_title"], given["y_title"], tuple(given.get("references", ())))
+        text = bars(data, title, given["x_title"], given["y_title"], tuple(given.get("references", ())), title_read)
     elif kind == "line_chart":
-        text = lines(data, title, given["x_title"], given["y_title"])
+        text = lines(data, title, given["x_title"], given["y_title"], title_read)
     elif kind == "grid_chart":
-        text = grid(data, title, given["y_title"], given["x_title"])
+        text = grid(title, given["y_title"], given["x_title"], title_read)
     else:
         return None
     return text

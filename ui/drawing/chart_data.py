@@ -38,6 +38,10 @@ DATASET = "table"  # the name of the dataset a drawn chart's inner view reads
 # leaves the spec as it was. Its other rows hold empty text (a missing value: the Show data table would print None),
 # dictionary-encoded: a byte a row (as plain text, four: 18 KB more a move on Circuit's two maps of 47 x 47).
 SHAPE_LINE = "shape line"
+# The column whose first row holds a chart's title when the title carries what a control set ("row 7 “t” through layer
+# norm", "P(next | prompt), temperature 0.8"): read from the data the same way, so that such a move keeps the drawn
+# chart too (the text for screen readers then says the title without them: ui.drawing.alt_text).
+TITLE = "title"
 GRID_KEY = "_grid"  # in the inlined datum: [[index column, size], ...] of a table of array cells
 # Digits sent of each number: as many as a tooltip prints (4 decimals), and 4 significant digits of a number
 # smaller than that, so a tiny value is not sent as 0; the colours need far fewer.
@@ -121,10 +125,11 @@ class ChartData:
                    for name in self.labels]
         return unpack
 
-    def arrow(self, shape_line: str | None = None) -> bytes:
+    def arrow(self, shape_line: str | None = None, title: str | None = None) -> bytes:
         """The table as the rows a browser draws, in Arrow's stream format: every column spelled out (a label
         column as its labels, an index of the grid as whole numbers); None, JSON's null, stays null. shape_line:
-        the line under the chart's title, in the first row of the column SHAPE_LINE (left out of an empty table)."""
+        the line under the chart's title, in the first row of the column SHAPE_LINE; title: the title itself, in
+        the first row of the column TITLE (both left out of an empty table)."""
         indices = {}
         if self.grid:
             cells = np.unravel_index(np.arange(len(self)), [size for _, size in self.grid])
@@ -140,10 +145,9 @@ class ChartData:
         positions = {**indices, **numbers}
         labels = {name: pa.DictionaryArray.from_arrays(positions[f"{name}_i"], pa.array(names, pa.string()))
                   for name, names in self.labels.items()}
-        if shape_line is not None and len(self):  # a byte a row: the line, then empty text, each written once
-            firsts = np.ones(len(self), dtype=np.int8)
-            firsts[0] = 0
-            numbers[SHAPE_LINE] = pa.DictionaryArray.from_arrays(pa.array(firsts), pa.array([shape_line, ""]))
+        for name, text in ((SHAPE_LINE, shape_line), (TITLE, title)):
+            if text is not None and len(self):
+                numbers[name] = _first_row(text, len(self))
         # labels first, then the numbers: the order in which the chart's "Show data" table shows its columns
         table = pa.table({**labels, **numbers, **indices})
         sink = pa.BufferOutputStream()
@@ -186,6 +190,13 @@ class ChartData:
         columns = {k: v for k, v in datum.items() if not k.startswith(LABELS_PREFIX) and k != GRID_KEY}
         labels = {k[len(LABELS_PREFIX):]: v for k, v in datum.items() if k.startswith(LABELS_PREFIX)}
         return cls(columns, labels, tuple((index, size) for index, size in datum.get(GRID_KEY, ())))
+
+
+def _first_row(text: str, n: int) -> pa.DictionaryArray:
+    """A column of n rows whose first holds text and the others empty text, a byte a row: each text written once."""
+    firsts = np.ones(n, dtype=np.int8)
+    firsts[0] = 0
+    return pa.DictionaryArray.from_arrays(pa.array(firsts), pa.array([text, ""]))
 
 
 def _index_type(n: int) -> type:

@@ -92,6 +92,7 @@ class Drawing:
     col_labels: tuple
     alt: str  # its text for a screen reader, sent beside it (render.described)
     shape_line: str | None = None  # the subtitle it reads from its table (render.heading's `read`)
+    title_read: bool = False  # it reads its title from its table too (render.heading's `title_read`)
 
 
 def show(matrix, row_labels, col_labels, title: str = "", key: str | None = None, **look) -> None:
@@ -101,27 +102,27 @@ def show(matrix, row_labels, col_labels, title: str = "", key: str | None = None
 
 def made(matrix, row_labels, col_labels, title: str = "", subtitle: str = "", picked: int | None = None,
          max_width: int = ROOM_PX, cell_px: int = charts.CELL_PX, strip: bool = False, across: int | None = None,
-         said_shape: str = "", **look) -> Drawing:
+         said_shape: str = "", said_title: str | None = None, **look) -> Drawing:
     """The heatmap of matrix (R, C), a label per row and per column, made once per process.
 
     subtitle: a grey line under the title (the matrix's shape). said_shape: what of it the text for a screen
-    reader says, a part that no slider changes ("(T, d_k)", not "(7, 8)"). picked: the rows are clickable, and this
-    one is
-    outlined. max_width: the pixels it may take; cell_px: the cells asked for; strip, across: see `size`, which
-    decides. look: the rest of
-    charts.heatmap_chart's settings (colours, domain, axis titles, annotate: print the numbers, by default up to
-    16 x 16)."""
+    reader says, a part that no slider changes ("(T, d_k)", not "(7, 8)"). said_title: the same for a title that
+    says what a control set ("row 7 “t” through layer norm"): the words no control changes ("the row looked at,
+    through layer norm"), and the title is read from the map's table (render.show). picked: the rows are
+    clickable, and this one is outlined. max_width: the pixels it may take; cell_px: the cells asked for; strip,
+    across: see `size`, which decides. look: the rest of charts.heatmap_chart's settings (colours, domain, axis
+    titles, annotate: print the numbers, by default up to 16 x 16)."""
     m = np.asarray(matrix)
     digest = hashlib.blake2b(np.ascontiguousarray(m).tobytes(), digest_size=16).digest()
     key = (digest, m.shape, str(m.dtype), tuple(map(str, row_labels)), tuple(map(str, col_labels)), title,
-           subtitle, picked, max_width, cell_px, strip, across, said_shape, presenter.chart_scale(),
+           subtitle, picked, max_width, cell_px, strip, across, said_shape, said_title, presenter.chart_scale(),
            tuple(sorted(look.items())))
     return _MADE.get(key, lambda: _make(m, list(row_labels), list(col_labels), title, subtitle, picked,
-                                        (max_width, cell_px, strip, across), look, said_shape))
+                                        (max_width, cell_px, strip, across), look, said_shape, said_title))
 
 
 def _make(matrix: np.ndarray, row_labels: list, col_labels: list, title: str, subtitle: str, picked: int | None,
-          asked: tuple, look: dict, said_shape: str = "") -> Drawing:
+          asked: tuple, look: dict, said_shape: str = "", said_title: str | None = None) -> Drawing:
     n_rows, n_cols = matrix.shape
     annotate = look.pop("annotate", max(n_rows, n_cols) <= charts.ANNOTATE_MAX_CELLS)
     numbers = charts.heatmap_frame(matrix, row_labels, col_labels, with_text=annotate)
@@ -133,19 +134,20 @@ def _make(matrix: np.ndarray, row_labels: list, col_labels: list, title: str, su
     # smallest cell that draws alike (charts.design_cell), and this map's own cells go in as its steps.
     # The shape line goes in the data, not the spec: a move that changes the shape alone leaves the spec as it was.
     line = subtitle if subtitle and len(numbers) else None  # the shape line the map reads from its table
-    alt = alt_text.heatmap(title, look.get("y_title", "query"), look.get("x_title", "key"), line is not None,
-                           said_shape)
+    read = render.reads_title(numbers, said_title)
+    alt = alt_text.heatmap(said_title if read else title, look.get("y_title", "query"), look.get("x_title", "key"),
+                           line is not None, said_shape, read)
     text, _ = render.chart_text(
         charts.heatmap_chart, numbers, "content" if sized.fits else "stretch",
         step=sized.cell, row_step=sized.row, title=title, subtitle=subtitle, annotate=annotate,
-        shape_line_read=line is not None,
+        shape_line_read=line is not None, title_read=read,
         cell_px=charts.design_cell(sized.cell, scale), select_rows=picked is not None, font_scale=scale, **look)
     if picked is not None:  # the outlined row is a parameter of the design: set its value
         text = json.dumps(with_param(json.loads(text), charts.SHOWN_ROW, int(picked)), ensure_ascii=False)
     matrix = np.array(matrix)  # a copy of its own, read-only: it is shared by every session that draws it
     matrix.flags.writeable = False
-    return Drawing(text, numbers.arrow(shape_line=line), numbers, sized.fits, picked, title, matrix, tuple(row_labels),
-                   tuple(col_labels), alt, line)
+    return Drawing(text, numbers.arrow(shape_line=line, title=title if read else None), numbers, sized.fits, picked,
+                   title, matrix, tuple(row_labels), tuple(col_labels), alt, line, read)
 
 
 def with_param(spec: dict, name: str, value) -> dict:
@@ -168,7 +170,8 @@ def draw(drawing: Drawing, key: str | None = None, on_pick: Callable[[int], None
     else:
         send.chart(d.text, width, d.table, alt=d.alt)
     export.record(d.title, d.matrix, d.row_labels, d.col_labels,
-                  functools.partial(render.file_spec, d.text, d.data, d.alt, d.shape_line))
+                  functools.partial(render.file_spec, d.text, d.data, d.alt, d.shape_line,
+                                    d.title if d.title_read else None))
 
 
 def _clicked(key: str, on_pick: Callable[[int], None] | None) -> None:

@@ -223,15 +223,17 @@ def generate_text(source: tuple, ids: tuple[int, ...], n: int, temperature: floa
     return m.tokenizer.decode(out[len(ids):])
 
 
-def bars(probs: np.ndarray, tokenizer, title: str) -> ChartData:
+def bars(probs: np.ndarray, tokenizer, title: str, said_title: str | None = None) -> ChartData:
     """The TOP_BARS most likely next characters, most likely first, drawn as bars. Characters with no
-    probability at all (every one but the argmax at temperature 0, those cut by top-k) are left out."""
+    probability at all (every one but the argmax at temperature 0, those cut by top-k) are left out. said_title:
+    the title's words no control changes (render.show)."""
     order = np.argsort(-probs, kind="stable")[:TOP_BARS]
     order = order[probs[order] > 0]
     labels = [shown(tokenizer.itos[i]) + (" (unknown)" if i == 0 else "") for i in order]
     frame = plots.bar_frame(labels, probs[order])
     render.show(plots.bar_chart, frame, width="stretch", title=title, y_title="next character",
-                description=alt_text.likeliest(frame, title),
+                description=alt_text.likeliest(frame, said_title or title, title_read=said_title is not None),
+                said_title=said_title,
                 record=render.Recorded(probs[order][:, None], labels, ["probability"]))
     return frame
 
