@@ -25,9 +25,10 @@ def section(r: dict, label: str) -> None:
         render.show(plots.line_chart, curve, width="stretch", title="GELU against ReLU", x_title="input",
                     y_title="output")
     with right:
-        render.show(plots.line_chart, bv.hidden_lines(r), width="stretch", x_title="hidden unit, lowest first",
+        render.show(plots.line_chart, bv.hidden_lines(r), width="stretch",
+                    x_title="hidden unit, lowest pre-activation first",
                     title=f"row {r['position']} “{label}”: its hidden units", y_title="value", whole_x=True,
-                    said_title="the row looked at: its hidden units")
+                    said_title="the hidden units of the row looked at")
     prose.show("block", "gelu", min_x=c["gelu_min_x"], min_y=c["gelu_min"])
     on, off = r["written_row"]["firing"], r["written_row"]["silent"]
     verdict = (prose.text("block", "firing_more") if off > on else
@@ -36,8 +37,8 @@ def section(r: dict, label: str) -> None:
                share=r["firing_mean"], T=r["T"], most=r["silent_most"], silent=r["F"] - r["firing_row"], on=on,
                off=off, on_mean=r["written_mean"]["firing"], off_mean=r["written_mean"]["silent"], verdict=verdict)
     render.show(plots.bar_chart, bv.written_bars(r), width="stretch", x_title="length of what they write",
-                title=f"row {r['position']} “{label}”: written through W_proj", y_title="",
-                said_title="the row looked at: written through W_proj")
+                title=f"row {r['position']} “{label}”: written through W_proj", y_title="group of hidden units",
+                said_title="the row looked at, written through W_proj")
     render.show(plots.line_chart, plots.line_frame(range(r["T"]), {"share of hidden units that fire": r["firing"]}),
                 width="stretch", title="How many hidden units fire, position by position", x_title="position",
                 y_title="share of the F units", whole_x=True)

@@ -52,11 +52,11 @@ def layer_norm_section(r: dict, label: str) -> None:
     rows = ["x (the row)", "x̂ (normalised)", "γ·x̂ + β (output)"]
     wide = dict(cell_px=ROW_CELL_PX, max_width=ROW_PX, strip=True)  # D = 64 columns: each map takes the page's width
     heatmaps(token_rows(np.stack([ln["x"], ln["x_hat"], ln["out"]]), rows, f"row {r['position']} “{label}” "
-                        "through layer norm", "block_ln", "row", "(3, D): before, normalised, scaled and shifted",
+                        "through layer norm", "block_ln", "row", "(3, D): x, then normalised, then scaled and shifted",
                         y_title="step", said_title="the row looked at, through layer norm", **wide))
     heatmaps(token_rows(np.stack([ln["g"], ln["b"]]), ["γ (gain)", "β (shift)"], f"block {layer}'s ln_1: γ and β",
-                        "block_gamma_beta", "γ, β", "(2, D), learned in training", y_title="",
-                        said_title="the block's ln_1: γ and β", **wide))
+                        "block_gamma_beta", "γ, β", "(2, D), learned in training", y_title="parameter",
+                        said_title="the chosen block's ln_1: γ and β", **wide))
     b, n, a = ln["before"], ln["normalised"], ln["after"]
     prose.show("block", "ln_numbers", position=r["position"], char=code_span(label), mean=b["mean"], var=b["var"],
                hat_mean=n["mean"], hat_var=n["var"], eps=ln["eps"], out_mean=a["mean"], out_var=a["var"],
@@ -68,7 +68,7 @@ def residual_section(r: dict, label: str) -> None:
     left, right = st.columns(2)
     with left:
         render.show(plots.bar_chart, bv.stream_bars(r), width="stretch", x_title="length ‖row‖",
-                    title=f"row {r['position']} “{label}”, piece by piece", y_title="",
+                    title=f"row {r['position']} “{label}”, piece by piece", y_title="piece of the stream",
                     said_title="the row looked at, piece by piece")
     with right:
         render.show(plots.line_chart, bv.stream_lines(r), width="stretch", title="Row lengths along the prompt",

@@ -15,7 +15,8 @@ from ui.state import controls
 
 # What the bars' title says whatever the sampling controls set: the text a screen reader reads names them by it
 # (the whole title, with the temperature and the limits, is read from the chart's table: render.show).
-SAID_TITLE = "P(next | prompt) at the temperature and limits set above"
+SAID_TITLE = ("P(next | prompt), the chance of each next character given the prompt, at the temperature, top-k and "
+              "top-p set above")
 
 
 def next_character_section(sides: dict, ids: tuple) -> tuple[float, int, float]:

@@ -51,7 +51,8 @@ def bars(seen: dict, tokenizer, title: str, said_title: str | None = None) -> Ch
     order = drawn(seen)
     numbers = np.column_stack([seen["before"][order], seen["inside"][order]]).astype(float)  # (bars, 2)
     render.show(plots.bar_chart, data, width="stretch", title=title, y_title="next character", groups=GROUPS,
-                description=alt_text.likeliest(data, said_title or title, title_read=said_title is not None),
+                description=alt_text.likeliest(data, said_title or title, title_read=said_title is not None,
+                                               groups=tuple(name for name, _ in GROUPS)),
                 said_title=said_title,
                 record=render.Recorded(numbers, data.columns["label"], ["probability", "in the nucleus (1 = yes)"]))
     return data

@@ -32,11 +32,12 @@ def section(a: dict, s: Setup) -> None:
     left, right = st.columns([2, 3])
     with left:
         heatmap.show(one["weights"][0], list(s.tokens), list(s.tokens), title=f"1 head, d_k = {s.D}",
-                     said_title="1 head, d_k = d_model", domain=PROBABILITY, annotate=False)
+                     said_title="Attention weights of 1 head, d_k = d_model", domain=PROBABILITY, annotate=False)
         shape_caption("weights", one["weights"], "(1, T, T)")
     with right:
-        draw_heads(s, f"{counted(s.H, 'head')}, d_k = {s.D // s.H}", said_title="H heads, d_k = d_model / H",
-                   width_px=COMPARE_ROOM_PX, panel_px=COMPARE_PANEL_PX, first=COMPARE_PANELS)
+        draw_heads(s, f"{counted(s.H, 'head')}, d_k = {s.D // s.H}",
+                   said_title="Attention weights of H heads, d_k = d_model / H", width_px=COMPARE_ROOM_PX,
+                   panel_px=COMPARE_PANEL_PX, first=COMPARE_PANELS)
         shape_caption("weights", a["weights"], "(H, T, T)")
         if s.H > COMPARE_PANELS:
             st.caption(f"The first {COMPARE_PANELS} of the {s.H} heads.")

@@ -54,8 +54,9 @@ def inside_head_section(a: dict, tokens: list[str]) -> None:
     st.caption(prose.text("multi_head", "slices", head=focus, first=h * d_k, last=(h + 1) * d_k - 1))
     query = views.query_picker(tokens)
     heatmaps(
-        Heatmap(a["weights"][h], tokens, tokens, f"Head {focus} weights: click a row", f"mh_weights_{h}",
-                f"weights[{h}]", "(T, T), rows sum to 1", dict(picked=query, domain=PROBABILITY)),
+        Heatmap(a["weights"][h], tokens, tokens, f"Head {focus} weights: click a row", "mh_weights",
+                f"weights[{h}]", "(T, T), rows sum to 1",
+                dict(picked=query, domain=PROBABILITY, said_title="Weights of the head looked at")),
         Heatmap(a["heads"][h], tokens, dim_labels(d_k), f"Output of head {focus}", "mh_head_out",
                 f"head {focus} output", "(T, d_k)", dict(small, said_title="Output of the head looked at")),
         widths=[3, 2])

@@ -71,15 +71,17 @@ def arrows_chart(font_scale: float = 1.0, data: pd.DataFrame | None = None) -> a
 # The arrows' text for screen readers: what the chart is, never where the arrows point (a slider move that changed
 # it would have the browser draw the chart anew instead of moving its arrows: ui.drawing.alt_text). Their ends are
 # in its table, and its title, with their dot product, in the table's column "title".
-ARROWS_DESCRIPTION = (f"two arrows from the origin on square axes from -{REACH:g} to {REACH:g}: a, solid and blue, "
-                      "and b, dashed and orange-red, each named at its tip; the sliders beside it set each one's "
-                      "direction and length.")
-SAID_TITLE = "a · b"  # the title's words: the whole title, with the dot product, is read from the chart's table
+ARROWS_DESCRIPTION = (f"Two arrows from the origin on square axes, x and y each from -{REACH:g} to {REACH:g}: a, solid "
+                      "and blue; b, dashed and orange-red; each named just past its tip. The four sliders before the "
+                      "chart set each arrow's direction and length.")
+# The title's words: the whole title, with the dot product, is read from the chart's table. A speech engine may
+# not say "·": the words say it too.
+SAID_TITLE = "a · b (the dot product of a and b)"
 
 
 def draw_arrows(g: dict, title: str) -> None:
     """The arrows of lessons.qkv.maths.two_arrows's result g, titled `title` (which carries their dot product)."""
     render.show(arrows_chart, arrows_frame(g["a"], g["b"]), width="content", title=title, said_title=SAID_TITLE,
-                description=alt_text.finished(f"Chart {SAID_TITLE}: {ARROWS_DESCRIPTION}", title_read=True))
+                description=alt_text.finished(f"Vector plot, {SAID_TITLE}. {ARROWS_DESCRIPTION}", title_read=True))
 
 

@@ -173,7 +173,7 @@ def test_a_grid_of_maps_reflows_on_a_phone(server, phone):
     inside the screen, so a student compares the heads without scrolling sideways (ui.sections.views.grid_layout)."""
     phone.goto(f"{server.url}/multi-head?heads=4")
     wait_until_drawn(phone)
-    grid = phone.locator(f'{CHART}[aria-label^="Grid of heatmaps Attention weights, one map per head"]')
+    grid = phone.locator(f'{CHART}[aria-label^="Grid of heatmaps, Attention weights, one map per head"]')
     expect(grid).to_have_count(1)
     expect(grid).to_be_visible()
     expect(grid).not_to_have_attribute("data-scroll-frame", re.compile(".*"))
@@ -194,7 +194,7 @@ def test_a_wide_screen_keeps_the_wide_grid(server, browser):
     try:
         tab.goto(f"{server.url}/multi-head?heads=4")
         wait_until_drawn(tab)
-        grid = tab.locator(f'{CHART}[aria-label^="Grid of heatmaps Attention weights, one map per head"]')
+        grid = tab.locator(f'{CHART}[aria-label^="Grid of heatmaps, Attention weights, one map per head"]')
         expect(grid).to_be_visible()
         box = grid.bounding_box()
         assert box["width"] > 2 * PHONE["width"], box

@@ -45,7 +45,9 @@ def assert_shows(at, angle_a, angle_b, length_a=1.0, length_b=1.0):
                                atol=1e-12)
     spec = chart_spec(chart)
     assert spec["title"]["text"] == f"a · b = {g['dot']:.3f}"
-    assert chart_alt(chart).startswith("Chart a · b: two arrows") and f"{g['dot']:.3f}" not in chart_alt(chart)
+    alt = chart_alt(chart)  # what the chart is, not the numbers a move changes: those are in its title and table
+    assert alt.startswith("Vector plot, a · b (the dot product of a and b). Two arrows")
+    assert f"{g['dot']:.3f}" not in alt
     shown = texts(at)
     assert f"= **{g['dot']:.3f}**" in shown and f"= **{g['polar']:.3f}**, the same number" in shown
     assert CALLOUT[g["sign"]] in shown

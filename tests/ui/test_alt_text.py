@@ -13,14 +13,14 @@ from ui.drawing.chart_data import SHAPE_LINE, TITLE, ChartData
 
 def test_a_heatmap_says_its_title_its_shape_in_symbols_and_what_rows_and_columns_are():
     said = alt_text.heatmap("Q: what each token asks", "token", "dimension", shape_line=True, said_shape="(T, d_k)")
-    assert said == ("Heatmap Q: what each token asks. The matrix is (T, d_k). One row per token and one column per "
+    assert said == ("Heatmap, Q: what each token asks. The matrix is (T, d_k). One row per token and one column per "
                     "dimension." + alt_text.CELLS_AND_SHAPE)
-    assert alt_text.heatmap("weights", "query", "key") == ("Heatmap weights. One row per query and one column per "
+    assert alt_text.heatmap("weights", "query", "key") == ("Heatmap, weights. One row per query and one column per "
                                                            "key." + alt_text.CELLS)
     # an axis without a title says nothing of it; a title's call to the mouse is not read (a keyboard picks the
     # query in the page's box)
-    assert alt_text.heatmap("change", "position", "") == "Heatmap change. One row per position." + alt_text.CELLS
-    assert alt_text.heatmap("weights" + alt_text.CLICK, "", "") == "Heatmap weights." + alt_text.CELLS
+    assert alt_text.heatmap("change", "position", "") == "Heatmap, change. One row per position." + alt_text.CELLS
+    assert alt_text.heatmap("weights" + alt_text.CLICK, "", "") == "Heatmap, weights." + alt_text.CELLS
 
 
 def test_sizes_a_slider_sets_are_left_out_of_a_heatmaps_shape():
@@ -47,9 +47,12 @@ def test_a_drawn_heatmap_reads_its_shape_line_from_its_table_and_says_where_it_i
 
 def test_bars_of_the_likeliest_say_they_are_the_likeliest_and_not_the_whole_vocabulary():
     data = ChartData({"label": ["e", "t", "a"], "value": [0.5, 0.3, 0.2], "group": ["in", "in", "cut"]})
-    said = alt_text.likeliest(data, "P(next)")
-    assert said.startswith("Bar chart P(next): the most likely next characters, most likely first; bar length: "
+    said = alt_text.likeliest(data, "P(next)", groups=("in", "cut"))
+    assert said.startswith("Bar chart, P(next): the most likely next characters, most likely first; bar length: "
                            "probability. Each bar is coloured by its group: in; cut.")
+    # every group the legend names, even one no bar is in now (a top-p move empties "cut" and keeps the chart)
+    assert alt_text.likeliest(ChartData({"label": ["e"], "value": [1.0], "group": ["in"]}), "P(next)",
+                              groups=("in", "cut")) == said
     # not how many: a temperature of 0, or a top-k, leaves fewer bars, and that move would rebuild the chart
     assert alt_text.likeliest(ChartData({"label": ["e"], "value": [1.0]}), "P(next)") == \
         alt_text.likeliest(ChartData({"label": ["e", "t"], "value": [0.6, 0.4]}), "P(next)")
@@ -61,8 +64,8 @@ def test_a_grid_counts_neither_its_maps_nor_their_rows_and_columns():
     four = charts.grid_frame(np.ones((4, 5, 5)) / 5, [f"head {h}" for h in range(1, 5)], list("abcde"), list("abcde"))
     said = alt_text.for_chart(charts.grid_chart, two, {"title": "weights"})
     assert said == alt_text.for_chart(charts.grid_chart, four, {"title": "weights"})
-    assert said == ("Grid of heatmaps weights: maps on one colour scale, each named above it; in each, one row per "
-                    "query and one column per key." + alt_text.PANELS)
+    assert said == ("Grid of heatmaps, weights: maps on one colour scale from 0 to 1, each named in a header above "
+                    "it; in each, one row per query and one column per key." + alt_text.PANELS)
 
 
 def test_a_title_that_says_what_a_control_set_is_read_from_the_table_and_said_without_it():
@@ -74,7 +77,7 @@ def test_a_title_that_says_what_a_control_set_is_read_from_the_table_and_said_wi
     assert ChartData.from_arrow(row_7.table).columns[TITLE][:2] == ["row 7 “t”", ""]
     assert json.loads(row_7.text)["title"]["text"] == {"expr": render.READ_TITLE}
     assert row_7.text == row_8.text and row_7.alt == row_8.alt
-    assert row_7.alt.startswith("Heatmap the row looked at.") and row_7.alt.endswith(alt_text.TITLE_IN_TABLE)
+    assert row_7.alt.startswith("Heatmap, the row looked at.") and row_7.alt.endswith(alt_text.TITLE_IN_TABLE)
     assert "row 7" not in row_7.alt
     assert render.file_spec(row_7.text, row_7.data, title=row_7.title)["title"]["text"] == "row 7 “t”"
     empty = heatmap.made(np.zeros((0, 3)), [], list("xyz"), "row 0", said_title="the row looked at")

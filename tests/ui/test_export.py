@@ -48,9 +48,9 @@ LABEL = "Export the matrices on this page (CSV, PNG, SVG)"
 
 
 def heatmaps(at: AppTest) -> list:
-    """The heatmaps on screen: the charts drawn by ui.drawing.heatmap, each named "Heatmap ..." for a screen
+    """The heatmaps on screen: the charts drawn by ui.drawing.heatmap, each named "Heatmap, ..." for a screen
     reader."""
-    return [c for c in charts(at) if chart_alt(c).startswith("Heatmap ")]
+    return [c for c in charts(at) if chart_alt(c).startswith("Heatmap, ")]
 
 
 def drawn(at: AppTest) -> list[dict]:
@@ -136,7 +136,7 @@ def test_every_heatmap_is_recorded_once_and_its_csv_is_what_is_shown(lesson):
     at = ok(run_page(LESSONS[lesson].path))
     # the heatmaps drawn as such (Full model records its bars, grid maps, head view and table too: tested below)
     shown, items = heatmaps(at), [i for i in drawn(at) if export.spec_of(i).get("description", "").startswith(
-        "Heatmap ")]
+        "Heatmap, ")]
     assert items, "nothing to export"
     # named as on screen, without a hint of how to use the chart there (": click a row"): a file has no rows to click
     assert [i["title"] for i in items] == [chart_files.file_title(chart_title(c)) for c in shown]

@@ -37,9 +37,16 @@ MOVES = [  # (lesson, slider key, a new value): moves that change numbers only
 ]
 
 
-def _sent(at) -> list[tuple[str, str, bytes]]:
-    return [(chart_title(c), (c.proto.spec, c.proto.alt), b"".join(d.data.data for d in c.proto.datasets))
+def _sent(at) -> list[tuple[str, tuple, bytes]]:
+    """Each chart's title, what the browser compares to keep its drawn view (its spec, its alt, and a clickable
+    chart's widget id: a new key is a new widget), and its numbers."""
+    return [(chart_title(c), (c.proto.spec, c.proto.alt, c.proto.id), b"".join(d.data.data for d in c.proto.datasets))
             for c in charts(at)]
+
+
+def _control(at, key: str):
+    """The slider or select slider of this key."""
+    return next(s for s in [*at.slider, *at.select_slider] if s.key == key)
 
 
 @pytest.mark.parametrize(("lesson", "key", "value"), MOVES)
@@ -83,6 +90,7 @@ MOVES_OF_TITLE = [  # (lesson, slider key, a new value, a title that says it): m
     ("block", "block_layer", 2, "block 2's ln_1: γ and β"),
     ("full_model", "sample_temp", 0.5, "P(next | prompt), temperature 0.5"),
     ("full_model", "fm_top_k", 3, "P(next | prompt), temperature 1, top-3"),
+    ("multi_head", "mh_head", 2, "Head 2 weights: click a row"),
 ]
 
 
@@ -93,7 +101,7 @@ def test_a_move_that_a_title_says_keeps_every_spec_and_shows_the_new_title(lesso
     at = ok(run_page(f"lessons/{lesson}/page.py", timeout=120))
     before = _sent(at)
     assert title not in [chart_title(c) for c in charts(at)]
-    slider = next(s for s in at.slider if s.key == key)
+    slider = _control(at, key)
     assert slider.value != value
     slider.set_value(type(slider.value)(value))
     after = _sent(ok(at.run(timeout=120)))

@@ -41,8 +41,10 @@ CLICK = ": click a row"  # a title's call to the mouse; a keyboard picks the que
 
 
 def _named(title: str, kind: str) -> str:
-    title = title.replace(CLICK, "")
-    return f"{kind} {title}".strip() if title else kind
+    """The chart's kind, then its title, apart: "Heatmap, the row looked at" (run together, the kind reads as a
+    verb)."""
+    title = title.replace(CLICK, "").strip()
+    return f"{kind}, {title}" if title else kind
 
 
 def _spoken(label) -> str:
@@ -91,10 +93,12 @@ def heatmap(title: str, row_title: str = "query", col_title: str = "key", shape_
 _SIZES = re.compile(r" = \([^()]*\d[^()]*\)")  # "= (T, 2·8)" in a shape: the sizes a slider set, as numbers
 
 
-def likeliest(data: ChartData, title: str, what: str = "next characters", title_read: bool = False) -> str:
+def likeliest(data: ChartData, title: str, what: str = "next characters", title_read: bool = False,
+              groups: tuple[str, ...] = ()) -> str:
     """Bars of the likeliest of a vocabulary, most likely first (a model's next characters), and the groups their
-    colours mark; not how many (a temperature of 0, or a top-k, leaves fewer: the move would rebuild the chart)."""
-    groups = list(dict.fromkeys(map(str, data.column("group")))) if "group" in data.names() else []
+    colours mark (groups: every group the legend names, whether or not a bar is in it now: a move that empties one
+    keeps the chart); not how many bars (a temperature of 0, or a top-k, leaves fewer: the move would rebuild the
+    chart)."""
     coloured = f" Each bar is coloured by its group: {_names(groups)}." if groups else ""
     return finished(f"{_named(title, 'Bar chart')}: the most likely {what}, most likely first; bar length: "
                     f"probability.{coloured}", title_read=title_read)
@@ -123,12 +127,13 @@ def lines(data: ChartData, title: str, x_title: str, y_title: str, title_read: b
 
 
 def grid(title: str, row_title: str = "query", col_title: str = "key", title_read: bool = False) -> str:
-    """Small multiples of heatmaps on one colour scale, each named above it: what each map's rows and columns
-    stand for. Neither how many maps nor their names nor their sizes: a heads or seq_len move changes those and
-    keeps the drawn grid (see the module's docstring); each cell's row in the table names its map."""
+    """Small multiples of attention maps on one colour scale, 0 to 1, each named above it: what each map's rows and
+    columns stand for. Neither how many maps nor their names nor their sizes: a heads or seq_len move changes those
+    and keeps the drawn grid (see the module's docstring); each cell's row in the table names its map."""
     parts = [f"one row per {row_title}" if row_title else "", f"one column per {col_title}" if col_title else ""]
     said = " and ".join(part for part in parts if part)
-    return finished(f"{_named(title, 'Grid of heatmaps')}: maps on one colour scale, each named above it"
+    return finished(f"{_named(title, 'Grid of heatmaps')}: maps on one colour scale from 0 to 1, each named in a "
+                    "header above it"
                     f"{'; in each, ' + said if said else ''}.", PANELS, title_read)
 
 

@@ -231,7 +231,7 @@ def layers_heads_grid(frame: ChartData, n_layers: int, n_heads: int, T: int, wid
     cell, columns = grid_layout(T, n_heads, width_px, panel_px, cell_px, min_cell_px=min_cell_px)
     title = f"{counted(n_layers, 'layer')} x {counted(n_heads, 'head')}" + (
         " (one row per layer)" if columns == n_heads and n_layers > 1 else "")
-    render.show_grid(frame, columns, cell, title, said_title="Every layer's heads")
+    render.show_grid(frame, columns, cell, title, said_title="Attention weights of every layer's heads")
 
 
 # ---- small pieces of the single-head lessons (QKV, scaling, masking) ----------------------------------
