@@ -12,7 +12,10 @@ Each case of MOVES_OF_SHAPE changes a matrix's shape but not its cells' size (d_
 columns, their cells as they were), and keeps every spec too: a map's size is its cells' (its steps), its shape line,
 the grey line under its title, is read from its data (ui.drawing.render.heading), and its alt text names no count
 (ui.drawing.alt_text). That the browser draws the new line in the chart it kept is checked in Chromium
-(tests/browser/test_browser_charts.py).
+(tests/browser/test_browser_drawings.py).
+
+Each case of MOVES_OF_TITLE changes what a title says (the row looked at, a temperature, a head): such a title is
+read from the chart's data as the shape line is, and the text for screen readers says the title without it.
 """
 
 from __future__ import annotations
