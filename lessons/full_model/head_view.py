@@ -96,10 +96,12 @@ def strongest(weights: np.ndarray, heads: tuple[int, ...], labels: list[str]) ->
 
 def describe(layer: int, heads: tuple[int, ...], labels: list[str], reads: list) -> str:
     """The chart's text alternative: what it joins, which heads, and where the last character looks."""
-    looks = "; ".join(f"{head} to {key} ({w:.2f})" for head, key, w in reads)
+    looks = "; ".join(f"{head} to {alt_text.spoken(key)} ({w:.2f})" for head, key, w in reads)
+    last = alt_text.spoken(labels[-1])  # "space", not "␣", which a speech engine reads as "open box" or not at all
     return (f"Head view of layer {layer + 1}: lines from each of {len(labels)} characters (left, queries) to the "
-            f"characters it reads (right, keys), one colour per head for {', '.join(head_name(h) for h in heads)}; "
-            f"line width is the weight. From the last character {labels[-1]}, the heaviest lines go: {looks}.")
+            f"characters it reads (right, keys), one colour and dash per head for "
+            f"{', '.join(head_name(h) for h in heads)}; line width is the weight. From the last character, {last}, "
+            f"the heaviest lines go: {looks}.")
 
 
 def head_controls(n_layers: int, n_heads: int) -> tuple[int, tuple[int, ...]]:

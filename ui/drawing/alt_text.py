@@ -47,14 +47,15 @@ def _named(title: str, kind: str) -> str:
     return f"{kind}, {title}" if title else kind
 
 
-def _spoken(label) -> str:
+def spoken(label) -> str:
+    """A label as a speech engine should say it: its symbols for invisible characters as words (SPOKEN)."""
     text = str(label)
     return " ".join(SPOKEN.get(part, part) for part in text.split(" ")) if text else "empty"
 
 
 def _names(names, most: int = MAX_NAMED) -> str:
     """The first few names, said one by one (a name may hold a comma: they are parted by semicolons)."""
-    names = [_spoken(n) for n in names]
+    names = [spoken(n) for n in names]
     shown = "; ".join(names[:most])
     return shown + (f"; and {len(names) - most} more" if len(names) > most else "")
 
