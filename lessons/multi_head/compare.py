@@ -35,8 +35,9 @@ def section(a: dict, s: Setup) -> None:
                      said_title="Attention weights of 1 head, d_k = d_model", domain=PROBABILITY, annotate=False)
         shape_caption("weights", one["weights"], "(1, T, T)")
     with right:
-        draw_heads(s, f"{counted(s.H, 'head')}, d_k = {s.D // s.H}",
-                   said_title="Attention weights of H heads, d_k = d_model / H", width_px=COMPARE_ROOM_PX,
+        # Its title is in its spec: a heads move changes its columns, so its spec, anyway, and a title column
+        # would cost a byte a cell (H x T x T of them) on every move.
+        draw_heads(s, f"{counted(s.H, 'head')}, d_k = {s.D // s.H}", width_px=COMPARE_ROOM_PX,
                    panel_px=COMPARE_PANEL_PX, first=COMPARE_PANELS)
         shape_caption("weights", a["weights"], "(H, T, T)")
         if s.H > COMPARE_PANELS:

@@ -17,6 +17,7 @@ from lessons.ladder import views as lv
 from tests.apptest_helpers import (
     chart_by_title,
     chart_data,
+    chart_title,
     charts,
     numbered_title,
     ok,
@@ -143,7 +144,7 @@ def test_the_samples_are_the_shipped_ones_side_by_side(at):
 def test_each_attention_rung_draws_every_head_on_the_prompt(key):
     page = ok(run_page(PAGE, {"ld_rung": maths.rung(key).label}))
     params, cfg, _ = maths.load_rung(key)
-    grid = next(c for c in charts(page) if re.search(r"\d+ layers? x \d+ heads?", str(c.proto.spec)))
+    grid = next(c for c in charts(page) if re.search(r"\d+ layers? x \d+ heads?", chart_title(c)))
     df = chart_data(grid)
     assert df["panel"].nunique() == cfg.n_layers * cfg.n_heads
     tok = cached.rung_model(key)[2]

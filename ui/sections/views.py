@@ -231,7 +231,9 @@ def layers_heads_grid(frame: ChartData, n_layers: int, n_heads: int, T: int, wid
     cell, columns = grid_layout(T, n_heads, width_px, panel_px, cell_px, min_cell_px=min_cell_px)
     title = f"{counted(n_layers, 'layer')} x {counted(n_heads, 'head')}" + (
         " (one row per layer)" if columns == n_heads and n_layers > 1 else "")
-    render.show_grid(frame, columns, cell, title, said_title="Attention weights of every layer's heads")
+    # The title stays in the spec: only a layers or heads move changes it, and that changes the grid's columns, so
+    # its spec, anyway; a title column would cost a byte a cell on every move.
+    render.show_grid(frame, columns, cell, title)
 
 
 # ---- small pieces of the single-head lessons (QKV, scaling, masking) ----------------------------------
