@@ -52,17 +52,24 @@ def _control(at, key: str):
     return next(s for s in [*at.slider, *at.select_slider] if s.key == key)
 
 
-@pytest.mark.parametrize(("lesson", "key", "value"), MOVES)
-def test_a_move_of_numbers_keeps_every_spec(lesson, key, value):
-    at = ok(run_page(f"lessons/{lesson}/page.py", timeout=120))
+def _moved_keeping_every_spec(at, lesson: str, key: str, value) -> tuple[list, list]:
+    """Move the control `key` of the page drawn in `at` to value and run it; every chart kept its spec, alt and
+    widget id. Returns what was sent before and after (_sent)."""
     before = _sent(at)
-    slider = next(s for s in at.slider if s.key == key)
+    slider = _control(at, key)
     assert slider.value != value
     slider.set_value(type(slider.value)(value))
     after = _sent(ok(at.run(timeout=120)))
     assert len(after) == len(before) > 0
     moved = [title for (title, spec, _), (_, spec_after, _) in zip(before, after) if spec != spec_after]
     assert not moved, f"{lesson}: a move of {key} changed the spec or alt of {moved}: the browser draws them again"
+    return before, after
+
+
+@pytest.mark.parametrize(("lesson", "key", "value"), MOVES)
+def test_a_move_of_numbers_keeps_every_spec(lesson, key, value):
+    at = ok(run_page(f"lessons/{lesson}/page.py", timeout=120))
+    before, after = _moved_keeping_every_spec(at, lesson, key, value)
     assert any(data != data_after for (*_, data), (*_, data_after) in zip(before, after)), "no number moved"
 
 
@@ -75,14 +82,9 @@ MOVES_OF_SHAPE = [  # (lesson, slider key, a new value): moves that change a mat
 @pytest.mark.parametrize(("lesson", "key", "value"), MOVES_OF_SHAPE)
 def test_a_move_of_shape_keeps_every_spec_and_says_the_new_shape(lesson, key, value):
     at = ok(run_page(f"lessons/{lesson}/page.py", timeout=120))
-    before, lines_before = _sent(at), chart_subtitles(at)
-    slider = next(s for s in at.slider if s.key == key)
-    assert slider.value != value
-    slider.set_value(type(slider.value)(value))
-    after, lines_after = _sent(ok(at.run(timeout=120))), chart_subtitles(at)
-    assert len(after) == len(before) > 0
-    moved = [title for (title, spec, _), (_, spec_after, _) in zip(before, after) if spec != spec_after]
-    assert not moved, f"{lesson}: a move of {key} changed the spec or alt of {moved}: the browser draws them again"
+    lines_before = chart_subtitles(at)
+    _moved_keeping_every_spec(at, lesson, key, value)
+    lines_after = chart_subtitles(at)
     new = [line for line in lines_after if line not in lines_before]
     assert any(f", {value})" in line for line in new), f"no shape line says d_k = {value}: {new}"
 
@@ -102,13 +104,6 @@ def test_a_move_that_a_title_says_keeps_every_spec_and_shows_the_new_title(lesso
     """Such a title is read from the chart's table (ui.drawing.render.heading's title_read), and the text for a
     screen reader names the chart without what the control set (ui.drawing.alt_text)."""
     at = ok(run_page(f"lessons/{lesson}/page.py", timeout=120))
-    before = _sent(at)
     assert title not in [chart_title(c) for c in charts(at)]
-    slider = _control(at, key)
-    assert slider.value != value
-    slider.set_value(type(slider.value)(value))
-    after = _sent(ok(at.run(timeout=120)))
-    assert len(after) == len(before) > 0
-    moved = [title for (title, spec, _), (_, spec_after, _) in zip(before, after) if spec != spec_after]
-    assert not moved, f"{lesson}: a move of {key} changed the spec or alt of {moved}: the browser draws them again"
+    _moved_keeping_every_spec(at, lesson, key, value)
     assert title in [chart_title(c) for c in charts(at)]
