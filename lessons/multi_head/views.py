@@ -15,11 +15,11 @@ CROWDED = 16  # beyond this many heads in one grid, each panel is half as wide
 
 
 def draw_heads(s: Setup, title: str, width_px: int, panel_px: int = heatmap.NARROW_ROOM_PX,
-               first: int | None = None, said_title: str | None = None) -> None:
-    """One map per head (the first `first`), as many side by side as fit width_px; said_title: render.show's."""
+               first: int | None = None) -> None:
+    """One map per head (the first `first`), as many side by side as fit width_px."""
     panels = min(s.H, first or s.H)
     views.attention_grid(head_grid(s, first), len(s.tokens), panels, title, width_px, panel_px,
-                         halve_above=CROWDED, said_title=said_title)
+                         halve_above=CROWDED)
 
 
 def forms_table(a: dict) -> dict:

@@ -216,12 +216,10 @@ def map_spec(weights: np.ndarray, labels: list[str], title: str, scale: float, w
 
 
 def attention_grid(frame: ChartData, T: int, panels: int, title: str, width_px: int, panel_px: int,
-                   cell_px: int = charts.CELL_PX, gap_px: int = 70, halve_above: int | None = None,
-                   said_title: str | None = None) -> None:
-    """Draw a grid chart of attention maps (a frame from charts.grid_frame) laid out to fit width_px; said_title:
-    the words of a title that counts what a control set, without the counts (render.show)."""
+                   cell_px: int = charts.CELL_PX, gap_px: int = 70, halve_above: int | None = None) -> None:
+    """Draw a grid chart of attention maps (a frame from charts.grid_frame) laid out to fit width_px."""
     cell, columns = grid_layout(T, panels, width_px, panel_px, cell_px, gap_px, halve_above)
-    render.show_grid(frame, columns, cell, title, said_title)
+    render.show_grid(frame, columns, cell, title)
 
 
 def layers_heads_grid(frame: ChartData, n_layers: int, n_heads: int, T: int, width_px: int, panel_px: int,
