@@ -8,11 +8,13 @@ import re
 import altair as alt
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 import pytest
 
 from ui.drawing import charts, colours, plots
 from ui.drawing import heatmap as heatmap_path  # the app's path; `heatmap` below builds the design alone
 from ui.drawing.chart_data import ChartData, numbers
+from ui.drawing.chart_files import file_spec
 
 # Colour-blind-safe schemes that Vega ships: the perceptually uniform sequential maps and ColorBrewer's
 # colour-blind-safe diverging maps (plus Vega's blue-orange).
@@ -456,7 +458,7 @@ def test_frame_serialises_as_json():
     spec = data.inline(charts.heatmap_chart().to_dict())
     text = json.dumps(spec, allow_nan=False)  # raises on NaN or inf
     assert json.loads(text) == spec
-    assert data.columns["value"] == [1.0, None, None, 0.5]
+    assert data.column("value") == [1.0, None, None, 0.5]
     assert ChartData.from_spec(spec).column("row") == ["猫", "猫", "<b>", "<b>"]
 
 
@@ -473,6 +475,32 @@ def test_numbers_keep_what_a_tooltip_prints():
     np.testing.assert_allclose(numbers(wide), wide, rtol=5e-4)  # 4 significant digits or better
     large = np.abs(wide) >= 1e-3  # below that, 4 significant digits are more than 4 decimals
     assert np.abs(np.array(numbers(wide))[large] - wide[large]).max() <= 5e-5 * (1 + 1e-9)  # the tooltip's digits
+
+
+def test_a_table_of_cells_sends_what_a_table_of_lists_sends():
+    """A matrix's cells travel as an array (number_array, NaN for a missing value) and a chart's other columns as
+    lists: the Arrow table, the JSON datum and every column read back are the same either way, a missing value a
+    null; the printed numbers are the same as one format call a number gives, "inf" and "NaN" included."""
+    m = np.array([[0.123456, np.nan, -np.inf], [np.inf, -2.5e-7, 1.0]])
+    fast = charts.heatmap_frame(m, ["a", "b"], ["x", "y", "z"])
+    assert isinstance(fast.columns["value"], np.ndarray)
+    slow = ChartData({**fast.columns, "value": numbers(m)}, fast.labels, fast.grid)
+    assert fast.column("value") == slow.column("value") == [0.1235, None, None, None, -2.5e-07, 1.0]
+    for shape_line, title in ((None, None), ("(2, 3)", "a title")):
+        tables = [pa.ipc.open_stream(data.arrow(shape_line, title)).read_all() for data in (fast, slow)]
+        assert tables[0].equals(tables[1])  # the same values and nulls (what a null slot holds is nobody's)
+        back = ChartData.from_arrow(fast.arrow(shape_line, title))
+        assert back.column("value") == slow.column("value") and back.column("row") == ["a"] * 3 + ["b"] * 3
+    assert fast.datum() == slow.datum()
+    json.dumps(fast.datum(), allow_nan=False)  # no NaN reaches JSON
+    assert fast.columns["text"] == [charts._fmt(v, 2) for v in m.ravel().tolist()]
+    assert fast.columns["text"][:3] == ["0.12", "NaN", "-inf"]
+    finite = np.random.default_rng(0).standard_normal((5, 7))
+    assert charts.heatmap_frame(finite, list("abcde"), list("abcdefg")).columns["text"] == \
+        [charts._fmt(v, 2) for v in finite.ravel().tolist()]
+    grid = charts.grid_frame(np.ones((2, 2, 3)) / 2, ["h1", "h2"], ["a", "b"], ["x", "y", "z"])
+    assert ChartData.from_arrow(grid.arrow()).column("panel") == ["h1"] * 6 + ["h2"] * 6  # its indices, made once
+    assert ChartData.from_arrow(grid.arrow()).column("col_i") == [0, 1, 2] * 4  # per shape, are the same each time
 
 
 def test_inline_round_trips_through_every_builder():
@@ -492,12 +520,12 @@ def test_inline_round_trips_through_every_builder():
 
 def test_inline_charts_draw_their_cells():
     """The browser's own compiler (vl-convert) draws one rect per cell from an inlined spec: the flatten
-    and label transforms unpack the columns, labels and all."""
+    and label transforms unpack the columns, labels and all (in a file, where each cell is described)."""
     import vl_convert
 
     m = np.arange(12.0).reshape(3, 4)
     data = charts.heatmap_frame(m, ["a", "b", "c"], ["w", "x", "y", "z"])
-    svg = vl_convert.vegalite_to_svg(data.inline(charts.heatmap_chart(title="m").to_dict()))
+    svg = vl_convert.vegalite_to_svg(file_spec(data.inline(charts.heatmap_chart(title="m").to_dict())))
     for r, row in enumerate("abc"):
         for c, col in enumerate("wxyz"):
             assert f'aria-label="key: {col}; query: {row}; value: {m[r, c]:g}' in svg
@@ -511,7 +539,7 @@ def test_inline_grid_numbers_its_cells_in_the_browser():
     m = np.arange(12.0).reshape(2, 2, 3)
     data = charts.grid_frame(m, ["h1", "h2"], ["a", "b"], ["x", "y", "z"])
     assert set(data.columns) == {"value"}  # no index columns travel
-    svg = vl_convert.vegalite_to_svg(data.inline(charts.grid_chart(columns=2).to_dict()))
+    svg = vl_convert.vegalite_to_svg(file_spec(data.inline(charts.grid_chart(columns=2).to_dict())))
     cells = re.findall(r'aria-label="key: (\w); query: (\w); value: (\d+)', svg)
     expected = [(col, row, f"{m[h, r, c]:g}") for h in range(2) for r, row in enumerate("ab")
                 for c, col in enumerate("xyz")]
@@ -537,3 +565,26 @@ def test_a_strip_has_rows_tall_enough_for_its_labels_and_its_legend_underneath()
             assert height >= 1.5 * label_px and height == charts.strip_row(width)
         else:  # a heatmap that is no strip keeps square cells
             assert height == width
+
+
+def test_a_map_on_a_canvas_describes_no_cell_and_its_file_describes_every_cell(monkeypatch):
+    """A canvas has no element per cell for a screen reader to visit: the design drawn on one asks Vega-Lite for no
+    sentence per mark, which Vega would otherwise write for every cell on every move; the chart as a whole keeps its
+    text. A file drawn from it (an SVG a reader can walk) describes every cell again, as a map drawn as svg does."""
+    import vl_convert
+
+    monkeypatch.delenv(charts.RENDERER_ENV, raising=False)  # the app's own renderer: canvas
+
+    m = np.arange(12.0).reshape(3, 4)
+    data = charts.heatmap_frame(m, ["a", "b", "c"], ["w", "x", "y", "z"])
+    for design in (charts.heatmap_chart(title="m").to_dict(), charts.grid_chart(columns=2).to_dict()):
+        assert design["config"]["aria"] is False
+        assert design["config"]["axis"]["labelColor"]  # added to the theme's config, not in place of it
+    page_svg = vl_convert.vegalite_to_svg(data.inline(charts.heatmap_chart(title="m").to_dict()))
+    assert page_svg.count('aria-label="key: ') == 0
+    file_svg = vl_convert.vegalite_to_svg(file_spec(data.inline(charts.heatmap_chart(title="m").to_dict())))
+    assert file_svg.count('aria-label="key: ') == 2 * m.size  # the cells and their printed numbers
+    clickable = charts.heatmap_chart(title="m", select_rows=True).to_dict()  # svg on the page: its rows stay
+    assert "aria" not in clickable.get("config", {})  # described, for a keyboard and a screen reader
+    monkeypatch.setenv(charts.RENDERER_ENV, "svg")
+    assert "aria" not in charts.heatmap_chart(title="m").to_dict().get("config", {})

@@ -133,7 +133,7 @@ def test_a_design_is_cut_at_its_holes_and_filled_again():
     spec = json.loads(text)
     assert spec["title"]["text"] == "eye" and "description" not in spec
     assert spec["layer"][0]["data"] == {"name": "table"}  # the numbers go beside it (data.arrow())
-    assert data.from_arrow(data.arrow()).column("value") == data.columns["value"]
+    assert data.from_arrow(data.arrow()).column("value") == data.column("value")
     assert spec["width"] == spec["height"] == {"step": 40}
 
 

@@ -89,8 +89,8 @@ def _without_interaction(spec: dict) -> None:
 
 
 def file_spec(spec: dict) -> dict:
-    """The chart as a file draws it: in the file font throughout, its numbers with room to print, and none of
-    the page's interaction (_without_interaction)."""
+    """The chart as a file draws it: in the file font throughout, its numbers with room to print, every mark
+    described for a screen reader, and none of the page's interaction (_without_interaction)."""
     spec = copy.deepcopy(spec)
     _without_interaction(spec)
     if spec.get("width") == "container":  # bars and lines take their column's width on the page; a file has none
@@ -99,7 +99,9 @@ def file_spec(spec: dict) -> dict:
     for mark in marks:
         if "font" in mark:
             mark["font"] = FILE_FONTS
-    spec["config"] = {**spec.get("config", {}), "font": FILE_FONTS}
+    # a file's marks are described for a screen reader, each cell its own sentence (a map drawn on a canvas on the
+    # page leaves them out: ui.drawing.charts.on_canvas)
+    spec["config"] = {**{k: v for k, v in spec.get("config", {}).items() if k != "aria"}, "font": FILE_FONTS}
     text_px = [mark["fontSize"] for mark in marks if mark.get("type") == "text" and "fontSize" in mark]
     if text_px:
         _room_for_numbers(spec, max(text_px))

@@ -19,7 +19,7 @@ import pandas as pd
 
 from core.tokenize import draws_nothing
 from ui.drawing import colours
-from ui.drawing.chart_data import ChartData, numbers
+from ui.drawing.chart_data import ChartData, number_array
 
 # Colour-blind-safe, and monotone in lightness so they also read in greyscale and on a washed-out projector.
 SEQUENTIAL = "viridis"  # weights, probabilities: 0..1
@@ -90,13 +90,21 @@ def heatmap_frame(matrix, row_labels: Sequence[str], col_labels: Sequence[str], 
     rows, cols = unique_labels(list(row_labels)), unique_labels(list(col_labels))
     if len(rows) != R or len(cols) != C:
         raise ValueError(f"{R} x {C} matrix but {len(rows)} row labels and {len(cols)} column labels.")
-    columns = {"value": numbers(m)}
+    columns = {"value": number_array(m)}
     if with_text:
         # Cell text is only printed up to 16 x 16; formatting 16,000 unprinted strings cost a third of a
         # large page's rerun.
         printed = max(R, C) <= ANNOTATE_MAX_CELLS
-        columns["text"] = [_fmt(v, decimals) for v in m.ravel().tolist()] if printed else [""] * (R * C)
+        columns["text"] = _texts(m, decimals) if printed else [""] * (R * C)
     return ChartData(columns, {"row": rows, "col": cols}, grid=(("row_i", R), ("col_i", C)))
+
+
+def _texts(m: np.ndarray, decimals: int) -> list[str]:
+    """Each number of m printed with `decimals` decimals ("NaN", "inf", "-inf" where not finite), in C order."""
+    values = m.ravel().tolist()
+    if np.isfinite(m).all():  # one bound format for every number: a third of the time of a call for each
+        return list(map(f"{{:.{decimals}f}}".format, values))
+    return [_fmt(v, decimals) for v in values]
 
 
 def _fmt(v: float, decimals: int) -> str:
@@ -216,11 +224,23 @@ def on_canvas(chart):
     the browser lays out again on every move. A canvas is one element; its numbers stay on hover, and in the
     table that the chart's "Show data" button opens.
 
+    A canvas has no element per mark for a screen reader to visit, so its marks are not described (Vega-Lite's
+    config `aria`): Vega would otherwise write a sentence for every cell on every move ("key: a; query: b; value:
+    0.1234"), which no one can reach, about a tenth of a move of Circuit's two 47 x 47 maps in the browser
+    (bench/README.md). The chart as a whole keeps its text (ui.drawing.alt_text), and a file drawn from it, an SVG
+    a reader can walk cell by cell, describes every mark again (ui.drawing.chart_files.file_spec), as svg on the
+    page does.
+
     ATTENTION_LAB_CHART_RENDERER=svg (read when a design is built) draws them as svg instead: Vega lays a chart
     out the same way for both, and in svg every label and legend is an element a test or a reader's browser tools
     can measure (the browser tests of the charts' layout start their server so)."""
     renderer = "svg" if os.environ.get(RENDERER_ENV) == "svg" else "canvas"  # named either way: the browser
     # otherwise picks one itself by the number of marks
+    if renderer == "canvas":
+        chart = chart.copy()  # configure() would replace the config themed() set, so the one setting is added to it
+        if chart.config is alt.Undefined:
+            chart.config = alt.Config()
+        chart.config["aria"] = False
     return chart.properties(usermeta={"embedOptions": {"renderer": renderer}})
 
 
@@ -308,7 +328,7 @@ def grid_frame(matrices, panel_labels: Sequence[str], row_labels, col_labels) ->
     if (len(rows), len(cols), len(panel_labels)) != (R, C, P):
         raise ValueError(f"{P} panels of {R} x {C} but {len(panel_labels)} panel names, {len(rows)} row labels "
                          f"and {len(cols)} column labels.")
-    return ChartData({"value": numbers(m)}, {"row": rows, "col": cols, "panel": list(panel_labels)},
+    return ChartData({"value": number_array(m)}, {"row": rows, "col": cols, "panel": list(panel_labels)},
                      grid=(("panel_i", P), ("row_i", R), ("col_i", C)))
 
 
