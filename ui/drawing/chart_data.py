@@ -147,7 +147,7 @@ class ChartData:
                 column = column.cast(pa.float64()) if pa.types.is_null(column.type) else column
             numbers[name] = column
         positions = {**indices, **numbers}
-        labels = {name: pa.DictionaryArray.from_arrays(positions[f"{name}_i"], _texts(tuple(names)))
+        labels = {name: pa.DictionaryArray.from_arrays(positions[f"{name}_i"], _arrow_texts(tuple(names)))
                   for name, names in self.labels.items()}
         for name, text in ((SHAPE_LINE, shape_line), (TITLE, title)):
             if text is not None and len(self):
@@ -198,14 +198,14 @@ class ChartData:
 
 def _first_row(text: str, n: int) -> pa.DictionaryArray:
     """A column of n rows whose first holds text and the others empty text, a byte a row: each text written once."""
-    return pa.DictionaryArray.from_arrays(_first_of(n), _texts((text, "")))
+    return pa.DictionaryArray.from_arrays(_first_of(n), _arrow_texts((text, "")))
 
 
 # Parts of a table that depend on its shape alone, made once per shape: a chart's table is made on every move, and
 # each of pyarrow's calls costs a few microseconds whatever its size (arrow() took 0.29 ms for a 7 x 16 map, 0.1
 # ms of it these). Arrow's arrays cannot be changed, so one serves every table of that shape (or those labels).
 @functools.lru_cache(maxsize=1024)
-def _texts(texts: tuple[str, ...]) -> pa.Array:
+def _arrow_texts(texts: tuple[str, ...]) -> pa.Array:
     """Texts as an Arrow array of strings: a table's labels (tokens, dimensions), which a move seldom changes."""
     return pa.array(texts, pa.string())
 

@@ -95,11 +95,11 @@ def heatmap_frame(matrix, row_labels: Sequence[str], col_labels: Sequence[str], 
         # Cell text is only printed up to 16 x 16; formatting 16,000 unprinted strings cost a third of a
         # large page's rerun.
         printed = max(R, C) <= ANNOTATE_MAX_CELLS
-        columns["text"] = _texts(m, decimals) if printed else [""] * (R * C)
+        columns["text"] = _printed(m, decimals) if printed else [""] * (R * C)
     return ChartData(columns, {"row": rows, "col": cols}, grid=(("row_i", R), ("col_i", C)))
 
 
-def _texts(m: np.ndarray, decimals: int) -> list[str]:
+def _printed(m: np.ndarray, decimals: int) -> list[str]:
     """Each number of m printed with `decimals` decimals ("NaN", "inf", "-inf" where not finite), in C order."""
     values = m.ravel().tolist()
     if np.isfinite(m).all():  # one bound format for every number: a third of the time of a call for each
