@@ -7,7 +7,7 @@ import streamlit as st
 from lessons import COURSE
 from lessons import glossary as glossary_page
 from tools.process import keep_freed_memory, one_blas_thread
-from ui.compute import warm
+from ui.compute import turns, warm
 from ui.drawing import export
 from ui.frame import exercises, glossary
 from ui.state import controls
@@ -104,7 +104,8 @@ def main() -> None:
          st.Page(CLASS_PAGE, title="Class", url_path=CLASS_URL_PATH, icon=":material/groups:")]
     # expanded: the whole course in the sidebar (past twelve pages Streamlit would hide all but ten behind
     # a "View more" button, and the last lessons with them)
-    st.navigation(pages, expanded=True).run()
+    with turns.turn():  # the page's run takes its turn with the class's other runs (ui/compute/turns.py)
+        st.navigation(pages, expanded=True).run()
 
 
 if __name__ == "__main__":  # a visit: Streamlit runs this file as the script of every session's every run

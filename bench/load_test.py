@@ -50,8 +50,9 @@ server already running; postScriptGC is then whatever it was started with); memo
 the processes named in --state (the file `deploy/serve.py --state FILE` writes), or not reported without it.
 Memory with a proxy is the total of every process: the Streamlit processes and HAProxy.
 
-Reported per configuration: reruns timed, p50 / p95 / max latency of slider moves (the movers only), p95 of
-the first page view (every student), reruns that showed an exception, server CPU (share of one core, and ms
+Reported per configuration: reruns timed, p50 / p95 / max latency of slider moves (the movers only), the p95 of
+the moves sent in each 5 s from the first arrival (a class's first seconds, while it arrives and its first views
+are drawn, apart from the minutes after), p95 of the first page view (every student), reruns that showed an exception, server CPU (share of one core, and ms
 per rerun: moves, first views, presses and ticks), peak RSS (the kernel's high-water mark: VmHWM on Linux,
 the peak working set on Windows; on macOS, which keeps none that another process can read, the largest RSS
 sampled), and memory per session = (RSS with all N connected - RSS after the warm-up) / N. With trainers,
@@ -110,6 +111,7 @@ DEEP_LINKS = {
     "model": "fm_prompt=def+main(&sample_temp=0.8",
     "training": "tr_data=copy&tr_steps=200",
 }
+WINDOW_S = 5.0  # the printed p95 of moves by when they were sent: one figure per this many seconds
 DEFAULT_PAGES = ("qkv", "scaling", "masking", "multi-head", "model")
 # What a trainer opens: a run that outlasts a test (2000 steps is the page's limit; batch 32 makes each step
 # slower, so a lone trainer needs ~80 one-second ticks; a busy server, more).
@@ -151,6 +153,8 @@ class Result:
     rss_curve: list[tuple[float, int]] = field(default_factory=list)
     measured: bool = True  # False: no process ids (--url without --state), so no memory or CPU
     trainers: int = 0  # of the `sessions`: the rest move sliders
+    moved_at: list[float] = field(default_factory=list)  # when each of `moves` was sent, s after t0
+    t0: float = 0.0  # time.monotonic() when the first student arrives
     ticks: list[float] = field(default_factory=list)  # latency of each live-panel tick (s)
     presses: list[float] = field(default_factory=list)  # latency of each press of Train (s)
     tick_interval_s: float = math.nan  # the interval the server's auto_rerun asked for
@@ -168,12 +172,23 @@ class Result:
             where = self.placement.setdefault(session.cookies[SERVE_COOKIE], {"movers": 0, "trainers": 0})
             where[role] += 1
 
+    def p95_by_window(self, window_s: float = WINDOW_S) -> list[float]:
+        """The p95 of the moves sent in each `window_s` seconds from the first arrival (NaN for a window without
+        one): a class's first seconds, while it arrives and its first views are drawn, apart from the rest."""
+        if not self.moved_at:
+            return []
+        windows: list[list[float]] = [[] for _ in range(int(max(self.moved_at) // window_s) + 1)]
+        for at, latency in zip(self.moved_at, self.moves):
+            windows[int(at // window_s)].append(latency)
+        return [percentile(w, 95) if w else math.nan for w in windows]
+
     def summary(self) -> dict:
         reruns = len(self.moves) + len(self.opens) + len(self.ticks) + len(self.presses)
         return {
             "N": self.sessions, "postScriptGC": self.post_script_gc, "moves": len(self.moves),
             "p50_s": statistics.median(self.moves) if self.moves else math.nan,
             "p95_s": percentile(self.moves, 95), "max_s": max(self.moves, default=math.nan),
+            "p95_by_window_s": self.p95_by_window(),
             "open_p95_s": percentile(self.opens, 95), "visit_p95_s": percentile(self.visits, 95),
             "exceptions": len(self.exceptions),
             "failures": len(self.failures),
@@ -241,6 +256,7 @@ async def student(i: int, url: str, page: str, start_at: float, stop_at: float, 
             sent = time.monotonic()
             render = await session.move(slider, value)
             result.moves.append(render.latency_s)
+            result.moved_at.append(sent - result.t0)
             result.by_page.setdefault(page, []).append(render.latency_s)
             result.exceptions += [f"{page} {slider.key}={value}: {e}" for e in render.exceptions]
             next_move = sent + rng.uniform(*interval)
@@ -373,7 +389,7 @@ async def drive(target: Target, n: int, pages: list[str], duration: float, ramp:
         await asyncio.sleep(1.0)
     result.baseline_rss = total_rss(pids)
     cpu0, client0 = total_cpu(pids), time.process_time()
-    t0 = time.monotonic()
+    t0 = result.t0 = time.monotonic()
     stop = asyncio.Event()
     sampler = asyncio.create_task(sample_rss(pids, result, t0, stop))
     stop_at = t0 + ramp + duration
@@ -652,6 +668,8 @@ def main() -> None:
               f"({s['server_ms_per_rerun']:.0f} ms/rerun) client_cpu={100 * s['client_cpu_share']:.0f}% "
               f"peak_rss={s['peak_rss_mb']:.0f}MB per_session={s['per_session_mb']:.1f}MB "
               f"load={psutil.getloadavg()[0]:.2f}", flush=True)
+        print(f"    p95 of the moves sent in each {WINDOW_S:g} s from the first arrival: " + " ".join(
+            f"{p:.2f}" for p in s["p95_by_window_s"]), flush=True)
         print("    per page (p50 / p95 s): " + ", ".join(
             f"{page} {statistics.median(lat):.2f} / {percentile(lat, 95):.2f}" for page, lat in res.by_page.items()),
             flush=True)

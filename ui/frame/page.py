@@ -15,6 +15,7 @@ from urllib.parse import urlencode
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
+from ui.compute import turns
 from ui.drawing import export
 from ui.frame import exercises, nav, prose, share
 from ui.state import controls, parts, presenter
@@ -100,7 +101,7 @@ def live(body: Callable[..., None], *args, name: str = "", run_every: float | No
 
     def run_body(*args) -> None:
         alone, ran[0] = ran[0], True
-        with parts.drawing(part, enclosing):
+        with turns.turn(), parts.drawing(part, enclosing):  # a rerun alone takes its turn (ui/compute/turns.py)
             if alone:
                 controls.forget_part(part)
             export.part_begins(part, alone)
