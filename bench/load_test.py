@@ -50,16 +50,16 @@ server already running; postScriptGC is then whatever it was started with); memo
 the processes named in --state (the file `deploy/serve.py --state FILE` writes), or not reported without it.
 Memory with a proxy is the total of every process: the Streamlit processes and HAProxy.
 
-Reported per configuration: reruns timed, p50 / p95 / max latency of slider moves (the movers only), the p95 of
-the moves sent in each 5 s from the first arrival (a class's first seconds, while it arrives and its first views
-are drawn, apart from the minutes after), p95 of the first page view (every student), reruns that showed an exception, server CPU (share of one core, and ms
-per rerun: moves, first views, presses and ticks), peak RSS (the kernel's high-water mark: VmHWM on Linux,
-the peak working set on Windows; on macOS, which keeps none that another process can read, the largest RSS
-sampled), and memory per session = (RSS with all N connected - RSS after the warm-up) / N. With trainers,
-also: ticks done, tick latency p50 / p95 / max, the tick rate per trainer against the timer's (1 / interval:
-how much slower training ran than asked), steps trained per tick (the panel's "This update: S steps in X ms"
-caption), steps trained in all and by the slowest trainer, runs finished, and ticks after which the step had
-not grown (0 when training trains).
+Reported per configuration: reruns timed, p50 / p95 / max latency of slider moves (the movers only), the p95 of the
+moves sent in each 5 s from the first arrival (a class's first seconds, while it arrives and its first views are
+drawn, apart from the minutes after), p95 of the first page view (every student), reruns that showed an exception,
+server CPU (share of one core, and ms per rerun: moves, first views, presses and ticks), peak RSS (the kernel's
+high-water mark: VmHWM on Linux, the peak working set on Windows; on macOS, which keeps none that another process
+can read, the largest RSS sampled), and memory per session = (RSS with all N connected - RSS after the warm-up) / N.
+With trainers, also: ticks done, tick latency p50 / p95 / max, the tick rate per trainer against the timer's (1 /
+interval: how much slower training ran than asked), steps trained per tick (the panel's "This update: S steps in X
+ms" caption), steps trained in all and by the slowest trainer, runs finished, and ticks after which the step had not
+grown (0 when training trains).
 
 The client runs on the same machine as the server and takes some of its CPU; its own CPU time is printed.
 Every figure moves with whatever else the machine is doing: note `uptime` next to it.
