@@ -1,9 +1,11 @@
 """The head view: one layer's attention on the prompt drawn as lines, each character on the left (a query)
 joined to the characters it reads on the right (keys), one colour and dash per head, width and opacity by
-weight. Its controls (the layer, a switch per head) are bound to the link.
+weight. Its controls, the layer and a switch per head, are bound to the link.
 
 One Vega-Lite chart: rule marks between two columns of text marks, its design built once per shape
-(ui.drawing.render) and its numbers sent as one (heads, T, T) grid (ui.drawing.chart_data).
+(ui.drawing.render) and its numbers sent as one (heads, T, T) grid of every head (ui.drawing.chart_data). The
+head switches are the chart's own check boxes (chart_switches.py): a click shows or hides a head's lines in the
+browser at once, and the server then rewrites the caption and the link.
 """
 
 from __future__ import annotations
@@ -13,14 +15,14 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from lessons.full_model import chart_switches
 from ui.compute.model_store import Model
 from ui.drawing import alt_text, colours, render
 from ui.drawing.chart_data import ChartData, numbers
 from ui.drawing.charts import FONT, LABEL_PX, px, themed
 from ui.frame import prose
 from ui.sections import model_views as mv
-from ui.sections import views
-from ui.state import controls
+from ui.state import controls, presenter
 from ui.text import code_span
 
 MAX_POSITIONS = 32  # the last 32 characters: more rows than that no longer fit a screen
@@ -36,29 +38,43 @@ def head_name(h: int) -> str:
     return f"head {h + 1}"
 
 
-def head_view_chart(n_positions: int, heads: tuple[int, ...], title: str = "", font_scale: float = 1.0,
+def switch_key(h: int) -> str:
+    """Head h's switch: its key in the link and the name of its parameter in the chart."""
+    return f"fm_hv_head{h + 1}"
+
+
+def head_view_chart(n_positions: int, shown: tuple[bool, ...], title: str = "", font_scale: float = 1.0,
                     data: pd.DataFrame | None = None) -> alt.Chart:
-    """Lines from queries (left) to keys (right), from a grid frame with columns value, head, q, k and their
-    indices head_i, q_i, k_i (see frame()). heads: the heads drawn (0-based), which fixes their colours."""
+    """Lines from queries (left) to keys (right), from a grid frame of every head with columns value, head, q, k
+    and their indices head_i, q_i, k_i (see frame()). shown: each head's switch as the chart starts (a check box
+    under it, which shows or hides that head's lines in the browser)."""
+    n_heads = len(shown)
     width, room = px(WIDTH_PX, font_scale), px(LABEL_ROOM_PX, font_scale)
     left, right = room, width - room
-    names = [head_name(h) for h in heads]
+    names = [head_name(h) for h in range(n_heads)]
     legend = alt.Legend(orient="top", title=None, labelFontSize=px(LABEL_PX, font_scale),
                         symbolStrokeWidth=px(3, font_scale), symbolSize=px(300, font_scale))
     scale = alt.Scale(domain=[-0.5, n_positions - 0.5], reverse=True)
+    # One point selection per head, bound to a check box: its one field `on` is what the box says. A line is drawn
+    # while its head's selection holds the line's own `on` (always true).
+    switches = [alt.selection_point(name=switch_key(h), fields=["on"], value=[{"on": bool(shown[h])}],
+                                    bind=alt.binding_checkbox(name=head_name(h))) for h in range(n_heads)]
+    switched_on = {"or": [{"and": [{"field": "head_i", "equal": h}, {"param": switch_key(h)}]}
+                          for h in range(n_heads)]}
     base = alt.Chart(data if data is not None else pd.DataFrame())
     lines = base.mark_rule().encode(
         x=alt.value(left), x2=alt.value(right),
         y=alt.Y("q_i:Q", axis=None, scale=scale), y2=alt.Y2("k_i"),
-        color=alt.Color("head:N", scale=alt.Scale(domain=names, range=[HEAD_COLOURS[h % 8] for h in heads]),
+        color=alt.Color("head:N", scale=alt.Scale(domain=names, range=[HEAD_COLOURS[h % 8] for h in range(n_heads)]),
                         legend=legend),
         strokeDash=alt.StrokeDash("head:N", scale=alt.Scale(domain=names, range=[list(HEAD_DASHES[h % 8])
-                                                                                for h in heads]), legend=legend),
+                                                                                for h in range(n_heads)]),
+                                  legend=legend),
         size=alt.Size("value:Q", scale=alt.Scale(domain=[0, 1], range=[0.5, px(4, font_scale)]), legend=None),
         opacity=alt.Opacity("value:Q", scale=alt.Scale(domain=[0, 1], range=[0.15, 0.9]), legend=None),
         tooltip=[alt.Tooltip("head:N"), alt.Tooltip("q:N", title="query (reads)"),
                  alt.Tooltip("k:N", title="key (is read)"), alt.Tooltip("value:Q", title="weight", format=".3f")],
-    ).transform_filter(alt.datum.value >= MIN_WEIGHT)
+    ).transform_filter(alt.datum.value >= MIN_WEIGHT).transform_calculate(on="true").transform_filter(switched_on)
     text = dict(baseline="middle", font=FONT, fontSize=px(LABEL_PX + 2, font_scale), color=colours.subtitle_colour())
     # one label per row: the first head's row of key 0 (every query has it), its column of query 0 (every key)
     queries = base.mark_text(align="right", dx=-8, **text).encode(
@@ -67,18 +83,20 @@ def head_view_chart(n_positions: int, heads: tuple[int, ...], title: str = "", f
     keys = base.mark_text(align="left", dx=8, **text).encode(
         x=alt.value(right), y=alt.Y("k_i:Q", axis=None, scale=scale), text="k:N",
     ).transform_filter((alt.datum.head_i == 0) & (alt.datum.q_i == 0))
+    # Vega lists the check boxes last parameter first: given last head first, they read head 1, head 2, ...
+    lines = lines.add_params(*reversed(switches))
     chart = themed(alt.layer(lines, queries, keys).properties(width=width, height=px(ROW_PX, font_scale) * n_positions)
                    ).configure_view(strokeWidth=0).properties(autosize=alt.AutoSizeParams(type="pad"))
     # "pad": the plot keeps its size and the title and legend add to it (Streamlit would fit all of it in)
     return chart.properties(title=title) if title else chart
 
 
-def frame(weights: np.ndarray, heads: tuple[int, ...], labels: list[str]) -> ChartData:
-    """weights (H, T, T) of one layer -> the grid of the heads drawn, (len(heads), T, T), one row per line."""
-    drawn = np.asarray(weights)[list(heads)]
-    T = drawn.shape[-1]
-    return ChartData({"value": numbers(drawn)}, {"head": [head_name(h) for h in heads], "q": labels, "k": labels},
-                     grid=(("head_i", len(heads)), ("q_i", T), ("k_i", T)))
+def frame(weights: np.ndarray, labels: list[str]) -> ChartData:
+    """weights (H, T, T) of one layer -> the grid of every head, (H, T, T), one row per line (the chart's switches
+    decide which heads' lines are drawn)."""
+    H, _, T = np.shape(weights)
+    return ChartData({"value": numbers(weights)}, {"head": [head_name(h) for h in range(H)], "q": labels, "k": labels},
+                     grid=(("head_i", H), ("q_i", T), ("k_i", T)))
 
 
 def recorded(weights: np.ndarray, heads: tuple[int, ...], labels: list[str]) -> render.Recorded:
@@ -94,42 +112,44 @@ def strongest(weights: np.ndarray, heads: tuple[int, ...], labels: list[str]) ->
     return [(head_name(h), labels[int(np.argmax(weights[h, -1]))], float(np.max(weights[h, -1]))) for h in heads]
 
 
-def describe(layer: int, heads: tuple[int, ...], labels: list[str], reads: list) -> str:
-    """The chart's text alternative: what it joins, which heads, and where the last character looks."""
-    looks = "; ".join(f"{head} to {alt_text.spoken(key)} ({w:.2f})" for head, key, w in reads)
-    last = alt_text.spoken(labels[-1])  # "space", not "␣", which a speech engine reads as "open box" or not at all
-    return (f"Head view of layer {layer + 1}: lines from each of {len(labels)} characters (left, queries) to the "
-            f"characters it reads (right, keys), one colour and dash per head for "
-            f"{', '.join(head_name(h) for h in heads)}; line width is the weight. From the last character, {last}, "
-            f"the heaviest lines go: {looks}.")
+# What the chart is, the same whatever its switches say and whatever the prompt: a text that changed would make the
+# browser build the chart again, its switches back at their first values. Its numbers are in the caption under it.
+DESCRIPTION = (f"Head view for the chosen layer: lines from each character of the prompt (queries, left) to itself and "
+               f"each earlier character it reads (keys, right), thicker and darker for a heavier weight, none below "
+               f"{MIN_WEIGHT:g}. Check boxes after the chart, one per head, show or hide that head's lines. The "
+               f"caption under the chart says where the heaviest line of each shown head goes from the last "
+               f"character.")
 
 
-def head_controls(n_layers: int, n_heads: int) -> tuple[int, tuple[int, ...]]:
-    """The layer (fm_hv_layer) and a switch per head (fm_hv_head1, ...), all bound to the link."""
-    row = views.in_a_row(1 + n_heads)
-    layer = controls.option("fm_hv_layer", "Layer", [f"layer {i + 1}" for i in range(n_layers)], container=row[0],
+def layer_control(n_layers: int) -> int:
+    """The layer (fm_hv_layer, bound to the link), 0-based."""
+    layer = controls.option("fm_hv_layer", "Layer", [f"layer {i + 1}" for i in range(n_layers)], container=st,
                             horizontal=True)
-    on = [controls.toggle(f"fm_hv_head{h + 1}", head_name(h), True, container=row[1 + h]) for h in range(n_heads)]
-    return int(layer.split()[-1]) - 1, tuple(h for h in range(n_heads) if on[h])
+    return int(layer.split()[-1]) - 1
 
 
 def head_view_section(model: Model, ids: tuple, weights: np.ndarray) -> None:
     """weights (L, H, T, T): every layer's maps on the prompt, as read_prompt returns them."""
     prose.section("Head view: who reads whom", "full_model", "head_view", min=MIN_WEIGHT)
-    layer, heads = head_controls(weights.shape[0], weights.shape[1])
-    controls.show_url_notes()
+    layer = layer_control(weights.shape[0])
     w = weights[layer][..., -MAX_POSITIONS:, -MAX_POSITIONS:]  # (H, T', T')
-    labels = [mv.shown(c) for c in model.tokenizer.decode(ids[-w.shape[-1]:])]
-    if not heads:
+    H, T = w.shape[0], w.shape[-1]
+    labels = [mv.shown(c) for c in model.tokenizer.decode(ids[-T:])]
+    look = dict(n_positions=T, title=f"Layer {layer + 1}: each character (left) and what it reads (right)",
+                subtitle=f"weights · shape {tuple(w.shape)} = (H, T, T), each head switched below",
+                font_scale=presenter.chart_scale())
+    switched = chart_switches.switches("fm_hv", [switch_key(h) for h in range(H)], tuple(sorted(look.items())))
+    controls.show_url_notes()
+    heads = tuple(h for h in range(H) if switched.on[h])
+    render.show(head_view_chart, frame(w, labels), key=switched.key, on_select="rerun",
+                selection_mode=tuple(switch_key(h) for h in range(H)), width="content",
+                description=alt_text.finished(DESCRIPTION), shown=switched.first, **look)
+    if heads:
+        render.record_file(head_view_chart, frame(w, labels), recorded(w, heads, labels),
+                           alt_text.finished(DESCRIPTION), shown=switched.on, **look)
+    else:
         st.info(prose.text("full_model", "head_view_none"))
         return
-    reads = strongest(w, heads, labels)
-    render.show(head_view_chart, frame(w, heads, labels), width="content", n_positions=w.shape[-1], heads=heads,
-                title=f"Layer {layer + 1}: each character (left) and what it reads (right)",
-                subtitle=f"weights · shape {tuple(w[list(heads)].shape)} = (heads drawn, T, T)",
-                description=alt_text.finished(describe(layer, heads, labels, reads)),
-                record=recorded(w, heads, labels))
-    cut = (" " + prose.text("full_model", "head_view_cut", drawn=w.shape[-1], T=len(ids))
-           if w.shape[-1] < len(ids) else "")
-    looks = "; ".join(f"{head} → {code_span(key)} ({weight:.2f})" for head, key, weight in reads)
+    cut = (" " + prose.text("full_model", "head_view_cut", drawn=T, T=len(ids)) if T < len(ids) else "")
+    looks = "; ".join(f"{head} → {code_span(key)} ({weight:.2f})" for head, key, weight in strongest(w, heads, labels))
     st.caption(prose.text("full_model", "head_view_last", last=code_span(labels[-1]), looks=looks) + cut)

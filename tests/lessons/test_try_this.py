@@ -20,6 +20,7 @@ from core.data import pydoc_corpus
 from core.demos.measures import entropy
 from core.tokenize import CharTokenizer, word_tokens
 from lessons import COURSE
+from lessons.full_model import head_view as hv
 from lessons.scaling import mistake as d_v_mistake
 from lessons.training import session as ts
 from tests.apptest_helpers import (
@@ -28,6 +29,7 @@ from tests.apptest_helpers import (
     captions,
     chart_by_title,
     chart_data,
+    chart_spec,
     matrix,
     ok,
     open_panels,
@@ -555,24 +557,27 @@ def test_full_model_step_3_top_p_keeps_a_few_characters_and_says_so():
 
 
 def head_view(at) -> np.ndarray:
-    """The head view's lines as (heads drawn, T, T)."""
-    df = chart_data(chart_by_title(at, "Layer "))
+    """The head view's lines as (heads shown, T, T): the chart holds every head, and its check boxes (parameters
+    of its design) say which are drawn."""
+    chart = chart_by_title(at, "Layer ")
+    df = chart_data(chart)
     H, T = df["head_i"].nunique(), df["q_i"].nunique()
-    return df.sort_values(["head_i", "q_i", "k_i"])["value"].to_numpy(float).reshape(H, T, T)
+    every = df.sort_values(["head_i", "q_i", "k_i"])["value"].to_numpy(float).reshape(H, T, T)
+    on = {p["name"]: p["value"][0]["on"] for p in chart_spec(chart)["params"]}
+    return every[[on[hv.switch_key(h)] for h in range(H)]]
 
 
 def test_full_model_step_4_one_head_at_a_time_each_reads_differently():
+    """Untick every head's box but one (a link that says so: the boxes are the chart's own, clicked in the browser,
+    tests/browser/test_head_view_switches.py), then change the layer."""
     at = page("full_model")
-    heads = [t.key for t in at.toggle if t.key and t.key.startswith("fm_hv_head")]
-    assert len(heads) >= 2
+    H = head_view(at).shape[0]
+    assert H >= 2
     seen = []
     for layer in at.radio(key="fm_hv_layer").options:
-        at.radio(key="fm_hv_layer").set_value(layer).run()
-        for keep in heads:
-            for key in heads:
-                at.toggle(key=key).set_value(key == keep)
-            at.run()
-            view = head_view(ok(at))
+        for keep in range(H):
+            link = {"fm_hv_layer": layer, **{hv.switch_key(h): str(h == keep).lower() for h in range(H)}}
+            view = head_view(page("full_model", link))
             assert view.shape[0] == 1
             seen.append(view[0])
     for i in range(len(seen)):

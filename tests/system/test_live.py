@@ -153,11 +153,11 @@ def nested_live_parts():
     export.start_run()
 
     def inner(n: int):
-        controls._record("inner_k", n, 1)  # what a control of the part records (a widget is drawn once a run)
+        controls.record("inner_k", n, 1)  # what a control of the part records (a widget is drawn once a run)
         export.record(f"inner map {n}", np.eye(2), ["a", "b"], ["a", "b"], {})
 
     def outer():
-        controls._record("outer_k", 2, 2)
+        controls.record("outer_k", 2, 2)
         export.record("outer map 1", np.eye(2), ["a", "b"], ["a", "b"], {})
         page.live(inner, len(FRAGMENTS), name="inner")
         export.record("outer map 2", np.eye(2), ["a", "b"], ["a", "b"], {})

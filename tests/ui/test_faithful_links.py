@@ -13,14 +13,43 @@ import pandas as pd
 import pytest
 
 from lessons import COURSE
+from lessons.full_model import chart_switches as chart_switches_module
 from tests.apptest_helpers import asides, chart_data, chart_spec, charts, run_page
 
 KINDS = ("slider", "select_slider", "toggle", "checkbox", "radio", "selectbox", "text_input", "text_area",
          "number_input")
 
 
+class ChartSwitch:
+    """A switch a chart draws itself (lessons.full_model.chart_switches), handled like a widget: set_value does what a
+    click on its check box does, the chart reporting its selection for the next run."""
+
+    def __init__(self, at, key: str, chart_key: str, value: bool) -> None:
+        self.at, self.key, self.chart_key, self.value = at, key, chart_key, value
+
+    def set_value(self, on: bool):
+        try:
+            before = dict(self.at.session_state[self.chart_key]["selection"])
+        except KeyError:
+            before = {}
+        self.at.session_state[self.chart_key] = {"selection": {**before, self.key: [{"on": on}]}}
+        return self.at
+
+
+def chart_switches(at) -> dict[str, ChartSwitch]:
+    """Every switch a chart of the page draws itself, by its key in the link."""
+    names = at.session_state[chart_switches_module.NAMES] if chart_switches_module.NAMES in at.session_state else ()
+    found = {}
+    for name in names:
+        pinned = at.session_state[chart_switches_module.pinned_key(name)]
+        for key, on in zip(pinned["keys"], pinned["now"]):
+            found[key] = ChartSwitch(at, key, pinned["key"], on)
+    return found
+
+
 def widgets(at) -> dict:
-    """Every URL-bound widget the page drew, by key (the controls record each one they draw)."""
+    """Every URL-bound widget the page drew, by key (the controls record each one they draw), and every switch a
+    chart draws itself (in the link as a widget's value is)."""
     bound = at.session_state["_view"] if "_view" in at.session_state else {}
     found = {}
     for kind in KINDS:
@@ -28,6 +57,7 @@ def widgets(at) -> dict:
             if el.key in bound:
                 found[el.key] = (kind, el)
     found.update({key: ("aside", el) for key, el in asides(at).items() if key in bound})
+    found.update({key: ("switch", el) for key, el in chart_switches(at).items() if key in bound})
     assert set(found) == set(bound), f"bound keys with no widget: {set(bound) - set(found)}"
     return found
 
@@ -36,6 +66,8 @@ def default_of(kind: str, el):
     """The default a widget was drawn with: what the binding leaves out of the address bar."""
     if kind == "aside":
         return el.default
+    if kind == "switch":
+        return chart_switches_module.DEFAULT
     proto = el.proto
     if kind == "slider":
         return proto.default[0]
@@ -67,7 +99,7 @@ def link_params(at) -> dict[str, str]:
 def move(kind: str, el):
     """Set a widget to a value other than its current one, inside its range or options."""
     v = el.value
-    if kind in ("toggle", "checkbox", "aside"):
+    if kind in ("toggle", "checkbox", "aside", "switch"):
         return el.set_value(not v)
     if kind == "slider":
         lo, hi = el.min, el.max
@@ -94,9 +126,17 @@ def rerun(at) -> None:
 
 
 def view(at) -> dict:
-    """What a user sees that the link must reproduce: every bound widget's value and every chart."""
+    """What a user sees that the link must reproduce: every bound widget's value and every chart (a chart's own
+    switches as they are now: its design keeps the values it was drawn with, and the browser shows the clicks)."""
+    switches = chart_switches(at)
+
+    def as_shown(spec: dict) -> dict:
+        params = [{**p, "value": [{"on": switches[p["name"]].value}]} if p.get("name") in switches else p
+                  for p in spec.get("params", [])]
+        return {**spec, "params": params} if params else spec
+
     return {"widgets": {k: shown_value(kind, el) for k, (kind, el) in widgets(at).items()},
-            "charts": [(chart_spec(c), chart_data(c)) for c in charts(at)]}
+            "charts": [(as_shown(chart_spec(c)), chart_data(c)) for c in charts(at)]}
 
 
 @pytest.mark.parametrize("lesson", COURSE, ids=lambda lesson: lesson.url_path)

@@ -87,10 +87,9 @@ def _script(case: str) -> None:
             w = rng.random((2, 5, 5))
             w /= w.sum(-1, keepdims=True)
             labels = list("abcde")
-            settings = dict(n_positions=5, heads=(0, 1), title="Layer 1", subtitle="weights")
-            render.show(head_view_chart, head_frame(w, (0, 1), labels), width="content", description="lines",
-                        **settings)
-            spec = with_data(render.spec_for(head_view_chart, **settings), head_frame(w, (0, 1), labels))
+            settings = dict(n_positions=5, shown=(True, False), title="Layer 1", subtitle="weights")
+            render.show(head_view_chart, head_frame(w, labels), width="content", description="lines", **settings)
+            spec = with_data(render.spec_for(head_view_chart, **settings), head_frame(w, labels))
             st.vega_lite_chart(spec, width="content", alt="lines")
     finally:
         dg_module._enqueue_message = original

@@ -163,7 +163,7 @@ def show_grid(data: ChartData, columns: int, cell_px: int, title: str, said_titl
 
 def show(builder: Callable, data: ChartData, key: str | None = None, on_select: str = "ignore",
          width: str | None = None, description: str | None = None, record: Recorded | None = None,
-         said_title: str | None = None, **settings):
+         said_title: str | None = None, selection_mode: str | tuple[str, ...] = "pick", **settings):
     """Render builder(**settings) (a chart builder that takes `data=None`) with `data`, a table from
     ui.drawing.charts or ui.drawing.plots (or a ChartData built by hand).
 
@@ -180,7 +180,8 @@ def show(builder: Callable, data: ChartData, key: str | None = None, on_select: 
         text = description or alt_text.for_chart(builder, data, settings)
         if text:
             spec["description"] = text  # the drawn chart's aria-label
-        return draw_spec(spec, data.arrow(), key=key, on_select=on_select, width=width, alt=text)
+        return draw_spec(spec, data.arrow(), key=key, on_select=on_select, width=width, alt=text,
+                         selection_mode=selection_mode)
     title = settings.get("title", "")
     read = reads_title(data, said_title)
     said = {**settings, "title": said_title} if read else settings
@@ -191,6 +192,16 @@ def show(builder: Callable, data: ChartData, key: str | None = None, on_select: 
         export.record(title, record.matrix, record.rows, record.cols,
                       functools.partial(file_spec, text, data, alt, None, title if read else None))
     return None
+
+
+def record_file(builder: Callable, data: ChartData, record: Recorded, description: str | None = None,
+                **settings) -> None:
+    """Record a chart for the export panel as builder(**settings) with `data` draws it (its PNG and SVG made from
+    that design only if asked for): for a chart drawn from other settings than the ones a file must show, such as
+    a design whose switches the browser has moved since (lessons.full_model.chart_switches)."""
+    title = settings.get("title", "")
+    text = json.dumps(data.named(spec_for(builder, **settings)), ensure_ascii=False)
+    export.record(title, record.matrix, record.rows, record.cols, functools.partial(file_spec, text, data, description))
 
 
 def file_spec(text: str, data: ChartData, description: str | None = None, shape_line: str | None = None,
@@ -221,9 +232,9 @@ class Recorded:
 
 
 def draw_spec(spec: dict, table: bytes, key: str | None, on_select: str | Callable, width: str | None,
-              alt: str | None = None):
+              alt: str | None = None, selection_mode: str | tuple[str, ...] = "pick"):
     """Send a spec made by ChartData.named through Streamlit's own chart, with its numbers (ChartData.arrow) as
-    the dataset it reads."""
+    the dataset it reads; selection_mode: the spec's selections it reports (a clickable map's row, "pick")."""
     spec = {**spec, "datasets": {DATASET: table}}
     kwargs = {"key": key} if key else {}
     # A spec's own description already names its svg; Streamlit 1.67 logs a warning with a whole stack
@@ -233,5 +244,6 @@ def draw_spec(spec: dict, table: bytes, key: str | None, on_select: str | Callab
     if width:
         kwargs["width"] = width
     if on_select != "ignore":
-        kwargs.update(on_select=on_select, selection_mode="pick")
+        kwargs.update(on_select=on_select, selection_mode=list(selection_mode) if isinstance(selection_mode, tuple)
+                      else selection_mode)
     return st.vega_lite_chart(spec, **kwargs)

@@ -63,9 +63,9 @@ def forget_part(part: str) -> None:
         del where[key]
 
 
-def _record(key: str, value, default):
-    """Note the value a control shows; when it came from a link that had to be corrected, put the value
-    used in the address bar (the binding drops a value it cannot use and leaves the bare path)."""
+def record(key: str, value, default):
+    """Note the value a control shows (a widget's, or a chart's own switch); when it came from a link that had to be
+    corrected, put the value used in the address bar (the binding drops a value it cannot use: the bare path)."""
     st.session_state.setdefault(_VIEW, {})[key] = value
     st.session_state.setdefault(_VIEW_PARTS, {})[key] = parts.current()
     if key in st.session_state.get(FROM_LINK, ()):
@@ -184,7 +184,7 @@ def number_slider(key: str, label: str, lo, hi, default, step=1, help: str | Non
     width in pixels, or "stretch")."""
     default, _ = _bounded(key, lo, hi, default, step)
     box = container or st.sidebar
-    return _record(key, box.slider(label, lo, hi, default, step=step, key=key, help=help, bind="query-params",
+    return record(key, box.slider(label, lo, hi, default, step=step, key=key, help=help, bind="query-params",
                                    width=width), default)
 
 
@@ -196,7 +196,7 @@ def number_box(key: str, label: str, lo, hi, default, step, container=None, **wi
     # range check, and a link with fm_length=inf would raise there instead of being clamped.
     value = box.number_input(label, float(lo), float(hi), float(default), step=float(step), key=key,
                              bind="query-params", **({"format": "%.0f"} if integer else {}), **widget_args)
-    return _record(key, int(value) if integer else value, default)
+    return record(key, int(value) if integer else value, default)
 
 
 def choice(key: str, label: str, options: Sequence, default, help: str | None = None, container=None,
@@ -212,7 +212,7 @@ def choice(key: str, label: str, options: Sequence, default, help: str | None = 
     _seed(key, lambda raw: _number(key, raw, default, snap, says, finite=True),
           lambda v: v if v in options else (snap(v) if nearest else default))
     box = container or st.sidebar
-    return _record(key, box.select_slider(label, options, default, key=key, help=help, bind="query-params",
+    return record(key, box.select_slider(label, options, default, key=key, help=help, bind="query-params",
                                           width=width), default)
 
 
@@ -231,11 +231,11 @@ def option(key: str, label: str, options: Sequence[str], default: str | None = N
     _seed(key, parse, lambda v: v if v in options else default)
     box = container or st.sidebar
     widget = box.radio if kind == "radio" else box.selectbox
-    return _record(key, widget(label, options, options.index(default), key=key, bind="query-params", **widget_args),
+    return record(key, widget(label, options, options.index(default), key=key, bind="query-params", **widget_args),
                    default)
 
 
-def _switch(key: str, default: bool, instead: str = "") -> Callable[[str], bool]:
+def switch(key: str, default: bool, instead: str = "") -> Callable[[str], bool]:
     """A link's on/off value read: true or false (or their other words); else the default, said (or `instead`)."""
 
     def parse(raw: str) -> bool:
@@ -250,9 +250,9 @@ def _switch(key: str, default: bool, instead: str = "") -> Callable[[str], bool]
 
 def toggle(key: str, label: str, default: bool = False, help: str | None = None, container=None) -> bool:
     """An on/off switch bound to the URL (key=true / key=false); anything else in the link means the default."""
-    _seed(key, _switch(key, default))
+    _seed(key, switch(key, default))
     box = container or st.sidebar
-    return _record(key, box.toggle(label, default, key=key, help=help, bind="query-params"), default)
+    return record(key, box.toggle(label, default, key=key, help=help, bind="query-params"), default)
 
 
 def aside(key: str, label: str, icon: str | None = None, holds: Sequence[str] = ()):
@@ -261,9 +261,9 @@ def aside(key: str, label: str, icon: str | None = None, holds: Sequence[str] = 
     Chromium, bench/README.md). A label that changed would be a new expander, shut again: it names, never counts.
     holds: the keys of the settings inside it, the page's even while it is shut (a settings file may set them)."""
     st.session_state.setdefault(_HELD, set()).update(holds)
-    _seed(key, _switch(key, False, f"“{escape_md(label)}” stays shut."))
+    _seed(key, switch(key, False, f"“{escape_md(label)}” stays shut."))
     box = st.expander(label, key=key, icon=icon, bind="query-params")
-    _record(key, box.open, False)
+    record(key, box.open, False)
     return box
 
 
@@ -290,7 +290,7 @@ def _text(widget, key: str, label: str, default: str, max_chars: int, **widget_a
     default = default[:max_chars]
     _seed(key, cut, lambda v: v[:max_chars])
     value = widget(label, default, key=key, bind="query-params", on_change=cut_typed, **widget_args)
-    return _record(key, value[:max_chars], default)
+    return record(key, value[:max_chars], default)
 
 
 def _link_seeds(key: str, text: str) -> None:
