@@ -79,7 +79,7 @@ class Turns:
         with self._lock:
             if mine.is_set():  # given its turn just as the wait ran out
                 return
-            self._queue.remove(mine)
+            self._queue = collections.deque(waiting for waiting in self._queue if waiting is not mine)
             self._running += 1  # run anyway, out of turn: a stuck run must not stop the whole class
         _log.warning("a script run waited %.0f s for its turn; running it out of turn", WAIT_LIMIT_S)
 
