@@ -141,11 +141,12 @@ def head_view_section(model: Model, ids: tuple, weights: np.ndarray) -> None:
     switched = chart_switches.switches("fm_hv", [switch_key(h) for h in range(H)], tuple(sorted(look.items())))
     controls.show_url_notes()
     heads = tuple(h for h in range(H) if switched.on[h])
-    render.show(head_view_chart, frame(w, labels), key=switched.key, on_select="rerun",
+    data = frame(w, labels)
+    render.show(head_view_chart, data, key=switched.key, on_select="rerun",
                 selection_mode=tuple(switch_key(h) for h in range(H)), width="content",
                 description=alt_text.finished(DESCRIPTION), shown=switched.first, **look)
     if heads:
-        render.record_file(head_view_chart, frame(w, labels), recorded(w, heads, labels),
+        render.record_file(head_view_chart, data, recorded(w, heads, labels),
                            alt_text.finished(DESCRIPTION), shown=switched.on, **look)
     else:
         st.info(prose.text("full_model", "head_view_none"))

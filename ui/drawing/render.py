@@ -199,9 +199,10 @@ def record_file(builder: Callable, data: ChartData, record: Recorded, descriptio
     """Record a chart for the export panel as builder(**settings) with `data` draws it (its PNG and SVG made from
     that design only if asked for): for a chart drawn from other settings than the ones a file must show, such as
     a design whose switches the browser has moved since (lessons.full_model.chart_switches)."""
-    title = settings.get("title", "")
-    text = json.dumps(data.named(spec_for(builder, **settings)), ensure_ascii=False)
-    export.record(title, record.matrix, record.rows, record.cols, functools.partial(file_spec, text, data, description))
+    def made() -> dict:  # only when a file is asked for: the panel records on every run
+        return file_spec(json.dumps(data.named(spec_for(builder, **settings)), ensure_ascii=False), data, description)
+
+    export.record(settings.get("title", ""), record.matrix, record.rows, record.cols, made)
 
 
 def file_spec(text: str, data: ChartData, description: str | None = None, shape_line: str | None = None,
