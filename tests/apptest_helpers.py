@@ -15,9 +15,10 @@ from lessons import COURSE
 from lessons.masking import mistakes as masking_mistakes
 from lessons.scaling import mistake as scaling_mistake
 from ui import text
-from ui.drawing import export, render, tables
+from ui.drawing import export, render, softmax, tables
 from ui.drawing.chart_data import DATASET, LABELS_PREFIX, SHAPE_LINE, TITLE, ChartData
 from ui.frame import exercises, page, share
+from ui.state import chart_controls as ui_chart_controls
 
 ROOT = Path(__file__).resolve().parent.parent
 TIMEOUT = 60
@@ -199,11 +200,13 @@ def chart_by_title(at: AppTest, title: str):
 
 
 def matrix(chart) -> pd.DataFrame:
-    """A heatmap's data back as a matrix (rows x columns, in display order)."""
+    """A heatmap's data back as a matrix (rows x columns, in display order): its values, or the scores of a map
+    whose weights the browser works out from them (ui.drawing.softmax)."""
     df = chart_data(chart)
+    column = "value" if "value" in df else "score"
     # as floats: a null (NaN, ±inf) is NaN, even in a matrix of nothing else (a column of None alone is objects)
-    df["value"] = df["value"].astype(float)
-    return df.pivot(index="row_i", columns="col_i", values="value").sort_index().sort_index(axis=1)
+    df[column] = df[column].astype(float)
+    return df.pivot(index="row_i", columns="col_i", values=column).sort_index().sort_index(axis=1)
 
 
 def shown_tables(at: AppTest) -> list[pd.DataFrame]:
@@ -300,3 +303,75 @@ def seq_len(at) -> int:
     is then not drawn: a range of 1 to 1 has nothing to choose)."""
     found = [s for s in getattr(at, "sidebar", at).slider if s.key == "seq_len"]
     return found[0].value if found else 1
+
+
+# ---- controls a chart draws itself (ui.state.chart_controls) ---------------------------------------------------
+
+
+def chart_controls(at: AppTest) -> dict:
+    """Every control a chart of the page draws itself, by its key in the link: (the chart's widget key, the
+    Control, its value now)."""
+    names = at.session_state[ui_chart_controls.NAMES] if ui_chart_controls.NAMES in at.session_state else ()
+    found = {}
+    for name in names:
+        pinned = at.session_state[ui_chart_controls.pinned_key(name)]
+        for control, now in zip(pinned["controls"], pinned["now"]):
+            found[control.key] = (pinned["key"], control, now)
+    return found
+
+
+def move_chart_control(at: AppTest, key: str, value) -> AppTest:
+    """What the browser reports when a chart's own control `key` is moved to `value` (a check box clicked, a slider
+    dragged): the chart's selection of it, beside the ones it reported before. Run the page after."""
+    chart_key, control, _ = chart_controls(at)[key]
+    try:
+        before = dict(at.session_state[chart_key]["selection"])
+    except KeyError:
+        before = {}
+    at.session_state[chart_key] = {"selection": {**before, key: ui_chart_controls.selected(control, value)}}
+    return at
+
+
+class ChartControl:
+    """A control a chart draws itself (ui.state.chart_controls), handled like a widget: set_value does what a move
+    of its check box or slider does, the chart reporting its selection for the next run."""
+
+    def __init__(self, at, key: str, control, value) -> None:
+        self.at, self.key, self.control, self.value = at, key, control, value
+
+    def set_value(self, value):
+        return move_chart_control(self.at, self.key, value)
+
+
+def chart_control_widgets(at) -> dict[str, ChartControl]:
+    """Every control a chart of the page draws itself, by its key in the link."""
+    return {key: ChartControl(at, key, control, now) for key, (_, control, now) in chart_controls(at).items()}
+
+
+def exported(at: AppTest, title: str):
+    """The matrix the export panel holds for the last map drawn whose title starts with `title` (for a map the
+    browser works out from scores, the weights it shows now)."""
+    found = [item for item in at.session_state[export._DRAWN]
+             if isinstance(item, dict) and item.get("title", "").startswith(title)]
+    assert found, f"no exported matrix titled {title!r}"
+    return found[-1]["matrix"]
+
+
+def shown_frame(at: AppTest, chart) -> pd.DataFrame:
+    """A heatmap's table as the browser shows it. A map drawn from scores (ui.drawing.softmax) gets the weights it
+    shows at its slider's value now, as core computes them (tests/ui/test_softmax.py holds the browser's formula to
+    core's), and their printed text; any other map is its table."""
+    df = chart_data(chart)
+    if "score" not in df:
+        return df
+    own = chart_controls(at)
+    [tau] = [own[p["name"]][2] for p in chart_spec(chart).get("params", []) if p.get("name") in own]
+    scores = matrix(chart).to_numpy()
+    w = softmax.weights(scores, tau)[df["row_i"].to_numpy(), df["col_i"].to_numpy()]
+    return df.assign(value=w, text=[f"{v:.{softmax.DECIMALS}f}" for v in w])
+
+
+def shown_matrix(at: AppTest, chart) -> pd.DataFrame:
+    """matrix() of what the browser shows (shown_frame)."""
+    df = shown_frame(at, chart)
+    return df.pivot(index="row_i", columns="col_i", values="value").astype(float).sort_index().sort_index(axis=1)

@@ -4,7 +4,7 @@ weight. Its controls, the layer and a switch per head, are bound to the link.
 
 One Vega-Lite chart: rule marks between two columns of text marks, its design built once per shape
 (ui.drawing.render) and its numbers sent as one (heads, T, T) grid of every head (ui.drawing.chart_data). The
-head switches are the chart's own check boxes (chart_switches.py): a click shows or hides a head's lines in the
+head switches are the chart's own check boxes (ui.state.chart_controls): a click shows or hides a head's lines in the
 browser at once, and the server then rewrites the caption and the link.
 """
 
@@ -15,14 +15,13 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from lessons.full_model import chart_switches
 from ui.compute.model_store import Model
 from ui.drawing import alt_text, colours, render
 from ui.drawing.chart_data import ChartData, numbers
 from ui.drawing.charts import FONT, LABEL_PX, px, themed
 from ui.frame import prose
 from ui.sections import model_views as mv
-from ui.state import controls, presenter
+from ui.state import chart_controls, controls, presenter
 from ui.text import code_span
 
 MAX_POSITIONS = 32  # the last 32 characters: more rows than that no longer fit a screen
@@ -138,16 +137,17 @@ def head_view_section(model: Model, ids: tuple, weights: np.ndarray) -> None:
     look = dict(n_positions=T, title=f"Layer {layer + 1}: each character (left) and what it reads (right)",
                 subtitle=f"weights · shape {tuple(w.shape)} = (H, T, T), each head switched below",
                 font_scale=presenter.chart_scale())
-    switched = chart_switches.switches("fm_hv", [switch_key(h) for h in range(H)], tuple(sorted(look.items())))
+    switched = chart_controls.values("fm_hv", [chart_controls.switch(switch_key(h)) for h in range(H)],
+                                     tuple(sorted(look.items())))
     controls.show_url_notes()
-    heads = tuple(h for h in range(H) if switched.on[h])
+    heads = tuple(h for h in range(H) if switched.now[h])
     data = frame(w, labels)
     render.show(head_view_chart, data, key=switched.key, on_select="rerun",
                 selection_mode=tuple(switch_key(h) for h in range(H)), width="content",
                 description=alt_text.finished(DESCRIPTION), shown=switched.first, **look)
     if heads:
         render.record_file(head_view_chart, data, recorded(w, heads, labels),
-                           alt_text.finished(DESCRIPTION), shown=switched.on, **look)
+                           alt_text.finished(DESCRIPTION), shown=switched.now, **look)
     else:
         st.info(prose.text("full_model", "head_view_none"))
         return

@@ -78,10 +78,15 @@ def scaled_weights(scores, d_k: int, scaled: bool = True, temperature: float = 1
     scores (Tq, Tk) raw Q Kᵀ -> (logits, weights), both (Tq, Tk). Temperature 0 puts all the weight on
     each row's largest score (the limit of a very cold softmax), with no division by zero.
     """
+    logits = scaled_scores(scores, d_k, scaled)
+    return logits, probs_from_logits(logits, temperature)
+
+
+def scaled_scores(scores, d_k: int, scaled: bool = True) -> np.ndarray:
+    """scores / √d_k, or the scores as they are when `scaled` is False: (Tq, Tk) -> (Tq, Tk)."""
     scores = check_matrix(scores)
     d_k = check_whole("d_k", d_k)
-    logits = scores / np.sqrt(d_k) if scaled else scores
-    return logits, probs_from_logits(logits, temperature)
+    return scores / np.sqrt(d_k) if scaled else scores
 
 
 def scale_mistake(scores, d_k: int, d_v: int) -> dict:

@@ -8,13 +8,14 @@ from core.demos import heads, measures
 from lessons import COURSE
 from lessons.scaling import cached, experiments, maths, mistake
 from lessons.scaling.questions import questions
+from ui.drawing.softmax import Temperature
 from ui.frame import page, prose
-from ui.sections import views
 from ui.sections.views import (
     explain_row,
     heatmaps,
     query_picker,
     sentence_settings,
+    softmax_map,
     square,
     tokens_line,
     weights_map,
@@ -23,32 +24,41 @@ from ui.state import controls, phone
 from ui.text import counted
 
 compute = cached.scaling_view
+WEIGHTS_KEY = "scaling_weights"
+# τ keeps the link key attn_temp it has always had, so links made before still open at their τ
+TEMPERATURE = Temperature("attn_temp", "Attention temperature τ")
 
 
 def weights_section(a: dict, tokens: list[str], d_k: int) -> None:
-    """The scores through the softmax, with the temperature and the switch that divides them by √d_k beside
-    them: a live part of its own (those two controls, the query row and a click on the map reach nothing else)."""
+    """The scores through the softmax, with the switch that divides them by √d_k above the maps and the temperature
+    τ the weights map's own slider: a live part of its own (those two, the query row and a click on the map reach
+    nothing else). A move of τ recolours and renumbers the map in the browser as it is dragged
+    (ui.drawing.softmax), and the rerun it then starts writes the words under the maps."""
     st.header("Scores → weights")
-    temperature_place, switch_place = views.in_a_row(2)
-    temperature = controls.attention_temperature(container=temperature_place)
-    scaled = controls.toggle("scaling_on", "Divide the scores by √d_k", default=True, container=switch_place,
+    scaled = controls.toggle("scaling_on", "Divide the scores by √d_k", default=True, container=st,
                              help="Switch off to feed the raw scores Q Kᵀ to the softmax.")
     controls.show_url_notes()
-    logits, weights = maths.scaled_weights(a["scores"], d_k, scaled, temperature)  # (T, T) each
-    root, tau = np.sqrt(d_k), f"τ = {temperature:.2f}"
-    prose.show("scaling", "weights_rule" if scaled else "weights_rule_off", root=root, tau=temperature, d_k=d_k)
-    if temperature == 0:
-        st.info("Temperature 0: each row puts all of its weight on its largest score (argmax), a one-hot row.")
+    logits = maths.scaled_scores(a["scores"], d_k, scaled)  # (T, T)
     before = "scores before the softmax: " + ("Q Kᵀ / √d_k" if scaled else "Q Kᵀ (not scaled)")
     query = query_picker(tokens)
-    heatmaps(square(logits, tokens, before, "scaling_logits", "scaled scores" if scaled else "raw scores",
-                    diverging=True),
-             weights_map(weights, tokens, "weights: click a row", "scaling_weights",
-                         shape="(T, T), rows sum to 1", picked=query))
-    st.caption(prose.text("scaling", "random_weights"))
-    divisor = f"√d_k · τ = {root:.2f} · {temperature:.2f}" if scaled else tau
-    st.caption(prose.text("scaling", "weights_summary", divisor=divisor, keys=counted(len(tokens), "key"),
+    own = heatmaps(square(logits, tokens, before, "scaling_logits", "scaled scores" if scaled else "raw scores",
+                          diverging=True),
+                   softmax_map(logits, tokens, "weights: click a row", WEIGHTS_KEY, TEMPERATURE,
+                               shape="(T, T), rows sum to 1", picked=query))
+    controls.show_url_notes()  # a link's unusable τ is noted under the maps
+    temperature = own[WEIGHTS_KEY].now[0]
+    _, weights = maths.scaled_weights(a["scores"], d_k, scaled, temperature)  # (T, T), as the map shows them
+    st.caption(prose.text("scaling", "tau_slider"))
+    if temperature == 0:  # the limit, not a division by 0
+        formula = "softmax(Q Kᵀ / (√d_k · τ)), with d_k = " + str(d_k) if scaled else \
+            "softmax(Q Kᵀ / τ), scaling switched off"
+        st.info(prose.text("scaling", "tau_zero", formula=formula))
+    else:
+        prose.show("scaling", "weights_rule" if scaled else "weights_rule_off", root=np.sqrt(d_k), tau=temperature,
+                   d_k=d_k)
+    st.caption(prose.text("scaling", "weights_summary", keys=counted(len(tokens), "key"),
                           **measures.weight_summary(weights)))
+    st.caption(prose.text("scaling", "random_weights"))
     explain_row(weights, a["V"], tokens, query)
 
 

@@ -1,4 +1,4 @@
-"""The head view's switches are the chart's own check boxes (lessons.full_model.chart_switches): in Chromium, a box
+"""The head view's switches are the chart's own check boxes (ui.state.chart_controls): in Chromium, a box
 unticked from the keyboard hides that head's lines in the chart already drawn, and the page then puts the switch in
 the link and says in its caption where the heads still shown read; the link opens the same view.
 What it needs and how it skips without it: tests/browser/harness.py."""

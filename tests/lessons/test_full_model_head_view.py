@@ -1,5 +1,5 @@
 """The head view on the Full model page: one layer's attention as lines between two columns of characters, the
-layer a control bound to the link, each head a check box the chart draws itself (lessons.full_model.chart_switches),
+layer a control bound to the link, each head a check box the chart draws itself (ui.state.chart_controls),
 the numbers the model's own."""
 
 from __future__ import annotations

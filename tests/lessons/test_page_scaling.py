@@ -12,13 +12,17 @@ from core.demos import measures
 from core.tokenize import word_tokens
 from lessons.scaling import maths, mistake
 from tests.apptest_helpers import (
+    SENT_ATOL,
     SENT_RTOL,
     captions,
     chart_by_title,
+    chart_controls,
     chart_data,
     chart_title,
     charts,
+    exported,
     matrix,
+    move_chart_control,
     numbered_title,
     ok,
     run_page,
@@ -33,7 +37,8 @@ from ui.state.controls import DEFAULT_TEXT
 PAGE = "lessons/scaling/page.py"
 OPENED = (mistake.OPEN_KEY,)  # the √d_v mistake, an aside shut by default: open, as a reader who opened it
 # heatmap title prefix -> key of lessons.scaling.maths.scaling_view's result (or of its "mistake" dict)
-HEATMAPS = {"scores before the softmax": "logits", "weights: click": "weights", "unscaled scores": "scores",
+# (the weights map holds the scores before the softmax: the browser works out the weights, at its own τ)
+HEATMAPS = {"scores before the softmax": "logits", "weights: click": "logits", "unscaled scores": "scores",
             "unscaled weights": "weights_unscaled", "scaled scores": "scaled_scores",
             "scaled weights": "weights_scaled", "wrong:": ("mistake", "wrong"), "right:": ("mistake", "right")}
 LINES = ("max weight vs d_k", "row entropy vs d_k", "variance of q·k vs d_k")
@@ -46,7 +51,7 @@ def settings(at) -> dict:
     sb = at  # every widget, in the sidebar or beside its section
     return {"text": sb.text_area(key="text").value, "seq_len": seq_len(sb),
             "d_model": int(sb.select_slider(key="d_model").value), "d_k": sb.slider(key="d_k").value,
-            "seed": sb.slider(key="seed").value, "attn_temp": float(sb.slider(key="attn_temp").value),
+            "seed": sb.slider(key="seed").value, "attn_temp": chart_controls(at)["attn_temp"][2],
             "scaling_on": sb.toggle(key="scaling_on").value, "scaling_d_v": sb.slider(key="scaling_d_v").value,
             "scaling_T": sb.slider(key="scaling_T").value,
             "scaling_trials": int(sb.select_slider(key="scaling_trials").value)}
@@ -69,8 +74,10 @@ def lines(at, title: str) -> dict[str, np.ndarray]:
 
 def assert_charts_match_core(at):
     """Every heatmap holds what core computes for the settings on screen, to the 4 significant digits a chart is
-    sent with; token labels on both axes."""
+    sent with (the weights map's scores in full); token labels on both axes. The export panel holds the weights
+    the weights map shows at its τ now."""
     tokens, view = expected(at)
+    np.testing.assert_allclose(exported(at, "weights"), view["weights"], rtol=1e-12, atol=1e-15)
     labels = unique_labels(tokens)
     for title, key in HEATMAPS.items():
         chart = chart_by_title(at, title)
@@ -179,7 +186,7 @@ def test_shapes_notice_and_code(default_page):
 LONG_TEXT = " ".join(f"w{i}" for i in range(40))
 MOVES = [("slider", "d_k", 1), ("slider", "d_k", 512), ("slider", "seq_len", 1), ("slider", "seq_len", 32),
          ("select_slider", "d_model", 4), ("select_slider", "d_model", 128), ("slider", "seed", 999),
-         ("slider", "attn_temp", 3.0), ("slider", "attn_temp", 0.0), ("slider", "attn_temp", 0.5),
+         ("chart", "attn_temp", 3.0), ("chart", "attn_temp", 0.0), ("chart", "attn_temp", 0.5),
          ("toggle", "scaling_on", False),
          ("slider", "scaling_d_v", 1), ("slider", "scaling_d_v", 512), ("slider", "scaling_T", 2),
          ("slider", "scaling_T", 32), ("select_slider", "scaling_trials", 1),
@@ -190,7 +197,10 @@ def test_every_widget_at_its_extremes():
     """One page, every widget moved in turn (to both ends): the drawn numbers always follow core."""
     at = ok(run_page(PAGE, {"text": LONG_TEXT}, opened=OPENED))
     for kind, key, value in MOVES:
-        getattr(at, kind)(key=key).set_value(value).run()
+        if kind == "chart":  # τ: the weights map's own slider
+            move_chart_control(at, key, value).run()
+        else:
+            getattr(at, kind)(key=key).set_value(value).run()
         ok(at)
         s = settings(at)
         assert s[key] == value, key
@@ -201,7 +211,7 @@ def test_every_widget_at_its_extremes():
             assert_experiment_matches_core(at)
         if s["attn_temp"] == 0:
             assert "Temperature 0" in texts(at)
-            w = matrix(chart_by_title(at, "weights: click")).to_numpy()
+            w = exported(at, "weights")
             assert set(np.unique(w)) <= {0.0, 1.0} and (w.sum(axis=1) == 1).all()
 
 
@@ -223,7 +233,9 @@ def test_d_k_512_unscaled_saturates():
     assert chart_title(chart_by_title(at, "scores before")) == "scores before the softmax: Q Kᵀ (not scaled)"
     np.testing.assert_allclose(matrix(chart_by_title(at, "scores before")).to_numpy(),
                                matrix(chart_by_title(at, "unscaled scores")).to_numpy())
-    np.testing.assert_allclose(matrix(chart_by_title(at, "weights: click")).to_numpy(), unscaled, atol=1e-15)
+    np.testing.assert_allclose(matrix(chart_by_title(at, "weights: click")).to_numpy(),
+                               matrix(chart_by_title(at, "unscaled scores")).to_numpy(), rtol=SENT_RTOL)  # its input
+    np.testing.assert_allclose(exported(at, "weights"), unscaled, atol=SENT_ATOL)
     assert "scaling switched off" in texts(at)
 
 
@@ -256,7 +268,7 @@ def test_deep_link_equals_setting_widgets_by_hand():
     by_hand.sidebar.text_area(key="text").set_value(query["text"]).run()
     for key in ("d_k", "seed", "scaling_d_v", "scaling_T"):
         by_hand.slider(key=key).set_value(int(query[key])).run()  # in the sidebar or beside its section
-    by_hand.slider(key="attn_temp").set_value(0.5).run()
+    move_chart_control(by_hand, "attn_temp", 0.5).run()
     by_hand.toggle(key="scaling_on").set_value(False).run()
     by_hand.sidebar.select_slider(key="scaling_trials").set_value(10).run()
     ok(by_hand)
@@ -282,6 +294,7 @@ def test_hostile_url_values():
     assert "scaling_trials" in notes and "using 10" in notes
     assert "scaling_T" in notes and "not a number" in notes
     assert "scaling_d_v" in notes
+    assert "attn_temp" in notes and "0 to 3" in notes  # the weights map's own slider reads the link too
     assert_charts_match_core(at)
     assert_experiment_matches_core(at)
 
@@ -301,7 +314,7 @@ def test_empty_text_warns(text):
 def test_one_token():
     at = ok(run_page(PAGE, {"text": "hello"}, opened=OPENED))
     _, view = assert_charts_match_core(at)
-    assert matrix(chart_by_title(at, "weights: click")).to_numpy().tolist() == [[1.0]]
+    assert exported(at, "weights").tolist() == [[1.0]]
     assert view["summary"]["entropy"] == 0.0
     assert_weighted_sum(at)
 
@@ -332,3 +345,23 @@ def test_markup_is_shown_only_as_text(text):
             assert fragment not in plain, md.value
         if "alert" in plain:
             assert not re.search(r"(?<!\\)[<>\[\]]", plain), md.value
+
+
+def test_the_weights_maps_file_draws_the_weights_at_tau_now():
+    """The export panel's picture of the weights map is drawn at the τ the map shows now, not at the τ its design
+    started from: Vega, drawing the file's spec on the server, prints the weights core computes at that τ."""
+    import vl_convert
+
+    from tests.ui.test_charts import walk
+    from ui.drawing import chart_files, export
+
+    at = ok(run_page(PAGE, opened=OPENED))
+    ok(move_chart_control(at, "attn_temp", 0.25).run())
+    item = [i for i in at.session_state[export._DRAWN] if isinstance(i, dict) and i.get("title") == "weights"][-1]
+    sg = vl_convert.vegalite_to_scenegraph(chart_files.file_spec(export.spec_of(item)))
+    [texts] = [m["items"] for m in walk(sg) if m.get("marktype") == "text" and m.get("role") == "mark"]
+    printed = [t["text"] for t in sorted(texts, key=lambda t: (round(t["y"]), t["x"]))]
+    _, view = expected(at)
+    assert settings(at)["attn_temp"] == 0.25
+    assert printed == [f"{w:.2f}" for w in view["weights"].ravel()]
+    assert printed != [f"{w:.2f}" for w in maths.scaled_weights(view["scores"], 64)[1].ravel()]  # not τ = 1's

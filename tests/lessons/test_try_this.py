@@ -31,9 +31,11 @@ from tests.apptest_helpers import (
     chart_data,
     chart_spec,
     matrix,
+    move_chart_control,
     ok,
     open_panels,
     run_page,
+    shown_matrix,
     shown_table,
     texts,
 )
@@ -190,7 +192,7 @@ def test_qkv_step_5_a_new_seed_new_numbers_same_shapes():
 
 
 def scaling_weights(at) -> np.ndarray:
-    return matrix(chart_by_title(at, "weights: click a row")).to_numpy()
+    return shown_matrix(at, chart_by_title(at, "weights: click a row")).to_numpy()
 
 
 def test_scaling_step_1_unscaled_at_512_one_key_per_row():
@@ -221,12 +223,25 @@ def test_scaling_step_3_saturation_curves():
     np.testing.assert_allclose(unscaled[0], scaled[0], rtol=1e-6)  # d_k = 1: the same divisor
 
 
+def test_scaling_step_4_tau_and_root_d_k_divide_the_same_scores():
+    at = page("scaling")
+    at.sidebar.slider(key="d_k").set_value(4).run()
+    on = scaling_weights(ok(at))  # scaling on, τ = 1: the scores divided by √4 = 2
+    summary_on = next(c for c in captions(at).splitlines() if c.startswith("Mean row entropy"))
+    at.toggle(key="scaling_on").set_value(False).run()
+    off = scaling_weights(ok(at))
+    assert not np.allclose(off, on)  # the raw scores alone are sharper
+    move_chart_control(at, "attn_temp", 2.0).run()  # τ, the weights map's own slider (as the browser reports it)
+    np.testing.assert_allclose(scaling_weights(ok(at)), on, rtol=1e-12)
+    assert next(c for c in captions(at).splitlines() if c.startswith("Mean row entropy")) == summary_on
+
+
 def mistake(at) -> tuple[np.ndarray, np.ndarray]:
     return (matrix(chart_by_title(at, "wrong: softmax")).to_numpy(),
             matrix(chart_by_title(at, "right: softmax")).to_numpy())
 
 
-def test_scaling_step_4_dividing_by_root_d_v():
+def test_scaling_step_5_dividing_by_root_d_v():
     at = page("scaling")
     assert d_v_mistake.TITLE in [e.label for e in at.expander]
     assert f"Open **{d_v_mistake.TITLE}**" in prose.text("scaling", "try_this")  # the step names the aside

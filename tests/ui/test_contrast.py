@@ -18,7 +18,7 @@ import pytest
 
 from core.tokenize import word_tokens
 from lessons import COURSE
-from tests.apptest_helpers import ROOT, chart_data, chart_design, chart_title, charts, run_page
+from tests.apptest_helpers import ROOT, chart_data, chart_design, chart_title, charts, run_page, shown_frame
 from ui.drawing import charts as ui_charts
 from ui.drawing import colours
 from ui.state import controls
@@ -164,7 +164,7 @@ def test_every_printed_number_reads_on_its_cell(page):
     if lesson.url_path in WORD_PAGES:
         assert found, "a word page draws annotated heatmaps"
     for chart in found:
-        df = chart_data(chart)
+        df = shown_frame(at, chart)  # a map the browser works out from scores: the weights it prints
         for light, dark, where in cell_contrasts(chart_design(chart), df):
             for theme, ratio in (("light", light), ("dark", dark)):
                 here = f"{lesson.url_path} · {chart_title(chart)} · {where}"

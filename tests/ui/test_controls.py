@@ -23,18 +23,15 @@ SCRIPT = textwrap.dedent(f"""
     h = controls.heads(D)
     dk = controls.d_k()
     s = controls.seed()
-    t = controls.attention_temperature()
     u = controls.sampling_temperature()
     controls.show_url_notes()
-    st.session_state["result"] = dict(text=text, seq_len=n, d_model=D, heads=h, d_k=dk, seed=s, attn_temp=t,
-                                      sample_temp=u)
+    st.session_state["result"] = dict(text=text, seq_len=n, d_model=D, heads=h, d_k=dk, seed=s, sample_temp=u)
 """)
 
 DEFAULTS = {"text": controls.DEFAULT_TEXT, "seq_len": 16, "d_model": 16, "heads": 2, "d_k": 8, "seed": 0,
-            "attn_temp": 1.0, "sample_temp": 1.0}
+            "sample_temp": 1.0}
 # (lo, hi) of each numeric control as the script above draws it
-RANGES = {"seq_len": (1, 32), "d_k": (1, 64), "seed": (0, 999), "attn_temp": (0.0, 3.0),
-          "sample_temp": (0.0, 3.0)}
+RANGES = {"seq_len": (1, 32), "d_k": (1, 64), "seed": (0, 999), "sample_temp": (0.0, 3.0)}
 
 
 @pytest.fixture
@@ -68,11 +65,11 @@ def test_defaults_without_a_link(script):
 
 
 def test_url_values_in_range_are_used(script):
-    query = {"seq_len": "5", "d_model": "32", "heads": "4", "d_k": "20", "seed": "7", "attn_temp": "0.5",
-             "sample_temp": "0.25", "text": "hello world"}
+    query = {"seq_len": "5", "d_model": "32", "heads": "4", "d_k": "20", "seed": "7", "sample_temp": "0.25",
+             "text": "hello world"}
     at = run(script, query)
     assert result(at) == {"text": "hello world", "seq_len": 5, "d_model": 32, "heads": 4, "d_k": 20, "seed": 7,
-                          "attn_temp": 0.5, "sample_temp": 0.25}
+                          "sample_temp": 0.25}
     assert notes(at) == []
     # the widgets show the same values the script got
     assert at.sidebar.slider(key="d_k").value == 20
@@ -93,7 +90,7 @@ def test_out_of_range_numbers_clamp_with_a_message(script, key, side):
     assert f"{expected} is used" in note
 
 
-@pytest.mark.parametrize("key", ["seq_len", "d_k", "seed", "attn_temp", "sample_temp", "d_model", "heads"])
+@pytest.mark.parametrize("key", ["seq_len", "d_k", "seed", "sample_temp", "d_model", "heads"])
 @pytest.mark.parametrize("raw", ["abc", "nan", "", "1,5"])
 def test_non_numbers_fall_back_to_default(script, key, raw):
     at = run(script, {key: raw})
@@ -103,12 +100,12 @@ def test_non_numbers_fall_back_to_default(script, key, raw):
 
 
 def test_the_two_temperatures_are_separate_settings(script):
-    """Attention's τ (Scaling) and sampling's temperature (Full model) have a key each: a link or a move that
-    sets one leaves the other as it was, so τ = 0 on Scaling never turns generation greedy."""
+    """Attention's τ (Scaling's weights map, attn_temp) and sampling's temperature (Full model) have a key each: a
+    link that sets τ leaves sampling as it was, so τ = 0 on Scaling never turns generation greedy."""
     at = run(script, {"attn_temp": "0"})
-    assert (result(at)["attn_temp"], result(at)["sample_temp"]) == (0.0, 1.0)
+    assert result(at)["sample_temp"] == 1.0
     at.slider(key="sample_temp").set_value(2.0).run()
-    assert (result(at)["attn_temp"], result(at)["sample_temp"]) == (0.0, 2.0)
+    assert result(at)["sample_temp"] == 2.0
 
 
 def test_inf_clamps_to_the_top(script):

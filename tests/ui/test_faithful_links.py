@@ -13,38 +13,10 @@ import pandas as pd
 import pytest
 
 from lessons import COURSE
-from lessons.full_model import chart_switches as chart_switches_module
-from tests.apptest_helpers import asides, chart_data, chart_spec, charts, run_page
+from tests.apptest_helpers import asides, chart_control_widgets, chart_data, chart_spec, charts, run_page
 
 KINDS = ("slider", "select_slider", "toggle", "checkbox", "radio", "selectbox", "text_input", "text_area",
          "number_input")
-
-
-class ChartSwitch:
-    """A switch a chart draws itself (lessons.full_model.chart_switches), handled like a widget: set_value does what a
-    click on its check box does, the chart reporting its selection for the next run."""
-
-    def __init__(self, at, key: str, chart_key: str, value: bool) -> None:
-        self.at, self.key, self.chart_key, self.value = at, key, chart_key, value
-
-    def set_value(self, on: bool):
-        try:
-            before = dict(self.at.session_state[self.chart_key]["selection"])
-        except KeyError:
-            before = {}
-        self.at.session_state[self.chart_key] = {"selection": {**before, self.key: [{"on": on}]}}
-        return self.at
-
-
-def chart_switches(at) -> dict[str, ChartSwitch]:
-    """Every switch a chart of the page draws itself, by its key in the link."""
-    names = at.session_state[chart_switches_module.NAMES] if chart_switches_module.NAMES in at.session_state else ()
-    found = {}
-    for name in names:
-        pinned = at.session_state[chart_switches_module.pinned_key(name)]
-        for key, on in zip(pinned["keys"], pinned["now"]):
-            found[key] = ChartSwitch(at, key, pinned["key"], on)
-    return found
 
 
 def widgets(at) -> dict:
@@ -57,7 +29,7 @@ def widgets(at) -> dict:
             if el.key in bound:
                 found[el.key] = (kind, el)
     found.update({key: ("aside", el) for key, el in asides(at).items() if key in bound})
-    found.update({key: ("switch", el) for key, el in chart_switches(at).items() if key in bound})
+    found.update({key: ("chart", el) for key, el in chart_control_widgets(at).items() if key in bound})
     assert set(found) == set(bound), f"bound keys with no widget: {set(bound) - set(found)}"
     return found
 
@@ -66,8 +38,8 @@ def default_of(kind: str, el):
     """The default a widget was drawn with: what the binding leaves out of the address bar."""
     if kind == "aside":
         return el.default
-    if kind == "switch":
-        return chart_switches_module.DEFAULT
+    if kind == "chart":
+        return el.control.default
     proto = el.proto
     if kind == "slider":
         return proto.default[0]
@@ -99,8 +71,10 @@ def link_params(at) -> dict[str, str]:
 def move(kind: str, el):
     """Set a widget to a value other than its current one, inside its range or options."""
     v = el.value
-    if kind in ("toggle", "checkbox", "aside", "switch"):
+    if kind in ("toggle", "checkbox", "aside") or (kind == "chart" and el.control.lo is None):
         return el.set_value(not v)
+    if kind == "chart":  # a chart's own slider: a little up, or to its bottom
+        return el.set_value(v + 0.25 if v + 0.25 <= el.control.hi else el.control.lo)
     if kind == "slider":
         lo, hi = el.min, el.max
         step = el.step
@@ -127,12 +101,12 @@ def rerun(at) -> None:
 
 def view(at) -> dict:
     """What a user sees that the link must reproduce: every bound widget's value and every chart (a chart's own
-    switches as they are now: its design keeps the values it was drawn with, and the browser shows the clicks)."""
-    switches = chart_switches(at)
+    controls as they are now: its design keeps the values it was drawn with, and the browser shows the moves)."""
+    own = chart_control_widgets(at)
 
     def as_shown(spec: dict) -> dict:
-        params = [{**p, "value": [{"on": switches[p["name"]].value}]} if p.get("name") in switches else p
-                  for p in spec.get("params", [])]
+        params = [{**p, "value": [{own[p["name"]].control.field: own[p["name"]].value}]} if p.get("name") in own
+                  else p for p in spec.get("params", [])]
         return {**spec, "params": params} if params else spec
 
     return {"widgets": {k: shown_value(kind, el) for k, (kind, el) in widgets(at).items()},

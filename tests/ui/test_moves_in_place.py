@@ -22,12 +22,11 @@ from __future__ import annotations
 
 import pytest
 
-from tests.apptest_helpers import chart_subtitles, chart_title, charts, ok, run_page
+from tests.apptest_helpers import chart_subtitles, chart_title, charts, move_chart_control, ok, run_page, texts
 
 MOVES = [  # (lesson, slider key, a new value): moves that change numbers only
     ("bigram", "bg_alpha", 0.5),
     ("qkv", "seed", 5),
-    ("scaling", "attn_temp", 0.5),
     ("scaling", "seed", 7),
     ("masking", "masking_pos", 2),
     ("masking", "seed", 3),
@@ -71,6 +70,17 @@ def test_a_move_of_numbers_keeps_every_spec(lesson, key, value):
     at = ok(run_page(f"lessons/{lesson}/page.py", timeout=120))
     before, after = _moved_keeping_every_spec(at, lesson, key, value)
     assert any(data != data_after for (*_, data), (*_, data_after) in zip(before, after)), "no number moved"
+
+
+def test_a_move_of_a_charts_own_slider_sends_every_chart_as_it_was():
+    """Scaling's τ is the weights map's own slider (ui.drawing.softmax): the browser has recoloured the map by the
+    time the rerun comes, so the rerun sends every chart, numbers included, exactly as before, and only its words
+    change."""
+    at = ok(run_page("lessons/scaling/page.py", timeout=120))
+    before, words = _sent(at), texts(at)
+    after = _sent(ok(move_chart_control(at, "attn_temp", 0.5).run(timeout=120)))
+    assert after == before
+    assert "τ = 0.50" in texts(at) and "τ = 0.50" not in words
 
 
 MOVES_OF_SHAPE = [  # (lesson, slider key, a new value): moves that change a matrix's shape, not its cells' size

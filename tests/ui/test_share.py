@@ -19,7 +19,17 @@ from streamlit.runtime.media_file_manager import MediaFileManager
 from streamlit.testing.v1 import AppTest
 
 from lessons import COURSE
-from tests.apptest_helpers import asides, chart_data, chart_title, charts, numbered_title, ok, run_app, run_page
+from tests.apptest_helpers import (
+    asides,
+    chart_control_widgets,
+    chart_data,
+    chart_title,
+    charts,
+    numbered_title,
+    ok,
+    run_app,
+    run_page,
+)
 from ui.frame import share
 
 LESSONS = {lesson.url_path: lesson for lesson in COURSE}
@@ -58,13 +68,15 @@ WIDGET_KINDS = ("slider", "select_slider", "toggle", "text_area", "text_input", 
 
 
 def widget(at: AppTest, key: str):
-    """The control with this key: a widget, or an aside (open or shut)."""
+    """The control with this key: a widget, an aside (open or shut), or a control a chart draws itself."""
     for kind in WIDGET_KINDS:
         for w in getattr(at, kind):
             if w.key == key:
                 return w
     if key in (found := asides(at)):
         return found[key]
+    if key in (own := chart_control_widgets(at)):
+        return own[key]
     raise AssertionError(f"no widget with key {key!r}")
 
 
@@ -102,6 +114,7 @@ def view(at: AppTest) -> dict:
         for w in getattr(at, kind):
             if w.key and w.key not in NOT_SETTINGS and not w.key.startswith(("ex_", "FormSubmitter")):
                 settings[w.key] = w.value
+    settings.update({key: c.value for key, c in chart_control_widgets(at).items()})
     return {"charts": drawn, "settings": settings}
 
 

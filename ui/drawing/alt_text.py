@@ -32,6 +32,10 @@ NUMBERS = " Its numbers are in the table its Show data button opens."
 CELLS = " Its numbers are in the table its Show data button opens, one row per cell."
 CELLS_AND_SHAPE = (" Show data opens a table of its numbers, one row per cell; its sizes are in the only filled cell"
                    " of column \"shape line\".")
+# A map whose weights the browser works out from scores (ui.drawing.softmax): its table holds the scores.
+FROM_SCORES = (" Its colours and numbers are weights: along each row, the softmax of its scores divided by the"
+               " temperature τ, which the slider under it sets. Show data opens a table of those scores, not of the"
+               " weights, one row per cell.")
 # A chart whose title says what a control set reads it from its table (ui.drawing.render.heading): its text for
 # screen readers names it by the words no control changes, and says where the whole title is.
 TITLE_IN_TABLE = " Its whole title, which changes with the controls, is in the first row of column \"title\"."
@@ -76,19 +80,19 @@ def finished(text: str, numbers: str = NUMBERS, title_read: bool = False) -> str
 
 
 def heatmap(title: str, row_title: str = "query", col_title: str = "key", shape_line: bool = False,
-            said_shape: str = "", title_read: bool = False) -> str:
+            said_shape: str = "", title_read: bool = False, from_scores: bool = False) -> str:
     """A heatmap: its title, its shape in symbols (said_shape: "(T, d_k)", and what the lesson says of it, such as
     "rows sum to 1"), what its rows and columns stand for (row_title, col_title: its axes' titles), and where its
     shape line is (shape_line: it has one, drawn under its title, which a screen reader cannot read from a canvas,
     and its table holds it). Neither its labels nor its sizes (see the module's docstring): a part of said_shape
     that spells sizes out ("= (T, 2·8)") is left out. title_read: the map reads its title from its table, and
-    title is the part of it no control changes."""
+    title is the part of it no control changes. from_scores: its table holds scores, whose weights it shows."""
     shape = f" The matrix is {_SIZES.sub('', said_shape)}." if said_shape else ""
     parts = [f"one row per {row_title}" if row_title else "", f"one column per {col_title}" if col_title else ""]
     said = " and ".join(part for part in parts if part)
     axes = f" {said[0].upper()}{said[1:]}." if said else ""
-    return finished(f"{_named(title, 'Heatmap')}.{shape}{axes}", CELLS_AND_SHAPE if shape_line else CELLS,
-                    title_read)
+    numbers = FROM_SCORES if from_scores else CELLS_AND_SHAPE if shape_line else CELLS
+    return finished(f"{_named(title, 'Heatmap')}.{shape}{axes}", numbers, title_read)
 
 
 _SIZES = re.compile(r" = \([^()]*\d[^()]*\)")  # "= (T, 2·8)" in a shape: the sizes a slider set, as numbers

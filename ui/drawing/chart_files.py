@@ -75,15 +75,17 @@ def file_title(title: str) -> str:
 
 def _without_interaction(spec: dict) -> None:
     """The file draws the matrix, not the page's interaction: no hint in the title, no outlined row (the
-    clickable heatmap's SHOWN_ROW parameter set to none) and no click selection."""
+    clickable heatmap's SHOWN_ROW parameter set to none) and no click selection; a selection bound to an input
+    (a chart's own control: ui.state.chart_controls) stays, without its input, at the value the page shows."""
     title = spec.get("title")
     if isinstance(title, str):
         spec["title"] = file_title(title)
     elif isinstance(title, dict) and isinstance(title.get("text"), str):
         spec["title"] = {**title, "text": file_title(title["text"])}
     if "params" in spec:
-        spec["params"] = [{**p, "value": -1} if p.get("name") == SHOWN_ROW else p
-                          for p in spec["params"] if "select" not in p]
+        spec["params"] = [{**p, "value": -1} if p.get("name") == SHOWN_ROW else
+                          {k: v for k, v in p.items() if k != "bind"} for p in spec["params"]
+                          if "select" not in p or "bind" in p]
         if not spec["params"]:
             del spec["params"]
 

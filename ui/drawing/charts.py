@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from core.tokenize import draws_nothing
-from ui.drawing import colours
+from ui.drawing import colours, softmax
 from ui.drawing.chart_data import ChartData, number_array
 
 # Colour-blind-safe, and monotone in lightness so they also read in greyscale and on a washed-out projector.
@@ -178,17 +178,10 @@ def design_cell(cell_px: int, font_scale: float = 1.0) -> int:
 
 
 def heatmap_chart(
-    title: str = "",
-    x_title: str = "key",
-    y_title: str = "query",
-    diverging: bool = False,
-    domain: tuple[float, float] | None = None,
-    annotate: bool = True,
-    cell_px: int = CELL_PX,
-    select_rows: bool = False,
-    font_scale: float = 1.0,
-    colour_scale: str = "linear",
-    data: pd.DataFrame | None = None,
+    title: str = "", x_title: str = "key", y_title: str = "query", diverging: bool = False,
+    domain: tuple[float, float] | None = None, annotate: bool = True, cell_px: int = CELL_PX,
+    select_rows: bool = False, font_scale: float = 1.0, colour_scale: str = "linear",
+    temperature: softmax.Temperature | None = None, data: pd.DataFrame | None = None,
 ) -> alt.Chart:
     """An annotated heatmap's design: square cells of cell_px, token labels on both axes, exact values on hover.
 
@@ -197,7 +190,8 @@ def heatmap_chart(
     and let ui.drawing.render attach them. annotate: print each cell's number. select_rows adds a click selection
     on the query row. font_scale scales every text it prints. colour_scale: "sqrt" colours by the square root of
     the value (counts where a few cells dwarf the rest; the page must say so); with it, print no numbers (their
-    ink is chosen for a linear scale).
+    ink is chosen for a linear scale). temperature: the data holds scores, and the map shows their softmax at the
+    temperature of a slider under it, worked out in the browser (ui.drawing.softmax).
 
     Every label is drawn on cells at least as large as its type, MIN_LABEL_PX (in presenter mode 18 px);
     a crowded axis turns its labels upright, and on smaller cells leaves out those that would overlap. A
@@ -208,12 +202,16 @@ def heatmap_chart(
     x, y = _axes(x_title, y_title, cell_px, font_scale)
     base = alt.Chart(data if data is not None else pd.DataFrame()).encode(x=x, y=y)
     tooltip = [alt.Tooltip("row:N", title=y_title), alt.Tooltip("col:N", title=x_title),
-               alt.Tooltip("value:Q", title="value", format=".4f")]
+               alt.Tooltip("value:Q", title="weight" if temperature else "value", format=".4f")]
+    if temperature is not None:
+        tooltip.append(alt.Tooltip("score:Q", title="score", format=".4f"))
     cells = _cells(base, tooltip, scheme, domain, colour_scale, select_rows, font_scale)
-    layers = [_missing_cells(base, tooltip), cells]
+    layers = [_missing_cells(base, tooltip), cells.add_params(softmax.slider(temperature)) if temperature else cells]
     if annotate:
         layers.append(_numbers(base, tooltip, scheme, domain, font_scale))
-    chart = themed(alt.layer(*layers).properties(width=alt.Step(cell_px), height=alt.Step(cell_px)))
+    chart = alt.layer(*layers)
+    chart = themed((softmax.derived(chart, temperature) if temperature else chart).properties(
+        width=alt.Step(cell_px), height=alt.Step(cell_px)))
     if not select_rows:  # a clickable map stays svg: its rows are elements a test, or a keyboard, can find
         chart = on_canvas(chart)
     return chart.properties(title=title) if title else chart

@@ -31,9 +31,9 @@ import numpy as np
 import streamlit as st
 
 from ui.cache import SharedCache
-from ui.drawing import alt_text, charts, export, render, send
+from ui.drawing import alt_text, charts, export, render, send, softmax
 from ui.drawing.chart_data import ChartData
-from ui.state import presenter
+from ui.state import chart_controls, presenter
 
 ROOM_PX = 300  # the width a map may take unless told: about half a column. A map with the page to itself passes more.
 # The sizes lessons ask for, by name (charts.CELL_PX, 34, is the default cell): cells asked for are shrunk to fit
@@ -93,6 +93,7 @@ class Drawing:
     alt: str  # its text for a screen reader, sent beside it (render.described)
     shape_line: str | None = None  # the subtitle it reads from its table (render.heading's `read`)
     title_read: bool = False  # it reads its title from its table too (render.heading's `title_read`)
+    temperature: softmax.Temperature | None = None  # matrix holds scores; the map shows their softmax at a τ of its own
 
 
 def show(matrix, row_labels, col_labels, title: str = "", key: str | None = None, **look) -> None:
@@ -125,9 +126,14 @@ def _make(matrix: np.ndarray, row_labels: list, col_labels: list, title: str, su
           asked: tuple, look: dict, said_shape: str = "", said_title: str | None = None) -> Drawing:
     n_rows, n_cols = matrix.shape
     annotate = look.pop("annotate", max(n_rows, n_cols) <= charts.ANNOTATE_MAX_CELLS)
-    numbers = charts.heatmap_frame(matrix, row_labels, col_labels, with_text=annotate)
+    temperature = look.get("temperature")
+    if temperature is None:
+        numbers = charts.heatmap_frame(matrix, row_labels, col_labels, with_text=annotate)
+        printed = max(map(len, numbers.columns["text"]), default=0) if annotate else 0  # e.g. "-0.12"
+    else:  # scores, whose weights the browser works out and prints (ui.drawing.softmax)
+        numbers = softmax.frame(matrix, charts.unique_labels(row_labels), charts.unique_labels(col_labels))
+        printed = softmax.PRINTED if annotate else 0
     scale = presenter.chart_scale()
-    printed = max(map(len, numbers.columns["text"]), default=0) if annotate else 0  # e.g. "-0.12"
     max_width, cell_px, strip, across = asked
     sized = size(n_cols, cell_px, max_width, scale, printed, strip, across)
     # The design does not depend on the shape (or every slider move would build a new one): it is built for the
@@ -136,7 +142,7 @@ def _make(matrix: np.ndarray, row_labels: list, col_labels: list, title: str, su
     line = subtitle if subtitle and len(numbers) else None  # the shape line the map reads from its table
     read = render.reads_title(numbers, said_title)
     alt = alt_text.heatmap(said_title if read else title, look.get("y_title", "query"), look.get("x_title", "key"),
-                           line is not None, said_shape, read)
+                           line is not None, said_shape, read, from_scores=temperature is not None)
     text, _ = render.chart_text(
         charts.heatmap_chart, numbers, "content" if sized.fits else "stretch",
         step=sized.cell, row_step=sized.row, title=title, subtitle=subtitle, annotate=annotate,
@@ -147,7 +153,7 @@ def _make(matrix: np.ndarray, row_labels: list, col_labels: list, title: str, su
     matrix = np.array(matrix)  # a copy of its own, read-only: it is shared by every session that draws it
     matrix.flags.writeable = False
     return Drawing(text, numbers.arrow(shape_line=line, title=title if read else None), numbers, sized.fits, picked,
-                   title, matrix, tuple(row_labels), tuple(col_labels), alt, line, read)
+                   title, matrix, tuple(row_labels), tuple(col_labels), alt, line, read, temperature)
 
 
 def with_param(spec: dict, name: str, value) -> dict:
@@ -156,11 +162,16 @@ def with_param(spec: dict, name: str, value) -> dict:
     return {**spec, "params": params}
 
 
-def draw(drawing: Drawing, key: str | None = None, on_pick: Callable[[int], None] | None = None) -> None:
+def draw(drawing: Drawing, key: str | None = None, on_pick: Callable[[int], None] | None = None,
+         own: chart_controls.Values | None = None) -> None:
     """Send a made heatmap where the page is, and record it for the export panel. On a clickable one, a click on
-    row i calls on_pick(i) before the rerun it starts (a widget callback), so the page draws with that row picked."""
+    row i calls on_pick(i) before the rerun it starts (a widget callback), so the page draws with that row picked.
+    own: the values of the temperature slider a map drawn from scores carries (own_controls)."""
     d = drawing
     width = "content" if d.fits else "stretch"
+    if own is not None:
+        _draw_softmax(d, own, on_pick, width)
+        return
     if d.picked is not None and key is not None:
         # A key of its own for each picked row: the chart comes back with no selection of its own, so a
         # click on the row picked before the "Query row" control moved away still counts as a new click.
@@ -171,6 +182,30 @@ def draw(drawing: Drawing, key: str | None = None, on_pick: Callable[[int], None
         send.chart(d.text, width, d.table, alt=d.alt)
     export.record(d.title, d.matrix, d.row_labels, d.col_labels,
                   functools.partial(render.file_spec, d.text, d.data, d.alt, d.shape_line,
+                                    d.title if d.title_read else None))
+
+
+def own_controls(drawing: Drawing, name: str) -> chart_controls.Values | None:
+    """The values of the controls a made map draws itself (a map drawn from scores: its temperature), pinned to its
+    design under `name` (ui.state.chart_controls); None for a map with none."""
+    t = drawing.temperature
+    if t is None:
+        return None
+    return chart_controls.values(name, [chart_controls.number(t.key, t.lo, t.hi, t.default, softmax.FIELD)],
+                                 drawing.text)
+
+
+def _draw_softmax(d: Drawing, own: chart_controls.Values, on_pick: Callable[[int], None] | None, width: str) -> None:
+    """A map drawn from scores, its slider at the value pinned in its design, under its pinned key; the export
+    panel gets the weights at the slider's value now, as core computes them, and the map drawn at it."""
+    (control,), key = own.controls, own.key
+    spec = with_param(json.loads(d.text), control.key, chart_controls.selected(control, own.first[0]))
+    picks = ("pick",) if d.picked is not None else ()
+    render.draw_spec(spec, d.table, key=key, on_select=functools.partial(_clicked, key, on_pick) if picks else "rerun",
+                     width=width, alt=d.alt, selection_mode=(*picks, control.key))
+    now = json.dumps(with_param(spec, control.key, chart_controls.selected(control, own.now[0])), ensure_ascii=False)
+    export.record(d.title, softmax.weights(d.matrix, own.now[0]), d.row_labels, d.col_labels,
+                  functools.partial(render.file_spec, now, d.data, d.alt, d.shape_line,
                                     d.title if d.title_read else None))
 
 

@@ -198,7 +198,7 @@ def record_file(builder: Callable, data: ChartData, record: Recorded, descriptio
                 **settings) -> None:
     """Record a chart for the export panel as builder(**settings) with `data` draws it (its PNG and SVG made from
     that design only if asked for): for a chart drawn from other settings than the ones a file must show, such as
-    a design whose switches the browser has moved since (lessons.full_model.chart_switches)."""
+    a design whose own controls the browser has moved since (ui.state.chart_controls)."""
     def made() -> dict:  # only when a file is asked for: the panel records on every run
         return file_spec(json.dumps(data.named(spec_for(builder, **settings)), ensure_ascii=False), data, description)
 

@@ -17,10 +17,10 @@ import pandas as pd
 import streamlit as st
 
 from core.tokenize import word_tokens
-from ui.drawing import charts, export, heatmap, render, tables
+from ui.drawing import charts, export, heatmap, render, softmax, tables
 from ui.drawing.chart_data import ChartData
 from ui.sections import explain
-from ui.state import controls, phone, presenter, seq_len
+from ui.state import chart_controls, controls, phone, presenter, seq_len
 from ui.text import code_span, counted, shape_text
 
 NO_TOKENS = "There are no tokens to show: type a sentence in the sidebar (letters, digits or punctuation)."
@@ -81,8 +81,9 @@ class Heatmap:
     note: str = ""  # a caption under the shape caption (a measured number, what to look for)
 
 
-def heatmaps(*maps: Heatmap, widths: list[float] | None = None) -> None:
-    """Heatmaps side by side, each with its shape line (ui.drawing.heatmap makes and draws each one).
+def heatmaps(*maps: Heatmap, widths: list[float] | None = None) -> dict[str, chart_controls.Values]:
+    """Heatmaps side by side, each with its shape line (ui.drawing.heatmap makes and draws each one). Returns the
+    values of the controls a map draws itself (a map drawn from scores: its temperature) by the map's key.
 
     Maps drawn at their own size go in one horizontal container, which wraps them onto another line
     where the screen is too narrow: one block to send instead of a column per map and the row that holds
@@ -98,13 +99,17 @@ def heatmaps(*maps: Heatmap, widths: list[float] | None = None) -> None:
         places = [st.container(horizontal=True, gap="medium")] * len(maps)
     else:
         places = st.columns(widths or len(maps))
+    own = {}
     for place, m, d in zip(places, maps, drawings):
         with place:
             # A click on a row of a clickable map sets the Query row box to that row's token.
             on_pick = functools.partial(_pick, charts.unique_labels(m.rows)) if d.picked is not None else None
-            heatmap.draw(d, m.key, on_pick=on_pick)
+            if (values := heatmap.own_controls(d, m.key)) is not None:
+                own[m.key] = values
+            heatmap.draw(d, m.key, on_pick=on_pick, own=values)
             if m.note:
                 st.caption(m.note)
+    return own
 
 
 # ---- the query a lesson works out ----------------------------------------------------------------------
@@ -250,6 +255,13 @@ def weights_map(matrix: np.ndarray, tokens: list[str], title: str, key: str, nam
                 shape: str = "(T, T)", **settings) -> Heatmap:
     """square() for attention weights: coloured on the fixed scale 0 to 1."""
     return square(matrix, tokens, title, key, name, shape, domain=PROBABILITY, **settings)
+
+
+def softmax_map(scores: np.ndarray, tokens: list[str], title: str, key: str, temperature: softmax.Temperature,
+                name: str = "weights", shape: str = "(T, T)", **settings) -> Heatmap:
+    """weights_map() of softmax(scores / τ), worked out in the browser, τ a slider under the map: a move of it
+    recolours the map already drawn (ui.drawing.softmax); heatmaps() returns where the slider stands."""
+    return weights_map(scores, tokens, title, key, name, shape, temperature=temperature, **settings)
 
 
 def row_table(names: list[str], matrix: np.ndarray, first: str = "row", columns: list[str] | None = None) -> dict:

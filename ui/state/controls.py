@@ -145,7 +145,7 @@ def _seed(key: str, parse: Callable[[str], object], fit: Callable = lambda v: v)
         st.session_state.setdefault(FROM_LINK, set()).add(key)
 
 
-def _number(key: str, raw: str, default, fit: Callable, says: str, finite: bool = False):
+def link_number(key: str, raw: str, default, fit: Callable, says: str, finite: bool = False):
     """A number from the link made to fit; when that changed it, a note ends with says.format(used).
     Text or NaN (or inf, when `finite`) means the default."""
     try:
@@ -170,7 +170,7 @@ def _bounded(key: str, lo, hi, default, step):
 
     default = fit(default)
     says = f"; the allowed range here is {lo} to {hi}, so {{}} is used."
-    _seed(key, lambda raw: _number(key, raw, default, fit, says), fit)
+    _seed(key, lambda raw: link_number(key, raw, default, fit, says), fit)
     return default, integer
 
 
@@ -209,7 +209,7 @@ def choice(key: str, label: str, options: Sequence, default, help: str | None = 
 
     default = default if default in options else snap(default)
     says = f", which is not one of {options}; using {{}}."
-    _seed(key, lambda raw: _number(key, raw, default, snap, says, finite=True),
+    _seed(key, lambda raw: link_number(key, raw, default, snap, says, finite=True),
           lambda v: v if v in options else (snap(v) if nearest else default))
     box = container or st.sidebar
     return record(key, box.select_slider(label, options, default, key=key, help=help, bind="query-params",
@@ -328,13 +328,6 @@ def heads(width: int, default: int = 2) -> int:
     """Only divisors of d_model are offered: heads split d_model into equal slices."""
     return choice("heads", "Heads (divisors of d_model)", divisors(width), default,
                   help=f"d_model = {width} splits evenly into {divisors(width)} heads.")
-
-
-def attention_temperature(default: float = 1.0, hi: float = 3.0, container=None) -> float:
-    """τ in softmax(Q Kᵀ / (√d_k · τ)): a setting of attention's weights, apart from sampling's temperature."""
-    return number_slider("attn_temp", "Attention temperature τ", 0.0, hi, default, step=0.05, container=container,
-                         help="Divides the scores before the softmax, on top of √d_k. Below 1 sharpens the weights, "
-                              "above 1 flattens them; 0 puts each row's whole weight on its largest score.")
 
 
 def sampling_temperature(default: float = 1.0, hi: float = 3.0, container=None) -> float:
