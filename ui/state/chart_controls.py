@@ -120,6 +120,9 @@ def values(name: str, chosen: Sequence[Control], design: Hashable) -> Values:
     keys = tuple(c.key for c in chosen)
     pinned = st.session_state.get(pinned_key(name))
     if pinned is not None and tuple(pinned["keys"]) != keys:
+        for gone in set(pinned["keys"]) - set(keys):  # a control the chart no longer draws (a head the model
+            if gone in st.query_params:  # now shown lacks) leaves the link with it
+                del st.query_params[gone]
         pinned = None  # other controls: nothing carries over
     # The chart drawn last run is still there, with whatever its controls were moved to; a chart not drawn in the
     # last run (the page left and come back to) is gone, and one drawn again starts from its design's values.
