@@ -23,8 +23,9 @@ bench/bench_pages.py sets them: d_model, heads, seq_len and d_k at the top of th
   their sum is not);
 - before each lesson, the bare page is moved 12 times; its mean over the whole run is the yardstick.
 
-The table gives each lesson's CPU ms a move, that as a multiple of the bare move, and KB sent a move (mean),
-beside its budget (bench/budgets.toml). With --check the run exits 1 when a lesson is past its budget, has no
+The table gives each lesson's CPU ms a move, that as a multiple of the bare move, KB sent a move (mean) and the
+parts a move sends (elements and layout blocks: each a message to send and a piece for the browser to render
+again), beside its budget (bench/budgets.toml). With --check the run exits 1 when a lesson is past its budget, has no
 budget, or showed an exception or an error: `.ci/run` runs it so. It exits 0 otherwise, and without --check.
 A lesson found wrong is measured once more, on fresh servers, and fails only if the second run finds it wrong too:
 one hiccup of a shared machine (a host's pause, a collection) once put a lesson 40% past its usual figure and past
@@ -64,6 +65,7 @@ class Measured:
     moves: int = 0
     cpu_s: float = 0.0
     kb: float = 0.0
+    parts: int = 0  # elements and layout blocks sent
     problems: list[str] = field(default_factory=list)
 
     @property
@@ -73,6 +75,10 @@ class Measured:
     @property
     def kb_per_move(self) -> float:
         return self.kb / self.moves if self.moves else float("nan")
+
+    @property
+    def parts_per_move(self) -> float:
+        return self.parts / self.moves if self.moves else float("nan")
 
 
 def fresh(slider: SliderInfo, used: set) -> object:
@@ -101,6 +107,7 @@ async def move_and_time(session: Session, slider: SliderInfo, value, pid: int, o
         out.moves += 1
         out.cpu_s += spent
         out.kb += render.bytes / 1024
+        out.parts += render.elements + render.blocks
         out.problems += problems
 
 
@@ -206,13 +213,14 @@ async def run(pages: list[str], moves: int, root: Path) -> tuple[dict, float, Wa
 
 
 def table(results: dict, bare_ms: float, limits: dict) -> str:
-    lines = ["| lesson | defaults: CPU ms a move | x bare | KB | largest: CPU ms a move | x bare | KB "
-             "| budget: x bare (defaults / largest) | budget: KB |", "|---|---|---|---|---|---|---|---|---|"]
+    lines = ["| lesson | defaults: CPU ms a move | x bare | KB | parts | largest: CPU ms a move | x bare | KB | parts "
+             "| budget: x bare (defaults / largest) | budget: KB |", "|---|---|---|---|---|---|---|---|---|---|---|"]
     for page, by_setting in results.items():
         cells = [page]
         for setting in SETTINGS:
             m = by_setting[setting]
-            cells += [f"{m.cpu_ms:.1f}", f"**{m.cpu_ms / bare_ms:.1f}**", f"{m.kb_per_move:.0f}"]
+            cells += [f"{m.cpu_ms:.1f}", f"**{m.cpu_ms / bare_ms:.1f}**", f"{m.kb_per_move:.0f}",
+                      f"{m.parts_per_move:.0f}"]
         budget = limits.get(page, {})
         cells.append(" / ".join(f"{budget[s]['cpu']:g}" if s in budget else "none" for s in SETTINGS))
         cells.append(" / ".join(f"{budget[s]['kb']:g}" if s in budget else "none" for s in SETTINGS))

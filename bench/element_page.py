@@ -7,8 +7,9 @@ changes), slider (a slider nobody moves), table (st.table, 4 x 4 numbers that ch
 numbers as one Markdown table), chart (another heatmap whose numbers change: Streamlit's own path, its data in
 the spec), lab_heatmap (this app's heatmap, ui.drawing.heatmap: its numbers a dataset beside a spec that stays,
 drawn on a canvas), lab_heatmap_unprinted (the same without its numbers printed in the cells), lab_grid (N maps
-of 7x7 as the panels of one chart, as the app draws a grid of heads: ui.drawing.render.show_grid). none:0 is the bare
-page.
+of 7x7 as the panels of one chart, as the app draws a grid of heads: ui.drawing.render.show_grid), columns (a row
+of two st.columns, a caption in each: two captions and three layout blocks), row (the same two captions in one
+horizontal st.container: one block). none:0 is the bare page.
 """
 
 import os
@@ -62,6 +63,10 @@ def extra(kind: str, i: int, values: np.ndarray) -> None:
         st.slider(f"A slider nobody moves ({i})", 0, 10, 3, key=f"still_{i}")
     elif kind == "metric":
         st.metric(f"Metric {i}", f"{values.flat[i % values.size]:.3f} bits")
+    elif kind in ("columns", "row"):
+        left, right = st.columns(2) if kind == "columns" else [st.container(horizontal=True, gap="medium")] * 2
+        left.caption(f"Left {i}: {values.flat[i % values.size]:.3f}")
+        right.caption(f"Right {i}: {values.flat[(i + 1) % values.size]:.3f}")
     elif kind == "formula":
         number = values.flat[i % values.size]
         st.caption(f"A caption with a formula whose number changes: $\\sqrt{{d_k}} = {number:.3f}$")

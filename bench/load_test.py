@@ -540,18 +540,49 @@ def start_py_spy(pid: int, seconds: float, out: Path) -> subprocess.Popen | None
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
+# Where a sample of the server's CPU went, by what it was doing (the first pattern that matches wins): the app's
+# own work against Streamlit's around it. A stack outside every script run is the server's event loop: messages
+# written to websockets, sessions made, the message each run starts with.
+WHERE = (
+    ("Streamlit outside the runs (messages sent, sessions, the event loop)",
+     lambda stack, leaf: "_run_script" not in stack),
+    ("Streamlit's st.* calls (elements, widgets, layout blocks)", lambda stack, leaf: "gather_metrics" in stack),
+    ("the core's maths (core/, NumPy)", lambda stack, leaf: re.search(r"\((core/|numpy/)", leaf) is not None),
+    ("chart designs built (Altair, JSON, deep copies)",
+     lambda stack, leaf: re.search(r"\((altair/|jsonschema/|json/|copy\.py)", leaf) is not None),
+    ("Arrow tables written (pyarrow)", lambda stack, leaf: "(pyarrow/" in leaf),
+    ("the app's Python (ui/, lessons/)",
+     lambda stack, leaf: re.search(r"\((ui/|lessons/|streamlit_app\.py)", leaf) is not None),
+    ("Streamlit in the runs, outside st.* calls (fragments, state)", lambda stack, leaf: "(streamlit/" in leaf),
+    ("other (the standard library, ...)", lambda stack, leaf: True),
+)
+
+
+def where_it_went(stack: str) -> str:
+    """The WHERE row a sampled stack (py-spy's raw format, frames joined by ';') belongs to."""
+    leaf = stack.rsplit(";", 1)[-1]
+    return next(name for name, test in WHERE if test(stack, leaf))
+
+
 def print_profile(path: Path, top: int = 25) -> None:
-    """Inclusive share of samples per function (file:line dropped), the app's and Streamlit's."""
+    """Where the server's CPU went (WHERE), then the inclusive share of samples per function (file:line dropped),
+    the app's and Streamlit's."""
     if not path.exists():
         return
     inclusive: dict[str, int] = {}
+    where: dict[str, int] = {}
     total = 0
     for line in path.read_text().splitlines():
         stack, _, count = line.rpartition(" ")
         total += int(count)
+        kind = where_it_went(stack)
+        where[kind] = where.get(kind, 0) + int(count)
         for frame in {re.sub(r":\d+\)$", ")", f) for f in stack.split(";")}:
             inclusive[frame] = inclusive.get(frame, 0) + int(count)
-    print(f"    profile ({total} samples holding the GIL), inclusive share:")
+    print(f"    profile ({total} samples holding the GIL), where they went:")
+    for kind, n in sorted(where.items(), key=lambda item: -item[1]):
+        print(f"      {100 * n / total:5.1f}%  {kind}")
+    print("    inclusive share:")
     interesting = [(n, f) for f, n in inclusive.items() if PROFILED.search(f)]
     for n, frame in sorted(interesting, reverse=True)[:top]:
         print(f"      {100 * n / total:5.1f}%  {frame[:140]}")

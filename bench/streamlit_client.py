@@ -478,6 +478,7 @@ class Render:
     # each download button's label -> the path of the file it holds (/media/…; "" for a file made at the click)
     downloads: dict[str, str] = field(default_factory=dict)
     elements: int = 0
+    blocks: int = 0  # layout blocks sent (columns, rows, containers, expanders): each a message, as an element is
     bytes: int = 0
     references: int = 0  # elements sent as a reference to one the browser's message cache holds
 
@@ -657,7 +658,8 @@ class Session:
             # After a run that ended early for a rerun (st.rerun) the browser shows this run's page, not both:
             # keep only the counts of what was sent.
             sent = self._current
-            self._current = Render(elements=sent.elements, bytes=sent.bytes, references=sent.references)
+            self._current = Render(elements=sent.elements, blocks=sent.blocks, bytes=sent.bytes,
+                                   references=sent.references)
             if msg.new_session.config.max_cached_message_age:
                 self.cache.max_age = msg.new_session.config.max_cached_message_age
             self.page_script_hash = msg.new_session.page_script_hash or self.page_script_hash
@@ -682,6 +684,7 @@ class Session:
         elif kind == "delta" and msg.delta.WhichOneof("type") == "new_element":
             self._element(msg.delta.new_element, msg.delta.fragment_id)
         elif kind == "delta" and msg.delta.WhichOneof("type") == "add_block":
+            self._current.blocks += 1
             block = msg.delta.add_block
             if block.WhichOneof("type") == "expandable" and block.expandable.id:
                 self._current.panels[block.expandable.label] = block.expandable.id

@@ -43,6 +43,13 @@ def element(fragment_id: str = "", **kind) -> ForwardMsg:
     return msg
 
 
+def block() -> ForwardMsg:
+    """A layout block (here a row of columns) added to the page."""
+    msg = ForwardMsg()
+    msg.delta.add_block.horizontal.SetInParent()
+    return msg
+
+
 def answer_form(fragment_id: str = FRAGMENT) -> list[ForwardMsg]:
     """What a student's page draws for a choice question: a radio and a Send button in a form, in a fragment."""
     return [element(fragment_id, markdown={"body": "#### Question 1\n\nWhich one?"}),
@@ -112,7 +119,7 @@ def test_a_run_reads_text_alerts_metrics_and_charts_and_a_rerun_replaces_what_th
             element(markdown={"body": "The reveal is next.", "element_type": 2}),  # a caption
             element(alert={"body": "Joined.", "format": 4}),
             element(metric={"label": "Answers so far", "body": "3 of 4"}),
-            element(vega_lite_chart={"spec": json.dumps(spec)}), finished()]])
+            element(vega_lite_chart={"spec": json.dumps(spec)}), block(), finished()]])
         return session, await session.rerun()
 
     session, render = asyncio.run(go())
@@ -123,6 +130,7 @@ def test_a_run_reads_text_alerts_metrics_and_charts_and_a_rerun_replaces_what_th
                                         "Answers so far: 3 of 4"]
     assert session.fields == {}  # the join form of the run cut short is not on the page any more
     assert render.elements == 7  # but it was sent
+    assert render.blocks == 1
 
 
 def test_inputs_send_what_the_browser_sends_and_refuse_what_it_would_not_take():
