@@ -6,6 +6,7 @@ import importlib
 import json
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
@@ -150,6 +151,8 @@ def chart_alt(chart) -> str:
 
 
 def chart_title(chart) -> str:
+    if isinstance(chart, Panel):
+        return chart.name
     title = chart_spec(chart).get("title", "")
     return title if isinstance(title, str) else title.get("text", "")
 
@@ -184,15 +187,40 @@ def chart_design(chart) -> dict:
     return design(chart_spec(chart))
 
 
+@dataclass(frozen=True)
+class Panel:
+    """One map of a chart of panels (ui.drawing.panels), by its name: chart_data() and matrix() read its cells."""
+
+    chart: object
+    name: str
+
+
 def chart_data(chart) -> pd.DataFrame:
     """The table a chart was drawn from (it travels beside the spec, as a named dataset; see
-    ui/drawing/chart_data.py)."""
+    ui/drawing/chart_data.py); of a Panel, its own rows."""
+    if isinstance(chart, Panel):
+        df = chart_data(chart.chart)
+        return df[df["panel"] == chart.name].reset_index(drop=True)
     assert not chart.proto.data.data, "chart data should travel as the named dataset, not as the chart's own"
     return ChartData.from_spec(chart_spec(chart)).frame()
 
 
+def panels(chart) -> list[Panel]:
+    """A chart of panels' maps, in their order (none for a chart that is not one)."""
+    return [Panel(chart, name) for name in panel_names(chart)]
+
+
+def panel_names(chart) -> list[str]:
+    """The names of a chart's panels, in their order (none for a chart that is not a chart of panels)."""
+    df = chart_data(chart)
+    return df.drop_duplicates("panel_i").sort_values("panel_i")["panel"].tolist() if "panel" in df else []
+
+
 def chart_by_title(at: AppTest, title: str):
-    """The first chart whose title starts with `title`."""
+    """The first map whose title starts with `title`: a panel of a chart of panels (a Panel), else a chart."""
+    for chart in charts(at):
+        if name := next((n for n in panel_names(chart) if n.startswith(title)), None):
+            return Panel(chart, name)
     for chart in charts(at):
         if chart_title(chart).startswith(title):
             return chart

@@ -48,10 +48,10 @@ def inside_head_section(a: dict, tokens: list[str]) -> None:
     h, d_k = focus - 1, a["Q"].shape[-1]
     title.header(f"Inside head {focus}")
     small = dict(VECTORS, cell_px=heatmap.MEDIUM_CELL_PX)
-    heatmaps(*[Heatmap(a[name][h], tokens, dim_labels(d_k), f"{name} of head {focus}", f"mh_{name}",
-                       f"{name}[{h}]", "(T, d_k)", dict(small, said_title=f"{name} of the head looked at"))
-               for name in "QKV"])
-    st.caption(prose.text("multi_head", "slices", head=focus, first=h * d_k, last=(h + 1) * d_k - 1))
+    views.panels("Q, K, V of this head, each on its own colour scale",
+                 *[Heatmap(a[name][h], tokens, dim_labels(d_k), f"{name} of head {focus}", f"mh_{name}", "",
+                           "(T, d_k)", small) for name in "QKV"], said_names=False)
+    st.caption(prose.text("multi_head", "slices", head=focus, first=h * d_k, last=(h + 1) * d_k - 1, top=d_k - 1))
     query = views.query_picker(tokens)
     heatmaps(
         Heatmap(a["weights"][h], tokens, tokens, f"Head {focus} weights: click a row", "mh_weights",

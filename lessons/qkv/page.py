@@ -21,6 +21,7 @@ from ui.state import controls, phone
 from ui.text import code_span, counted
 
 ROLES = {"Q": "what each token asks", "K": "what each token offers", "V": "what each token hands over"}
+OWN_SCALES = "each on its own colour scale"  # a chart's maps side by side (views.panels): compare colours within one
 
 compute = cached.single_head
 
@@ -35,14 +36,17 @@ def projections_section(a: dict) -> None:
     st.header("Three projections")
     D, d_k = a["W_Q"].shape
     settings = dict(diverging=True, x_title="output dim", y_title="input dim", cell_px=heatmap.SMALL_CELL_PX)
-    heatmaps(*[Heatmap(a[name], dim_labels(D), dim_labels(d_k), name, f"qkv_{name}", shape="(d_model, d_k)",
-                       settings=settings) for name in ("W_Q", "W_K", "W_V")])
+    names = ("W_Q", "W_K", "W_V")
+    views.panels(f"{', '.join(names)}, {OWN_SCALES}", *[
+        Heatmap(a[name], dim_labels(D), dim_labels(d_k), name, f"qkv_{name}", shape="(d_model, d_k)",
+                settings=settings) for name in names])
 
 
 def qkv_section(a: dict, tokens: list[str]) -> None:
     st.header("Queries, keys, values")
-    heatmaps(*[token_rows(a[name], tokens, f"{name}: {role}", f"qkv_{name}", name, cell_px=heatmap.MEDIUM_CELL_PX)
-               for name, role in ROLES.items()])
+    views.panels(f"Q, K, V, {OWN_SCALES}", *[
+        token_rows(a[name], tokens, f"{name}: {role}", f"qkv_{name}", name, cell_px=heatmap.SMALL_CELL_PX)
+        for name, role in ROLES.items()])
 
 
 def geometry_section(a: dict, tokens: list[str]) -> None:

@@ -12,7 +12,7 @@ from lessons.qkv.views import EMBEDDINGS_ROOM_PX
 from ui.drawing import heatmap
 from ui.frame import prose
 from ui.sections import trained_views as tv
-from ui.sections.views import heatmaps, square, token_rows
+from ui.sections.views import heatmaps, panels, square, token_rows
 
 
 def view() -> None:
@@ -32,8 +32,9 @@ def view() -> None:
     st.header(f"Queries, keys, values of {name}")
     prose.show("qkv", "trained_head" if layer == 0 else "trained_head_later", head=name, kind=kind,
                layer=layer + 1, before=layer, n=RULE_SENTENCES, off=tv.measured(kind)["off_accuracy"])
-    heatmaps(*[token_rows(np.asarray(a[x][h]), labels, f"{x.upper()} of {name}", f"qkv_tr_{x}", x.upper(),
-                          cell_px=heatmap.SMALL_CELL_PX) for x in "qkv"])
+    panels("Q, K, V, each on its own colour scale", *[
+        token_rows(np.asarray(a[x][h]), labels, f"{x.upper()} of {name}", f"qkv_tr_{x}", x.upper(),
+                   cell_px=heatmap.SMALL_CELL_PX) for x in "qkv"])
     st.header("Scores and weights")
     scores = square(np.asarray(a["scores"][h]), labels, f"scores of {name}", "qkv_tr_scores", "Q Kᵀ / √d_k",
                     diverging=True)

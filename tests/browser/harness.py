@@ -234,12 +234,13 @@ def chart(page, title: str):
     return page.locator(f'{CHART}[aria-label*="{quoted}"]').or_(page.locator(CHART, has_text=title))
 
 
-def wait_for_cells(page, title: str, rows: int, cols: int) -> None:
-    """The first chart titled `title` is drawn as a map of rows x cols cells, and the grey line under its title says
-    that shape. Vega's svg only (a module whose server draws its maps as svg: CHART_RENDERER, conftest.py): there each
-    cell is an element. Neither the shape nor the counts are in a map's name (ui.drawing.alt_text), and a map of a new
-    shape whose cells keep their size is the view drawn before, its rows swapped (ui.drawing.render.heading)."""
+def wait_for_cells(page, title: str, rows: int, cols: int, maps: int = 1) -> None:
+    """The first chart titled `title` is drawn as a map of rows x cols cells (maps: as that many, the panels of one
+    chart: ui.drawing.panels), and the grey line under its title says that shape. Vega's svg only (a module whose
+    server draws its maps as svg: CHART_RENDERER, conftest.py): there each cell is an element. Neither the shape
+    nor the counts are in a map's name (ui.drawing.alt_text), and a map of a new shape whose cells keep their size
+    is the view drawn before, its rows swapped (ui.drawing.render.heading)."""
     drawn = page.locator(CHART, has=page.locator("g.role-title-text text", has_text=title)).first
-    expect(drawn.locator(CELL)).to_have_count(rows * cols, timeout=RERUN_TIMEOUT_MS)
+    expect(drawn.locator(CELL)).to_have_count(rows * cols * maps, timeout=RERUN_TIMEOUT_MS)
     expect(drawn.locator("g.role-title-subtitle text", has_text=f"shape ({rows}, {cols})")).to_have_count(
         1, timeout=RERUN_TIMEOUT_MS)

@@ -83,8 +83,8 @@ def test_deep_link_is_the_first_request(fresh_servers, page, lesson):
 def test_keyboard_slider_redraws_the_chart(server, page):
     page.goto(f"{server.url}/qkv")
     wait_until_drawn(page)
-    q_title = "Q: what each token asks"
-    wait_for_cells(page, q_title, 7, 8)  # T = 7 tokens, d_k = 8
+    q_title = "Q, K, V"  # Q, K and V: the three panels of one chart
+    wait_for_cells(page, q_title, 7, 8, maps=3)  # T = 7 tokens, d_k = 8
     before = chart(page, q_title).screenshot()
     assert "d_k" not in page.url
 
@@ -92,13 +92,13 @@ def test_keyboard_slider_redraws_the_chart(server, page):
     slider.focus()
     page.keyboard.press("ArrowRight")
     page.wait_for_url("**d_k=9**", timeout=RERUN_TIMEOUT_MS)
-    wait_for_cells(page, q_title, 7, 9)
+    wait_for_cells(page, q_title, 7, 9, maps=3)
     assert chart(page, q_title).screenshot() != before
 
     slider.focus()  # the run just ended may have drawn the slider again
     page.keyboard.press("End")
     page.wait_for_url("**d_k=64**", timeout=RERUN_TIMEOUT_MS)
-    wait_for_cells(page, q_title, 7, 64)  # the run for d_k = 64 has begun, so the next wait is for its end
+    wait_for_cells(page, q_title, 7, 64, maps=3)  # the run for d_k = 64 has begun, so the next wait is for its end
     wait_until_drawn(page, RERUN_TIMEOUT_MS)
     expect(slider).to_have_attribute("aria-valuetext", "64")
     expect(page.locator(EXCEPTION)).to_have_count(0)
@@ -110,7 +110,7 @@ def test_keyboard_slider_redraws_the_chart(server, page):
     other.set_default_timeout(PAGE_TIMEOUT_MS)
     other.goto(page.url)
     wait_until_drawn(other)
-    wait_for_cells(other, q_title, 7, 64)
+    wait_for_cells(other, q_title, 7, 64, maps=3)
     other.close()
 
 

@@ -101,13 +101,15 @@ TITLE = "g.role-title-text text"  # a chart's title
 
 
 def test_a_shape_line_follows_a_move_in_the_chart_drawn_before(server, browser):
-    """d_k 8 -> 9 on QKV: the grey line under Q's title says Q's new shape, read from the chart's data
+    """d_k 8 -> 7 on QKV: the grey line under the title of Q, K and V (the panels of one chart, ui.drawing.panels,
+    whose cells stay as they were from d_k 7 to 8) says their new shape, read from the chart's data
     (ui.drawing.render.heading), in the very svg drawn before the move: the browser kept the chart and swapped its
     rows in, as it does when a move changes numbers only."""
     context = browser.new_context(viewport=SCREENS["projector"])
     try:
-        _follows(server, context.new_page(), "qkv", SUBTITLE, "Q · shape (7, 8) = (T, d_k)",
-                 '[data-testid="stSidebar"]', "d_k (query/key size)", "d_k=9", "Q · shape (7, 9) = (T, d_k)")
+        _follows(server, context.new_page(), "qkv", SUBTITLE, "each map · shape (7, 8) = (T, d_k)",
+                 '[data-testid="stSidebar"]', "d_k (query/key size)", "d_k=7", "each map · shape (7, 7) = (T, d_k)",
+                 key="ArrowLeft")
     finally:
         context.close()
 
@@ -124,9 +126,10 @@ def test_a_title_follows_a_move_in_the_chart_drawn_before(server, browser):
 
 
 def _follows(server, page, path: str, selector: str, before: str, within: str, slider_name: str, in_url: str,
-             after: str) -> None:
+             after: str, key: str = "ArrowRight") -> None:
     """On page `path`, the text `before` (a title's or a shape line's, by selector) becomes `after` in the svg that
-    drew it once the slider named slider_name (in `within`) moves a step right and the link says in_url."""
+    drew it once the slider named slider_name (in `within`) moves a step (right, or as `key` says) and the link says
+    in_url."""
     errors = []
     page.on("pageerror", lambda error: errors.append(str(error)))
     page.goto(f"{server.url}/{path}")
@@ -136,7 +139,7 @@ def _follows(server, page, path: str, selector: str, before: str, within: str, s
         if (t.textContent === before) t.closest('svg').dataset.drawnBefore = 'yes'; }""", [selector, before])
     slider = page.locator(within).get_by_role("slider", name=slider_name)
     slider.focus()
-    page.keyboard.press("ArrowRight")
+    page.keyboard.press(key)
     page.wait_for_url(f"**{in_url}**", timeout=RERUN_TIMEOUT_MS)
     kept = page.locator(f"svg[data-drawn-before=yes] {selector}", has_text=after)
     expect(kept).to_have_count(1, timeout=RERUN_TIMEOUT_MS)

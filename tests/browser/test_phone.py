@@ -9,6 +9,7 @@ needs and how it skips without it: tests/browser/harness.py; one server for the 
 
 from __future__ import annotations
 
+import contextlib
 import re
 
 import pytest
@@ -185,21 +186,68 @@ def test_a_grid_of_maps_reflows_on_a_phone(server, phone):
     assert box["height"] > box["width"], box
 
 
-def test_a_wide_screen_keeps_the_wide_grid(server, browser):
-    """The same link on a desktop browser: the grid as wide as the page lays it out, far wider than a phone's
-    column (the phone's layout is the phone's alone)."""
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+@contextlib.contextmanager
+def desktop(browser, width: int = 1400, height: int = 1000):
+    """A tab of a desktop browser (its own context) at this size, closed after."""
+    context = browser.new_context(viewport={"width": width, "height": height})
     tab = context.new_page()
     tab.set_default_timeout(PAGE_TIMEOUT_MS)
     try:
+        yield tab
+    finally:
+        context.close()
+
+
+def test_a_wide_screen_keeps_the_wide_grid(server, browser):
+    """The same link on a desktop browser: the grid as wide as the page lays it out, far wider than a phone's
+    column (the phone's layout is the phone's alone)."""
+    with desktop(browser) as tab:
         tab.goto(f"{server.url}/multi-head?heads=4")
         wait_until_drawn(tab)
         grid = tab.locator(f'{CHART}[aria-label^="Grid of heatmaps, Attention weights, one map per head"]')
         expect(grid).to_be_visible()
         box = grid.bounding_box()
         assert box["width"] > 2 * PHONE["width"], box
-    finally:
-        context.close()
+
+
+PANEL_PAGES = ["qkv", "qkv?weights=trained", "multi-head", "qkv?d_k=16", "qkv?d_k=64"]
+PANELS = f'{CHART}[aria-label^="Heatmaps titled "]'  # maps of one shape as the panels of one chart
+# each chart of panels: its drawing's width, its frame's and the main column's (inside its padding)
+PANEL_WIDTHS = """charts => charts.map(c => {
+    const main = document.querySelector('[data-testid="stMainBlockContainer"]');
+    const style = getComputedStyle(main);
+    return {drawing: Math.round(c.querySelector('svg.marks, canvas.marks').getBoundingClientRect().width),
+            column: Math.round(main.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight)),
+            box: c.getBoundingClientRect().height};
+})"""
+
+
+@pytest.mark.parametrize("path", PANEL_PAGES)
+def test_maps_drawn_as_panels_stand_one_a_row_on_a_phone(server, phone, path):
+    """QKV's W_Q, W_K, W_V and Q, K, V, and Multi-head's Q, K, V of a head: one chart each (ui.drawing.panels),
+    whose panels stand one under another on a phone, inside its column, whatever d_k and the labels."""
+    phone.goto(f"{server.url}/{path}")
+    wait_until_drawn(phone)
+    charts = phone.locator(PANELS)
+    expect(charts.first).to_be_visible()
+    for fit in charts.evaluate_all(PANEL_WIDTHS):
+        assert fit["drawing"] <= fit["column"], f"{path}: {fit}"
+        assert fit["box"] > fit["drawing"], f"{path}: three panels one under another are taller than wide: {fit}"
+
+
+@pytest.mark.parametrize("path", PANEL_PAGES)
+def test_maps_drawn_as_panels_fit_a_desktop_column(server, browser, path):
+    """At 1280 x 720, the sidebar open, each chart of panels fits the main column (ui.drawing.panels.layout's
+    measures of a panel are Chromium's), three to a row where their cells have room (QKV's defaults)."""
+    with desktop(browser, 1280, 720) as tab:
+        tab.goto(f"{server.url}/{path}")
+        wait_until_drawn(tab)
+        charts = tab.locator(PANELS)
+        expect(charts.first).to_be_visible()
+        fits = charts.evaluate_all(PANEL_WIDTHS)
+        assert all(fit["drawing"] <= fit["column"] for fit in fits), f"{path}: {fits}"
+        if path == "qkv":  # at the defaults each chart's three panels stand side by side: wider than tall
+            assert all(fit["drawing"] > fit["box"] for fit in fits), fits
 
 
 def test_the_main_control_and_its_chart_are_in_view_together_on_a_phone(server, phone):

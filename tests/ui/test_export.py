@@ -32,6 +32,7 @@ from tests.apptest_helpers import (
     charts,
     matrix,
     ok,
+    panels,
     run_app,
     run_page,
     shown_matrix,
@@ -50,8 +51,9 @@ LABEL = "Export the matrices on this page (CSV, PNG, SVG)"
 
 def heatmaps(at: AppTest) -> list:
     """The heatmaps on screen: the charts drawn by ui.drawing.heatmap, each named "Heatmap, ..." for a screen
-    reader."""
-    return [c for c in charts(at) if chart_alt(c).startswith("Heatmap, ")]
+    reader, and each map of a chart of panels (ui.drawing.panels, "Heatmaps titled ...") as a Panel."""
+    return [m for c in charts(at) for m in ([c] if chart_alt(c).startswith("Heatmap, ") else
+                                            panels(c) if chart_alt(c).startswith("Heatmaps titled ") else [])]
 
 
 def drawn(at: AppTest) -> list[dict]:

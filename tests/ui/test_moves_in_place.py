@@ -8,10 +8,10 @@ into the spec's description before it compares. Each case of MOVES moves one con
 never shapes, and compares the specs and alts sent before and after; the numbers themselves must have changed
 somewhere. Circuit's seed also changes its maps' labels (the random letters drawn): labels are data too.
 
-Each case of MOVES_OF_SHAPE changes a matrix's shape but not its cells' size (d_k from 8 to 10: Q and K grow two
-columns, their cells as they were), and keeps every spec too: a map's size is its cells' (its steps), its shape line,
-the grey line under its title, is read from its data (ui.drawing.render.heading), and its alt text names no count
-(ui.drawing.alt_text). That the browser draws the new line in the chart it kept is checked in Chromium
+Each case of MOVES_OF_SHAPE changes a matrix's shape but not its cells' size (d_k from 8 to 10 on Masking: Q and K
+grow two columns, their cells as they were), and keeps every spec too: a map's size is its cells' (its steps), its
+shape line, the grey line under its title, is read from its data (ui.drawing.render.heading), and its alt text names
+no count (ui.drawing.alt_text). That the browser draws the new line in the chart it kept is checked in Chromium
 (tests/browser/test_browser_drawings.py).
 
 Each case of MOVES_OF_TITLE changes what a title says (the row looked at, a temperature, a head): such a title is
@@ -84,7 +84,9 @@ def test_a_move_of_a_charts_own_slider_sends_every_chart_as_it_was():
 
 
 MOVES_OF_SHAPE = [  # (lesson, slider key, a new value): moves that change a matrix's shape, not its cells' size
-    ("qkv", "d_k", 10),
+    # QKV's W_Q, W_K, W_V and Q, K, V stand as the panels of one chart each, whose cells shrink as d_k grows so that
+    # three panels still fit a row (ui.drawing.panels.layout): from d_k 8, 7 keeps their cells, 9 does not
+    ("qkv", "d_k", 7),
     ("masking", "d_k", 10),
 ]
 

@@ -88,11 +88,26 @@ def heatmap(title: str, row_title: str = "query", col_title: str = "key", shape_
     that spells sizes out ("= (T, 2·8)") is left out. title_read: the map reads its title from its table, and
     title is the part of it no control changes. from_scores: its table holds scores, whose weights it shows."""
     shape = f" The matrix is {_SIZES.sub('', said_shape)}." if said_shape else ""
+    numbers = FROM_SCORES if from_scores else CELLS_AND_SHAPE if shape_line else CELLS
+    return finished(f"{_named(title, 'Heatmap')}.{shape}{_axes(row_title, col_title)}", numbers, title_read)
+
+
+def _axes(row_title: str, col_title: str) -> str:
+    """" One row per token and one column per dimension.": what a map's rows and columns stand for."""
     parts = [f"one row per {row_title}" if row_title else "", f"one column per {col_title}" if col_title else ""]
     said = " and ".join(part for part in parts if part)
-    axes = f" {said[0].upper()}{said[1:]}." if said else ""
-    numbers = FROM_SCORES if from_scores else CELLS_AND_SHAPE if shape_line else CELLS
-    return finished(f"{_named(title, 'Heatmap')}.{shape}{axes}", numbers, title_read)
+    return f" {said[0].upper()}{said[1:]}." if said else ""
+
+
+def panels(title: str, count: int, row_title: str = "query", col_title: str = "key", said_shape: str = "",
+           names: tuple[str, ...] = ()) -> str:
+    """Maps of one shape, the panels of one chart (ui.drawing.panels): its title, how many (a page draws the same
+    number always), their shape in symbols, what their rows and columns stand for, and their names when given (names
+    no control changes: "Q: what each token asks", not "Q of head 3"); each cell's row in the table names its map."""
+    shape = f" Each matrix is {_SIZES.sub('', said_shape)}." if said_shape else ""
+    named = f" Their names: {_names(names)}." if names else ""
+    return finished(f"Heatmaps titled \"{title}\": {count} maps in one chart, each with its own legend and its name "
+                    f"in a header above it.{named}{shape}{_axes(row_title, col_title)}", PANELS + SHAPE_LINE)
 
 
 _SIZES = re.compile(r" = \([^()]*\d[^()]*\)")  # "= (T, 2·8)" in a shape: the sizes a slider set, as numbers
@@ -143,6 +158,7 @@ def grid(title: str, row_title: str = "query", col_title: str = "key", title_rea
 
 
 PANELS = " Show data opens a table of its numbers, one row per cell, with the name of its map in column \"panel\"."
+SHAPE_LINE = " The maps' shape, in numbers, is in the only filled cell of column \"shape line\"."
 
 
 @functools.cache

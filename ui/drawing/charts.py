@@ -142,6 +142,10 @@ def cell_size(n_cols: int, cell_px: int = CELL_PX, max_width: int = 520) -> int:
     return max([c for c in _CELL_SIZES if c <= fit], default=_CELL_SIZES[0])
 
 
+def cell_at_least(size_px: int) -> int:  # the smallest snapped size of at least size_px (else the largest)
+    return min((c for c in _CELL_SIZES if c >= size_px), default=_CELL_SIZES[-1])
+
+
 def px(size: int, font_scale: float) -> int:
     """A type size scaled for presenter mode, in whole pixels."""
     return round(size * font_scale)
@@ -302,12 +306,12 @@ def _numbers(base, tooltip, scheme: str, domain, font_scale: float):
     """Each cell's number, where every number fits its cell, in the ink that reads on the cell's colour."""
     text_px = px(CELL_TEXT_PX, font_scale)
     char_px = CHAR_EM * text_px
-    # all of a matrix's numbers or none: the widest decides, so no cell is left blank among numbers
+    # a map's numbers all or none (the widest decides); groupby, even empty, or Vega-Lite fails in a facet's panels
     fits = f"bandwidth('x') >= datum._widest * {char_px:g} + 4 && bandwidth('y') >= {text_px + 2}"
     text = base.mark_text(fontSize=text_px, font=FONT).transform_calculate(
-        _chars="length(datum.text)").transform_joinaggregate(_widest="max(_chars)")
+        _chars="length(datum.text)").transform_joinaggregate(_widest="max(_chars)", groupby=[])
     if domain is None:
-        text = text.transform_joinaggregate(_lo="min(value)", _hi="max(value)")
+        text = text.transform_joinaggregate(_lo="min(value)", _hi="max(value)", groupby=[])
     for step in colours.scale_position(scheme == DIVERGING, domain):
         text = text.transform_calculate(**{step["as"]: step["calculate"]})
     return text.encode(
@@ -317,16 +321,17 @@ def _numbers(base, tooltip, scheme: str, domain, font_scale: float):
     )
 
 
-def grid_frame(matrices, panel_labels: Sequence[str], row_labels, col_labels) -> ChartData:
-    """Small multiples: (P, R, C) matrices -> one heatmap_frame per panel (without cell text), one after
-    another, with the panel's index in `panel_i` and its name in the label column `panel`."""
+def grid_frame(matrices, panel_labels: Sequence[str], row_labels, col_labels, with_text: bool = False) -> ChartData:
+    """Small multiples: (P, R, C) matrices -> one heatmap_frame per panel (with_text: with its cells' text), one
+    after another, with the panel's index in `panel_i` and its name in the label column `panel`."""
     m = np.asarray(matrices, dtype=np.float64)
     P, R, C = m.shape
     rows, cols = unique_labels(list(row_labels)), unique_labels(list(col_labels))
     if (len(rows), len(cols), len(panel_labels)) != (R, C, P):
         raise ValueError(f"{P} panels of {R} x {C} but {len(panel_labels)} panel names, {len(rows)} row labels "
                          f"and {len(cols)} column labels.")
-    return ChartData({"value": number_array(m)}, {"row": rows, "col": cols, "panel": list(panel_labels)},
+    text = {"text": _printed(m, 2)} if with_text else {}  # with_text: a chart that prints numbers (up to 16 x 16)
+    return ChartData({"value": number_array(m), **text}, {"row": rows, "col": cols, "panel": list(panel_labels)},
                      grid=(("panel_i", P), ("row_i", R), ("col_i", C)))
 
 

@@ -1,0 +1,100 @@
+"""Maps of one shape as the panels of one chart (ui.drawing.panels): each keeps its own colour scale, legend and
+axes; the row of panels fits a desktop's main column, or a phone's one panel a row, as Vega lays it out; a file of
+one panel is that map as a heatmap of its own. In the pages: tests/lessons/test_page_qkv.py (the numbers are core's),
+tests/ui/test_moves_in_place.py (a move keeps the chart), tests/browser/test_browser.py (drawn in Chromium)."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+import vl_convert
+
+from tests.ui.test_phone_layout import ANDROID, DESKTOP, agent  # noqa: F401  (a fixture)
+from ui.drawing import alt_text, charts, panels
+from ui.drawing.chart_data import ChartData
+
+QKV = ["Q: what each token asks", "K: what each token offers", "V: what each token hands over"]
+TOKENS = "The cat sat on the warm mat".split()
+LONG = "internationalisation of understanding requires patience and".split()
+
+
+def frame(P: int, rows: list[str], d: int, seed: int = 0) -> tuple[np.ndarray, ChartData]:
+    m = np.random.default_rng(seed).normal(size=(P, len(rows), d)) * np.arange(1, P + 1)[:, None, None]
+    return m, charts.grid_frame(m, QKV[:P], rows, [f"d{j}" for j in range(d)], with_text=True)
+
+
+def drawn(data: ChartData, cell: int, columns: int) -> tuple[float, str]:
+    """The chart's width in Vega's layout, and its svg."""
+    spec = panels.panels_chart(columns=columns, cell_px=cell, x_title="dimension", y_title="token", diverging=True,
+                               data=data.frame()).to_dict()  # validated against Vega-Lite's schema
+    spec["title"] = {"text": "Q, K, V", "subtitle": "each · shape (7, 8) = (T, d_k)", "anchor": "start"}
+    svg = vl_convert.vegalite_to_svg(spec)
+    return float(re.search(r'width="([\d.]+)"', svg).group(1)), svg
+
+
+@pytest.mark.parametrize("rows", [TOKENS, LONG])
+@pytest.mark.parametrize("d", [2, 4, 8, 16, 64])
+@pytest.mark.parametrize(("ua", "room"), [(DESKTOP, panels.ROW_PX), (ANDROID, 358)])
+def test_the_panels_fit_their_row(agent, ua, room, rows, d):  # noqa: F811
+    """Laid out as panels.layout decides, the chart is no wider than the room it has: a desktop's main column with
+    the sidebar open, or a phone's, where each panel has a row of its own."""
+    agent(ua)
+    _, data = frame(3, rows, d)
+    printed = max(map(len, data.columns["text"]))
+    cell, columns = panels.layout(d, QKV, rows, 26, printed, 1.0)
+    width, _ = drawn(data, cell, columns)
+    assert width <= room, (cell, columns, width)
+    if ua == ANDROID:
+        assert columns == 1
+    elif d <= 8 and rows is TOKENS:  # the lessons' default sentence and d_k: Q, K, V side by side, as before
+        assert columns == 3
+
+
+def test_numbers_are_printed_where_the_cells_have_room(agent):  # noqa: F811
+    """Cells grow to hold a number when the panels still fit in a row (a d_k of 2), not otherwise (a d_k of 8)."""
+    agent(DESKTOP)
+    need = charts.number_width(5)  # "-0.12"
+    assert panels.layout(2, QKV, TOKENS, 26, 5, 1.0)[0] >= need
+    assert panels.layout(8, QKV, TOKENS, 26, 5, 1.0)[0] < need
+    cell, columns = panels.layout(2, QKV, TOKENS, 26, 5, 1.0)
+    m, data = frame(3, TOKENS, 2)
+    _, svg = drawn(data, cell, columns)
+    assert f">{m[0, 0, 0]:.2f}<" in svg and f">{m[2, -1, -1]:.2f}<" in svg
+
+
+def test_each_panel_keeps_its_own_colour_scale_and_axes(agent):  # noqa: F811
+    """Three legends, one under each panel, each spanning its own map's values (V's are three times Q's); and each
+    panel has its own row and column labels, a panel on a second row included."""
+    agent(DESKTOP)
+    _, data = frame(3, TOKENS, 4)
+    _, svg = drawn(data, 26, 2)
+    assert svg.count('class="mark-group role-legend"') == 3
+    assert svg.count(">warm<") == 3 and svg.count(">d3<") == 3
+    for name in QKV:
+        assert f">{name}<" in svg
+
+
+def test_a_panel_as_a_file_is_its_map_alone():
+    m, _ = frame(3, TOKENS, 8)
+    look = dict(x_title="dimension", y_title="token", diverging=True, annotate=True)
+    spec = panels.file_spec(m[1], TOKENS, [f"d{j}" for j in range(8)], QKV[1], "K · shape (7, 8) = (T, d_k)",
+                            "(T, d_k)", 39, 1.0, look)
+    assert spec["title"]["text"] == QKV[1] and spec["title"]["subtitle"] == "K · shape (7, 8) = (T, d_k)"
+    assert spec["description"].startswith(f"Heatmap, {QKV[1]}. The matrix is (T, d_k).")
+    table = ChartData.from_spec(spec).frame()
+    np.testing.assert_allclose(table.sort_values(["row_i", "col_i"])["value"].to_numpy(), m[1].ravel(), atol=5e-5)
+    svg = vl_convert.vegalite_to_svg(spec)
+    assert f">{m[1, 0, 0]:.2f}<" in svg  # drawn from the file alone, its numbers printed in cells that hold them
+
+
+@pytest.mark.parametrize("names", [tuple(QKV), ("W_Q", "W_K", "W_V"), ()])
+def test_the_text_for_a_screen_reader_is_whole(names):
+    """Said whole, never cut short (alt_text.MAX_CHARS): the title, the names when they are said, the shape in
+    symbols, what rows and columns stand for, and where the numbers and the shape line are."""
+    said = alt_text.panels("Q, K, V, each on its own colour scale", 3, "token", "dimension", "(T, d_k)", names)
+    assert len(said) <= alt_text.MAX_CHARS
+    assert said.startswith('Heatmaps titled "Q, K, V, each on its own colour scale": 3 maps in one chart')
+    assert all(name in said for name in names) and "Each matrix is (T, d_k)." in said
+    assert said.endswith(alt_text.PANELS + alt_text.SHAPE_LINE)

@@ -1,0 +1,149 @@
+"""Maps of one shape side by side, drawn as the panels of one chart: W_Q, W_K and W_V; Q, K and V.
+
+    panels.show(np.stack([Q, K, V]), ["Q", "K", "V"], tokens, dims, "Q, K, V", "each · shape (7, 8) = (T, d_k)", ...)
+
+A map that is a chart of its own costs a move about 11 ms in the browser and 1.6 ms of the server's CPU; the same
+map as one panel of a chart, 4.6 and 0.7 (bench/README.md, element_costs.py): most of a map's cost is its being a
+chart at all. So maps that stand side by side and share their labels go as one chart. The panels keep what the
+maps had apart: each its own colour scale and legend (resolved independently: a map's colours say what they said
+on their own), its own axes (a panel wrapped onto a second row keeps its column labels), its name in a header above
+it. One shape line under the chart's title serves them all, read from its table, as a map's is
+(ui.drawing.render.heading). The export panel keeps each map as a matrix and a chart of its own.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+
+import altair as alt
+import numpy as np
+import pandas as pd
+
+from ui.drawing import alt_text, charts, export, heatmap, render, resize, send
+from ui.state import phone, presenter
+
+# The main column of a 1280 px window with the sidebar open (measured in Chromium): the narrowest desktop a row of
+# panels must fit.
+ROW_PX = 820
+# What a panel takes besides its cells, at a type scale of 1, as Chromium draws it (tests/ui/test_panels.py holds
+# these to Vega's layout, bench/README.md to Chromium's):
+LEGEND_PX = 170  # its colour legend under it, when wider than its cells (charts._cells' gradient, 160 px, and labels)
+CHAR_PX = 7  # a character of a row label (a little over their average width)
+NAME_CHAR_PX = 6.6  # a character of its name, bold, at the labels' size
+OVERHANG_PX = 14  # its last column's label, slanted, past its last cell
+LABEL_LIMIT_PX = 90  # the longest row label drawn (charts._axes' labelLimit): a longer one is cut short
+EDGE_PX = 46  # its row axis's title and ticks, and the space between panels
+SMALLEST_CELL_PX = 3  # 64 columns in a phone's column: the axes keep every label they have room for (charts.label_look)
+
+
+@resize.resizable
+def panels_chart(columns: int = 3, title: str = "", cell_px: int = charts.CELL_PX, x_title: str = "key",
+                 y_title: str = "query", diverging: bool = False, annotate: bool = True, font_scale: float = 1.0,
+                 data: pd.DataFrame | None = None) -> alt.Chart:
+    """Heatmaps of one shape as a facet of `columns` panels to a row, each drawn as charts.heatmap_chart draws a
+    map (its cells, its numbers where they fit, its legend under it), each on a colour scale of its own and with
+    axes of its own, named by its header (the table's label column `panel`)."""
+    inner = charts.heatmap_chart(x_title=x_title, y_title=y_title, diverging=diverging, annotate=annotate,
+                                 cell_px=cell_px, font_scale=font_scale)
+    header = alt.Header(title=None, labelFontSize=charts.px(charts.LABEL_PX, font_scale), labelFontWeight="bold",
+                        labelAnchor="start", labelFont=charts.FONT)
+    chart = alt.layer(*inner.layer, data=data if data is not None else pd.DataFrame()).properties(
+        width=alt.Step(cell_px), height=alt.Step(cell_px)
+    ).facet(facet=alt.Facet("panel:N", sort=alt.EncodingSortField("panel_i"), title=None, header=header),
+            columns=columns).resolve_scale(color="independent").resolve_axis(x="independent", y="independent")
+    chart = charts.on_canvas(charts.themed(chart))
+    return chart.properties(title=title) if title else chart
+
+
+def layout(n_cols: int, names: list[str], row_labels: list[str], cell_px: int, printed: int, scale: float
+           ) -> tuple[int, int]:
+    """(cell_px, columns) for maps of n_cols columns, one a panel named by `names`, with these row labels, whose
+    widest number has `printed` characters: cells as asked, shrunk so that the panels fit side by side in a
+    desktop's main column (on a phone, one a row: each keeps its legend), grown to print the numbers when they
+    still fit; as many to a row as fit. On a projector (presenter mode) the cells are a desktop's, 1.5 times as
+    large, and the panels wrap as its column needs."""
+    room = Room(n_cols, len(names), max(map(len, names), default=0), max(map(len, row_labels), default=0))
+    if phone.on_phone():
+        return room.fitted(cell_px, printed, phone.COLUMN_PX, 1.0, alone=True)
+    if not presenter.presenting():
+        return room.fitted(cell_px, printed, ROW_PX, scale)
+    desktop, _ = room.fitted(cell_px, printed, ROW_PX, 1.0)
+    row = min(int(ROW_PX * scale), presenter.COLUMN_PX)
+    cell = round(desktop * scale)  # not snapped again: a desktop's cells, exactly as much larger as the type
+    return cell, room.columns(cell, row, scale)
+
+
+@dataclass(frozen=True)
+class Room:
+    """What decides how wide a panel is: its columns, how many panels, the longest name and row label."""
+
+    n_cols: int
+    panels: int
+    name_chars: int
+    label_chars: int
+
+    def beside(self, scale: float) -> int:
+        """A panel's width beside its cells: its row labels, its row axis and the space to the next."""
+        return int((min(self.label_chars * CHAR_PX, LABEL_LIMIT_PX) + EDGE_PX) * scale)
+
+    def width(self, cell: int, scale: float) -> int:
+        """A panel's width on cells of `cell` px: its cells and the label past them (or its legend or its name, if
+        wider), and beside."""
+        least = int(max(LEGEND_PX, self.name_chars * NAME_CHAR_PX) * scale)
+        return max(cell * self.n_cols + int(OVERHANG_PX * scale), least) + self.beside(scale)
+
+    def columns(self, cell: int, row: int, scale: float) -> int:
+        """How many panels to a row of `row` px."""
+        return max(1, min(self.panels, row // self.width(cell, scale)))
+
+    def fitted(self, cell_px: int, printed: int, row: int, scale: float, alone: bool = False) -> tuple[int, int]:
+        """(cell, columns) in a row of `row` px, each panel in its share of it (alone: the whole row); cells grown
+        to print numbers of `printed` characters when every panel still fits in the row."""
+        share = (row if alone else row // self.panels) - self.beside(scale) - int(OVERHANG_PX * scale)
+        cell = charts.cell_size(self.n_cols, int(cell_px * scale), max(share, self.n_cols))
+        if self.width(cell, scale) > row:  # too wide even alone (64 columns on a phone): smaller than any map snaps
+            cell = max(SMALLEST_CELL_PX, (row - self.beside(scale) - int(OVERHANG_PX * scale)) // self.n_cols)
+        need = charts.cell_at_least(charts.number_width(printed, scale)) if printed else 0
+        if cell < need and self.panels * self.width(need, scale) <= row:
+            cell = need
+        return cell, self.columns(cell, row, scale)
+
+
+def show(matrices, names: list[str], row_labels, col_labels, title: str, shape_line: str, file_lines: list[str],
+         said_shape: str = "", cell_px: int = heatmap.MEDIUM_CELL_PX, x_title: str = "dimension",
+         y_title: str = "token", diverging: bool = True, said_names: bool = True) -> None:
+    """Draw (P, R, C) matrices as P panels of one chart, each named by names[p], under its title (words no control
+    changes: it is part of the design) and one shape line (read from its table); each map
+    goes to the export panel under its name, with its own shape line (file_lines[p]) as its file's subtitle.
+    said_shape: the maps' shape in symbols, for the text a screen reader reads ("(T, d_k)"), which names the maps
+    too unless said_names is False (a name that says what a control set: "Q of head 3")."""
+    m = np.asarray(matrices, dtype=np.float64)
+    P, R, C = m.shape
+    annotate = max(R, C) <= charts.ANNOTATE_MAX_CELLS
+    data = charts.grid_frame(m, names, row_labels, col_labels, with_text=annotate)
+    printed = max(map(len, data.columns["text"]), default=0) if annotate else 0
+    scale = presenter.chart_scale()
+    cell, columns = layout(C, names, list(row_labels), cell_px, printed, scale)
+    look = dict(x_title=x_title, y_title=y_title, diverging=diverging, annotate=annotate)
+    text, design = render.chart_text(panels_chart, data, step=cell, columns=columns, title=title,
+                                     subtitle=shape_line,
+                                     shape_line_read=True, cell_px=charts.design_cell(cell, scale),
+                                     font_scale=scale, **look)
+    alt_ = alt_text.panels(title, P, y_title, x_title, said_shape, tuple(names) if said_names else ())
+    send.chart(text, design.width, data.arrow(shape_line=shape_line), alt=alt_)
+    rows, cols = list(row_labels), list(col_labels)
+    for matrix, name, line in zip(m, names, file_lines):
+        export.record(name, matrix, rows, cols,
+                      functools.partial(file_spec, matrix, rows, cols, name, line, said_shape, cell, scale, look))
+
+
+def file_spec(matrix: np.ndarray, rows: list, cols: list, title: str, subtitle: str, said_shape: str, cell_px: int,
+              scale: float, look: dict) -> dict:
+    """One map of the panels as a heatmap of its own, for a file, its numbers inside. Any thread may ask (a
+    download is made outside the page's run): so the type scale comes as an argument."""
+    design = render.spec_for(charts.heatmap_chart, title=title, subtitle=subtitle, cell_px=cell_px,
+                             font_scale=scale, **look)
+    spec = charts.heatmap_frame(matrix, rows, cols, with_text=look["annotate"]).inline(design)
+    # an SVG names itself by its description, as a map drawn alone does (ui.drawing.render.file_spec)
+    return {**spec, "description": alt_text.heatmap(title, look["y_title"], look["x_title"], said_shape=said_shape)}
