@@ -51,7 +51,8 @@ def inside_head_section(a: dict, tokens: list[str]) -> None:
     views.panels("Q, K, V of this head, each on its own colour scale",
                  *[Heatmap(a[name][h], tokens, dim_labels(d_k), f"{name} of head {focus}", f"mh_{name}", "",
                            "(T, d_k)", small) for name in "QKV"], said_names=False)
-    st.caption(prose.text("multi_head", "slices", head=focus, first=h * d_k, last=(h + 1) * d_k - 1, top=d_k - 1))
+    st.caption(prose.text("multi_head", "slices_one" if d_k == 1 else "slices", head=focus, first=h * d_k,
+                          last=(h + 1) * d_k - 1, top=d_k - 1))
     query = views.query_picker(tokens)
     heatmaps(
         Heatmap(a["weights"][h], tokens, tokens, f"Head {focus} weights: click a row", "mh_weights",

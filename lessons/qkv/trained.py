@@ -34,7 +34,7 @@ def view() -> None:
                layer=layer + 1, before=layer, n=RULE_SENTENCES, off=tv.measured(kind)["off_accuracy"])
     panels("Q, K, V, each on its own colour scale", *[
         token_rows(np.asarray(a[x][h]), labels, f"{x.upper()} of {name}", f"qkv_tr_{x}", x.upper(),
-                   cell_px=heatmap.SMALL_CELL_PX) for x in "qkv"])
+                   cell_px=heatmap.SMALL_CELL_PX) for x in "qkv"], said_names=False)  # names: the head read
     st.header("Scores and weights")
     scores = square(np.asarray(a["scores"][h]), labels, f"scores of {name}", "qkv_tr_scores", "Q Kᵀ / √d_k",
                     diverging=True)

@@ -114,6 +114,12 @@ def test_every_head_count_offered(H):
         assert any("more than one head" in i.value for i in at.info)
     else:
         assert panels(at, f"{H} heads, d_k = {16 // H}").shape[0] == H
+    # head 1 reads the first d_k columns of the projections, which its maps number from d0 (one column: said so)
+    d_k = 16 // H
+    said = ("Head 1 reads column 0 of X W_Q, X W_K and X W_V (each (T, D)), d0 in the maps above" if d_k == 1 else
+            f"Head 1 reads columns 0 to {d_k - 1} of X W_Q, X W_K and X W_V (each (T, D)), which the maps above "
+            f"number d0 to d{d_k - 1}")
+    assert said in captions(at)
 
 
 def test_only_divisors_are_offered():

@@ -106,8 +106,8 @@ def panels(title: str, count: int, row_title: str = "query", col_title: str = "k
     no control changes: "Q: what each token asks", not "Q of head 3"); each cell's row in the table names its map."""
     shape = f" Each matrix is {_SIZES.sub('', said_shape)}." if said_shape else ""
     named = f" Their names: {_names(names)}." if names else ""
-    return finished(f"Heatmaps titled \"{title}\": {count} maps in one chart, each with its own legend and its name "
-                    f"in a header above it.{named}{shape}{_axes(row_title, col_title)}", PANELS + SHAPE_LINE)
+    return finished(f"Heatmaps titled \"{title}\": {count} maps in one chart, each with its own colour legend and "
+                    f"its name in a header above it.{named}{shape}{_axes(row_title, col_title)}", PANELS + SHAPE_LINE)
 
 
 _SIZES = re.compile(r" = \([^()]*\d[^()]*\)")  # "= (T, 2·8)" in a shape: the sizes a slider set, as numbers

@@ -1,6 +1,7 @@
 """Maps of one shape side by side, drawn as the panels of one chart: W_Q, W_K and W_V; Q, K and V.
 
-    panels.show(np.stack([Q, K, V]), ["Q", "K", "V"], tokens, dims, "Q, K, V", "each · shape (7, 8) = (T, d_k)", ...)
+    panels.show(np.stack([Q, K, V]), ["Q", "K", "V"], tokens, dims, "Q, K, V, each on its own colour scale",
+                "each map · shape (7, 8) = (T, d_k)", ...)
 
 A map that is a chart of its own costs a move about 11 ms in the browser and 1.6 ms of the server's CPU; the same
 map as one panel of a chart, 4.6 and 0.7 (bench/README.md, element_costs.py): most of a map's cost is its being a
