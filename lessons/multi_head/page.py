@@ -48,7 +48,7 @@ def inside_head_section(a: dict, tokens: list[str]) -> None:
     h, d_k = focus - 1, a["Q"].shape[-1]
     title.header(f"Inside head {focus}")
     small = dict(VECTORS, cell_px=heatmap.MEDIUM_CELL_PX)
-    views.panels("Q, K, V of this head, each on its own colour scale",
+    views.panels("Q, K, V of this head",
                  *[Heatmap(a[name][h], tokens, dim_labels(d_k), f"{name} of head {focus}", f"mh_{name}", "",
                            "(T, d_k)", small) for name in "QKV"], said_names=False)
     st.caption(prose.text("multi_head", "slices_one" if d_k == 1 else "slices", head=focus, first=h * d_k,

@@ -21,7 +21,6 @@ from ui.state import controls, phone
 from ui.text import code_span, counted
 
 ROLES = {"Q": "what each token asks", "K": "what each token offers", "V": "what each token hands over"}
-OWN_SCALES = "each on its own colour scale"  # a chart's maps side by side (views.panels): compare colours within one
 
 compute = cached.single_head
 
@@ -37,14 +36,14 @@ def projections_section(a: dict) -> None:
     D, d_k = a["W_Q"].shape
     settings = dict(diverging=True, x_title="output dim", y_title="input dim", cell_px=heatmap.SMALL_CELL_PX)
     names = ("W_Q", "W_K", "W_V")
-    views.panels(f"{', '.join(names)}, {OWN_SCALES}", *[
+    views.panels(", ".join(names), *[
         Heatmap(a[name], dim_labels(D), dim_labels(d_k), name, f"qkv_{name}", shape="(d_model, d_k)",
                 settings=settings) for name in names])
 
 
 def qkv_section(a: dict, tokens: list[str]) -> None:
     st.header("Queries, keys, values")
-    views.panels(f"Q, K, V, {OWN_SCALES}", *[
+    views.panels("Q, K, V", *[
         token_rows(a[name], tokens, f"{name}: {role}", f"qkv_{name}", name, cell_px=heatmap.SMALL_CELL_PX)
         for name, role in ROLES.items()])
 

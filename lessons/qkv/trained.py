@@ -32,7 +32,7 @@ def view() -> None:
     st.header(f"Queries, keys, values of {name}")
     prose.show("qkv", "trained_head" if layer == 0 else "trained_head_later", head=name, kind=kind,
                layer=layer + 1, before=layer, n=RULE_SENTENCES, off=tv.measured(kind)["off_accuracy"])
-    panels("Q, K, V, each on its own colour scale", *[
+    panels("Q, K, V", *[
         token_rows(np.asarray(a[x][h]), labels, f"{x.upper()} of {name}", f"qkv_tr_{x}", x.upper(),
                    cell_px=heatmap.SMALL_CELL_PX) for x in "qkv"], said_names=False)  # names: the head read
     st.header("Scores and weights")
