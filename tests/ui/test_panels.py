@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import re
 
+import altair as alt
 import numpy as np
+import pandas as pd
 import pytest
 import vl_convert
 
@@ -27,11 +29,36 @@ def frame(P: int, rows: list[str], d: int, seed: int = 0) -> tuple[np.ndarray, C
 
 def drawn(data: ChartData, cell: int, columns: int) -> tuple[float, str]:
     """The chart's width in Vega's layout, and its svg."""
-    spec = panels.panels_chart(columns=columns, cell_px=cell, x_title="dimension", y_title="token", diverging=True,
-                               data=data.frame()).to_dict()  # validated against Vega-Lite's schema
+    design = panels.panels_design(columns=columns, cell_px=cell, x_title="dimension", y_title="token", diverging=True)
+    spec = {**design, "data": {"values": data.frame().to_dict("records")}}
+    alt.FacetChart.from_dict(spec, validate=True)  # a facet as Vega-Lite's schema has it
     spec["title"] = {"text": "Q, K, V", "subtitle": "each · shape (7, 8) = (T, d_k)", "anchor": "start"}
     svg = vl_convert.vegalite_to_svg(spec)
     return float(re.search(r'width="([\d.]+)"', svg).group(1)), svg
+
+
+def altairs(columns: int, cell_px: int, font_scale: float, **look) -> dict:
+    """The chart of panels as Altair builds it from charts.heatmap_chart: what panels_design writes by hand."""
+    inner = charts.heatmap_chart(cell_px=cell_px, font_scale=font_scale, **look)
+    header = alt.Header(title=None, labelFontSize=charts.px(charts.LABEL_PX, font_scale), labelFontWeight="bold",
+                        labelAnchor="start", labelFont=charts.FONT)
+    chart = alt.layer(*inner.layer, data=pd.DataFrame()).properties(
+        width=alt.Step(cell_px), height=alt.Step(cell_px)
+    ).facet(facet=alt.Facet("panel:N", sort=alt.EncodingSortField("panel_i"), title=None, header=header),
+            columns=columns).resolve_scale(color="independent").resolve_axis(x="independent", y="independent")
+    spec = charts.on_canvas(charts.themed(chart)).to_dict()
+    spec.pop("data"), spec.pop("datasets")
+    return spec
+
+
+@pytest.mark.parametrize("scale", [1.0, 1.5])
+@pytest.mark.parametrize("annotate", [True, False])
+@pytest.mark.parametrize("cell", [charts.CELL_PX, 13, 6])
+def test_the_design_is_the_facet_altair_builds(scale, annotate, cell):
+    """Written by hand around the heatmap's design (render's own, resized for these cells), the facet is the one
+    Altair builds from the heatmap's layers, for every cell size and type scale."""
+    look = dict(x_title="dimension", y_title="token", diverging=True, annotate=annotate)
+    assert panels.panels_design(columns=2, cell_px=cell, font_scale=scale, **look) == altairs(2, cell, scale, **look)
 
 
 @pytest.mark.parametrize("rows", [TOKENS, LONG])

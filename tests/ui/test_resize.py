@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from ui.drawing import charts, panels, render, resize
+from ui.drawing import charts, render, resize
 
 SCALES = (1.0, 1.5)  # a screen's type, and presenter mode's
 HEATMAPS = (  # the settings the pages give heatmap_chart, each way it can change the design
@@ -59,17 +59,6 @@ def test_a_resized_grid_is_the_one_built_for_its_cells(scale):
     for cell in cells(scale):
         assert resize.for_cells(base, cell, scale) == built(charts.grid_chart, cell_px=cell, font_scale=scale,
                                                             columns=2), cell
-
-
-@pytest.mark.parametrize("scale", SCALES)
-@pytest.mark.parametrize("annotate", [True, False])
-def test_a_resized_chart_of_panels_is_the_one_built_for_its_cells(scale, annotate):
-    assert panels.panels_chart in resize.RESIZABLE
-    settings = dict(font_scale=scale, columns=3, diverging=True, annotate=annotate, x_title="dimension",
-                    y_title="token")
-    base = built(panels.panels_chart, cell_px=charts.CELL_PX, **settings)
-    for cell in cells(scale):
-        assert resize.for_cells(base, cell, scale) == built(panels.panels_chart, cell_px=cell, **settings), cell
 
 
 def test_a_design_is_built_once_for_every_size_of_cells(monkeypatch):

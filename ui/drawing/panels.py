@@ -15,13 +15,12 @@ it. One shape line under the chart's title serves them all, read from its table,
 from __future__ import annotations
 
 import functools
+import json
 from dataclasses import dataclass
 
-import altair as alt
 import numpy as np
-import pandas as pd
 
-from ui.drawing import alt_text, charts, export, heatmap, render, resize, send
+from ui.drawing import alt_text, charts, export, heatmap, render, send
 from ui.state import phone, presenter
 
 # The main column of a 1280 px window with the sidebar open (measured in Chromium): the narrowest desktop a row of
@@ -36,25 +35,29 @@ OVERHANG_PX = 14  # its last column's label, slanted, past its last cell
 LABEL_LIMIT_PX = 90  # the longest row label drawn (charts._axes' labelLimit): a longer one is cut short
 EDGE_PX = 46  # its row axis's title and ticks, and the space between panels
 SMALLEST_CELL_PX = 3  # 64 columns in a phone's column: the axes keep every label they have room for (charts.label_look)
+PANEL_KEYS = ("layer", "width", "height")  # what of a heatmap's design each panel is; the rest is the chart's
 
 
-@resize.resizable
-def panels_chart(columns: int = 3, title: str = "", cell_px: int = charts.CELL_PX, x_title: str = "key",
-                 y_title: str = "query", diverging: bool = False, annotate: bool = True, font_scale: float = 1.0,
-                 data: pd.DataFrame | None = None) -> alt.Chart:
-    """Heatmaps of one shape as a facet of `columns` panels to a row, each drawn as charts.heatmap_chart draws a
-    map (its cells, its numbers where they fit, its legend under it), each on a colour scale of its own and with
-    axes of its own, named by its header (the table's label column `panel`)."""
-    inner = charts.heatmap_chart(x_title=x_title, y_title=y_title, diverging=diverging, annotate=annotate,
-                                 cell_px=cell_px, font_scale=font_scale)
-    header = alt.Header(title=None, labelFontSize=charts.px(charts.LABEL_PX, font_scale), labelFontWeight="bold",
-                        labelAnchor="start", labelFont=charts.FONT)
-    chart = alt.layer(*inner.layer, data=data if data is not None else pd.DataFrame()).properties(
-        width=alt.Step(cell_px), height=alt.Step(cell_px)
-    ).facet(facet=alt.Facet("panel:N", sort=alt.EncodingSortField("panel_i"), title=None, header=header),
-            columns=columns).resolve_scale(color="independent").resolve_axis(x="independent", y="independent")
-    chart = charts.on_canvas(charts.themed(chart))
-    return chart.properties(title=title) if title else chart
+def panels_design(columns: int = 3, cell_px: int = charts.CELL_PX, font_scale: float = 1.0, **look) -> dict:
+    """The design of heatmaps of one shape as a facet of `columns` panels to a row: each panel is the design
+    charts.heatmap_chart(cell_px=..., font_scale=..., **look) has (its cells, its numbers where they fit, its
+    legend under it), on a colour scale of its own and with axes of its own, named by its header (the table's
+    label column `panel`).
+
+    Written as Vega-Lite's facet around the heatmap's design, as render keeps it (shared with the maps drawn
+    alone, resized for other cells), not built with Altair: Altair copies the whole chart at each step, and a
+    facet took 140-300 ms to build, the interpreter held all along, while every student of a class arriving at
+    a fresh server waited (bench/README.md). tests/ui/test_panels.py holds it to the chart Altair builds."""
+    # select_rows as a map that is not clickable gives it (ui.drawing.heatmap): the same key, the same design
+    inner = render.spec_for(charts.heatmap_chart, cell_px=cell_px, font_scale=font_scale, select_rows=False, **look)
+    inner = json.loads(json.dumps(inner))  # a copy of its own: the heatmap's design is shared
+    header = {"labelAnchor": "start", "labelFont": charts.FONT, "labelFontSize": charts.px(charts.LABEL_PX, font_scale),
+              "labelFontWeight": "bold", "title": None}
+    spec = {key: value for key, value in inner.items() if key not in PANEL_KEYS}
+    return {**spec, "facet": {"field": "panel", "header": header, "sort": {"field": "panel_i"}, "title": None,
+                              "type": "nominal"},
+            "spec": {key: inner[key] for key in PANEL_KEYS if key in inner}, "columns": columns,
+            "resolve": {"axis": {"x": "independent", "y": "independent"}, "scale": {"color": "independent"}}}
 
 
 def layout(n_cols: int, names: list[str], row_labels: list[str], cell_px: int, printed: int, scale: float
@@ -127,7 +130,7 @@ def show(matrices, names: list[str], row_labels, col_labels, title: str, shape_l
     scale = presenter.chart_scale()
     cell, columns = layout(C, names, list(row_labels), cell_px, printed, scale)
     look = dict(x_title=x_title, y_title=y_title, diverging=diverging, annotate=annotate)
-    text, design = render.chart_text(panels_chart, data, step=cell, columns=columns, title=title,
+    text, design = render.chart_text(panels_design, data, step=cell, columns=columns, title=title,
                                      subtitle=shape_line,
                                      shape_line_read=True, cell_px=charts.design_cell(cell, scale),
                                      font_scale=scale, **look)

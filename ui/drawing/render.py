@@ -36,7 +36,8 @@ def _spec(builder: Callable, settings: tuple) -> dict:
     # Validation against the Vega-Lite schema is most of the build cost; the same design is validated
     # in the unit tests (tests/ui/test_charts.py), so skip it here.
     def build(settings: tuple = settings) -> dict:
-        spec = builder(**dict(settings)).to_dict(validate=False)
+        made = builder(**dict(settings))  # an Altair chart, or a design written as a dict (ui.drawing.panels)
+        spec = made if isinstance(made, dict) else made.to_dict(validate=False)
         spec.pop("data", None)
         spec.pop("datasets", None)
         return spec

@@ -13,14 +13,7 @@ from __future__ import annotations
 
 from ui.drawing import charts
 
-RESIZABLE = {charts.heatmap_chart, charts.grid_chart}  # builders whose design depends on cell_px only so
-
-
-def resizable(builder):
-    """A chart builder (decorated) whose design depends on cell_px only as heatmap_chart's does, through its steps
-    and its axis labels: its designs for other cells are resized, not built again (a facet of maps took 270 ms)."""
-    RESIZABLE.add(builder)
-    return builder
+RESIZABLE = (charts.heatmap_chart, charts.grid_chart)  # builders whose design depends on cell_px only so
 
 
 def for_cells(spec: dict, cell_px: int, font_scale: float = 1.0) -> dict:
