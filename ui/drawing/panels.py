@@ -35,6 +35,7 @@ OVERHANG_PX = 14  # its last column's label, slanted, past its last cell
 LABEL_LIMIT_PX = 90  # the longest row label drawn (charts._axes' labelLimit): a longer one is cut short
 EDGE_PX = 46  # its row axis's title and ticks, and the space between panels
 SMALLEST_CELL_PX = 3  # 64 columns in a phone's column: the axes keep every label they have room for (charts.label_look)
+SENT_SCALE_PREFIX = "concat_0_"  # what Vega-Lite puts before a scale's name in the one view of a vconcat
 PANEL_KEYS = ("layer", "width", "height")  # what of a heatmap's design each panel is; the rest is the chart's
 
 
@@ -50,7 +51,7 @@ def panels_design(columns: int = 3, cell_px: int = charts.CELL_PX, font_scale: f
     a fresh server waited (bench/README.md). tests/ui/test_panels.py holds it to the chart Altair builds."""
     # select_rows as a map that is not clickable gives it (ui.drawing.heatmap): the same key, the same design
     inner = render.spec_for(charts.heatmap_chart, cell_px=cell_px, font_scale=font_scale, select_rows=False, **look)
-    inner = json.loads(json.dumps(inner))  # a copy of its own: the heatmap's design is shared
+    inner = json.loads(sent_names(json.dumps(inner)))  # a copy of its own: the heatmap's design is shared
     header = {"labelAnchor": "start", "labelFont": charts.FONT, "labelFontSize": charts.px(charts.LABEL_PX, font_scale),
               "labelFontWeight": "bold", "title": None}
     spec = {key: value for key, value in inner.items() if key not in PANEL_KEYS}
@@ -58,6 +59,17 @@ def panels_design(columns: int = 3, cell_px: int = charts.CELL_PX, font_scale: f
                               "type": "nominal"},
             "spec": {key: inner[key] for key in PANEL_KEYS if key in inner}, "columns": columns,
             "resolve": {"axis": {"x": "independent", "y": "independent"}, "scale": {"color": "independent"}}}
+
+
+def sent_names(text: str) -> str:
+    """A heatmap's design (as JSON) with its expressions' scale names as Vega-Lite names them in a chart of panels
+    as sent: the facet is the one view of a vconcat (ui.drawing.chart_data.inner_kind), whose scales are
+    concat_0_x and concat_0_y. The test of whether a map's numbers fit its cells reads their width by the scale's
+    name; by "x" it read nothing there, and no panel printed its numbers (tests/ui/test_panels.py draws the chart
+    as sent)."""
+    for channel in ("x", "y"):
+        text = text.replace(f"bandwidth('{channel}')", f"bandwidth('{SENT_SCALE_PREFIX}{channel}')")
+    return text
 
 
 def layout(n_cols: int, names: list[str], row_labels: list[str], cell_px: int, printed: int, scale: float
