@@ -44,10 +44,13 @@ def compare_section(a: dict, tokens: list[str]) -> int:
                     shape="(T, T), rows sum to 1, 0 above the diagonal", picked=query))
     prose.show("masking", "row_0", row=numbers_text(a["weights_masked"][0]))
     views.explain_row(a["weights_masked"], a["V"], tokens, query, where="the masked weights")
-    heatmaps(token_rows(a["out_free"], tokens, "outputs without a mask", "masking_out_free", "out",
-                        cell_px=heatmap.SMALL_CELL_PX),
-             token_rows(a["out_masked"], tokens, "outputs with the causal mask", "masking_out", "out",
-                        "(T, d_k); row 0 equals V[0]", cell_px=heatmap.SMALL_CELL_PX))
+    # one quantity with and without the mask, compared cell by cell: one colour scale, so equal rows look equal
+    row_0 = ": row 0 = V[0]" if page.technical() else ""  # V[0] is the Technical text's (Simple: value rows)
+    views.panels("Outputs",
+                 token_rows(a["out_free"], tokens, "outputs without a mask", "masking_out_free", "out",
+                            cell_px=heatmap.SMALL_CELL_PX),
+                 token_rows(a["out_masked"], tokens, f"outputs with the causal mask{row_0}", "masking_out", "out",
+                            f"(T, d_k){row_0.replace(':', ';')}", cell_px=heatmap.SMALL_CELL_PX), shared=True)
     return query
 
 

@@ -20,7 +20,9 @@ from tests.apptest_helpers import (
     charts,
     matrix,
     ok,
+    panel_names,
     run_page,
+    sent_spec,
 )
 from ui.compute import model_store
 from ui.state.controls import DEFAULT_TEXT
@@ -48,6 +50,12 @@ def side_by_side(at: AppTest, left: str, right: str) -> None:
     for columns in rows(at.main):
         for a, b in itertools.pairwise(columns):
             if any(t.startswith(left) for t in a) and any(t.startswith(right) for t in b):
+                return
+    for chart in charts(at):  # or neighbouring panels of one chart, two or more to a row
+        spec = sent_spec(chart)
+        facet = spec["vconcat"][0] if "vconcat" in spec else spec  # a titled chart is its title above the chart
+        for a, b in itertools.pairwise(panel_names(chart)):
+            if a.startswith(left) and b.startswith(right) and facet.get("columns", 1) >= 2:
                 return
     raise AssertionError(f"{left!r} and {right!r} are not side by side")
 

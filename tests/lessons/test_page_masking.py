@@ -21,7 +21,9 @@ from tests.apptest_helpers import (
     matrix,
     numbered_title,
     ok,
+    panel_names,
     run_page,
+    sent_spec,
     seq_len,
     shown_table,
     texts,
@@ -111,7 +113,7 @@ def test_defaults(default_page):
     assert settings(at) == DEFAULTS
     assert [t.value for t in at.title] == [numbered_title("masking")]
     assert not at.warning and not at.info and not at.error
-    titles = [chart_title(c) for c in charts(at)]
+    titles = [chart_title(c) for c in charts(at)] + [name for c in charts(at) for name in panel_names(c)]
     for prefix in (*HEATMAPS, "max |change|", "row sums"):
         assert any(t.startswith(prefix) for t in titles), prefix
 
@@ -126,6 +128,22 @@ def test_defaults_chart_data_is_core(default_page):
     # the last row sees every key either way
     np.testing.assert_allclose(view["out_masked"][-1], view["out_free"][-1], atol=1e-15)
     assert "exactly **[1, 0, 0, 0, 0, 0, …]**" in texts(default_page)
+
+
+@pytest.mark.parametrize("level", ["technical", "simple"])
+def test_the_outputs_share_one_colour_scale(default_page, level):
+    """Outputs without and with the mask are one quantity, compared cell by cell: one colour scale, so the last
+    rows, equal in numbers, are equal in colour. Row 0 with the mask is V[0] exactly (the Technical name says so;
+    V is the Technical text's)."""
+    at = default_page if level == "technical" else ok(run_page(PAGE, {"level": "simple"}, timeout=120))
+    chart = next(c for c in charts(at) if chart_title(c).startswith("Outputs, "))
+    assert chart_title(chart).endswith(", on one colour scale")
+    spec = sent_spec(chart)
+    assert spec["vconcat"][0]["resolve"]["scale"]["color"] == "shared"
+    masked = "outputs with the causal mask" + (": row 0 = V[0]" if level == "technical" else "")
+    assert panel_names(chart) == ["outputs without a mask", masked]
+    view = assert_charts_match_core(default_page)[1]
+    assert (view["out_masked"][0] == view["V"][0]).all()  # exactly: its weights are [1, 0, ..., 0]
 
 
 def test_averaging_trick(default_page):
@@ -170,7 +188,7 @@ def test_no_peeking_defaults(default_page):
 
 def test_shapes_notice_and_code(default_page):
     shown = captions(default_page)
-    for caption in ("mask · shape (7, 7) = (T, T)", "out · shape (7, 8) = (T, d_k)", "changes · shape (7, 2)",
+    for caption in ("mask · shape (7, 7) = (T, T)", "each map · shape (7, 8) = (T, d_k)", "changes · shape (7, 2)",
                     "W · shape (7, 7)", "row sums · shape (7,) = (T,)"):
         assert caption in shown, caption
     text = texts(default_page)

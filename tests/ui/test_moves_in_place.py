@@ -84,10 +84,11 @@ def test_a_move_of_a_charts_own_slider_sends_every_chart_as_it_was():
 
 
 MOVES_OF_SHAPE = [  # (lesson, slider key, a new value): moves that change a matrix's shape, not its cells' size
-    # QKV's W_Q, W_K, W_V and Q, K, V stand as the panels of one chart each, whose cells shrink as d_k grows so that
-    # three panels still fit a row (ui.drawing.panels.layout): from d_k 8, 7 keeps their cells, 9 does not
+    # QKV's W_Q, W_K, W_V and Q, K, V, and Masking's outputs, stand as the panels of one chart each, whose cells
+    # shrink as d_k grows so that the panels still fit a row (ui.drawing.panels.layout): from d_k 8, 7 keeps their
+    # cells, 9 does not
     ("qkv", "d_k", 7),
-    ("masking", "d_k", 10),
+    ("masking", "d_k", 7),
 ]
 
 

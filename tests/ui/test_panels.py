@@ -127,3 +127,27 @@ def test_the_text_for_a_screen_reader_is_whole(names):
     assert said.startswith('Heatmaps titled "Q, K, V, each on its own colour scale": 3 maps in one chart')
     assert all(name in said for name in names) and "Each matrix is (T, d_k)." in said
     assert said.endswith(alt_text.PANELS + alt_text.SHAPE_LINE)
+
+
+def test_a_shared_scale_is_one_legend_and_one_ink_for_every_panel():
+    """shared: one quantity in two settings. One legend for both panels, and each number's ink chosen by where its
+    cell sits on that one scale: 1 is pale on a scale that reaches 10 (black ink), dark on its own (white)."""
+    m = np.zeros((2, 2, 2))
+    m[0], m[1] = [[-1.0, 1.0], [0.0, 0.5]], [[-10.0, 10.0], [0.0, 5.0]]
+    data = charts.grid_frame(m, ["A", "B"], ["r0", "r1"], ["c0", "c1"], with_text=True)
+    inks = {}
+    for shared in (False, True):
+        design = panels.panels_design(columns=2, cell_px=50, x_title="x", y_title="y", diverging=True, shared=shared)
+        svg = vl_convert.vegalite_to_svg(data.inline(design))
+        inks[shared] = dict((number, fill) for fill, number in re.findall(r'<text[^>]*fill="([^"]+)"[^>]*>(-?1\.00)<',
+                                                                            svg))
+        assert svg.count('class="mark-group role-legend"') == (1 if shared else 2)
+    assert inks[False] == {"-1.00": "#ffffff", "1.00": "#ffffff"}
+    assert inks[True] == {"-1.00": "#000000", "1.00": "#000000"}
+
+
+def test_a_shared_scale_is_said():
+    said = alt_text.panels("Outputs, on one colour scale", 2, "token", "dimension",
+                           "(T, d_k)", ("outputs without a mask", "outputs with the causal mask"), shared=True)
+    assert "one colour scale and one legend for all" in said and "its own colour legend" not in said
+    assert len(said) <= alt_text.MAX_CHARS

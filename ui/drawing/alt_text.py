@@ -100,14 +100,17 @@ def _axes(row_title: str, col_title: str) -> str:
 
 
 def panels(title: str, count: int, row_title: str = "query", col_title: str = "key", said_shape: str = "",
-           names: tuple[str, ...] = ()) -> str:
+           names: tuple[str, ...] = (), shared: bool = False) -> str:
     """Maps of one shape, the panels of one chart (ui.drawing.panels): its title, how many (a page draws the same
     number always), their shape in symbols, what their rows and columns stand for, and their names when given (names
-    no control changes: "Q: what each token asks", not "Q of head 3"); each cell's row in the table names its map."""
+    no control changes: "Q: what each token asks", not "Q of head 3"); each cell's row in the table names its map.
+    shared: the maps share one colour scale and its legend."""
     shape = f" Each matrix is {_SIZES.sub('', said_shape)}." if said_shape else ""
     named = f" Their names: {_names(names)}." if names else ""
-    return finished(f"Heatmaps titled \"{title}\": {count} maps in one chart, each with its own colour legend and "
-                    f"its name in a header above it.{named}{shape}{_axes(row_title, col_title)}", PANELS + SHAPE_LINE)
+    legend = "one colour scale and one legend for all (equal numbers, equal colours), each map with" if shared \
+        else "each with its own colour legend and"
+    return finished(f"Heatmaps titled \"{title}\": {count} maps in one chart, {legend} its name in a header above "
+                    f"it.{named}{shape}{_axes(row_title, col_title)}", PANELS + SHAPE_LINE)
 
 
 _SIZES = re.compile(r" = \([^()]*\d[^()]*\)")  # "= (T, 2·8)" in a shape: the sizes a slider set, as numbers

@@ -37,13 +37,16 @@ EDGE_PX = 46  # its row axis's title and ticks, and the space between panels
 SMALLEST_CELL_PX = 3  # 64 columns in a phone's column: the axes keep every label they have room for (charts.label_look)
 SENT_SCALE_PREFIX = "concat_0_"  # what Vega-Lite puts before a scale's name in the one view of a vconcat
 PANEL_KEYS = ("layer", "width", "height")  # what of a heatmap's design each panel is; the rest is the chart's
+EXTENT = {"_lo", "_hi"}  # the fields of the extent a map's numbers take their ink from (charts._numbers)
 
 
-def panels_design(columns: int = 3, cell_px: int = charts.CELL_PX, font_scale: float = 1.0, **look) -> dict:
+def panels_design(columns: int = 3, cell_px: int = charts.CELL_PX, font_scale: float = 1.0, shared: bool = False,
+                  **look) -> dict:
     """The design of heatmaps of one shape as a facet of `columns` panels to a row: each panel is the design
     charts.heatmap_chart(cell_px=..., font_scale=..., **look) has (its cells, its numbers where they fit, its
     legend under it), on a colour scale of its own and with axes of its own, named by its header (the table's
-    label column `panel`).
+    label column `panel`). shared: the panels share one colour scale, its legend under them all (one quantity in
+    two settings, compared cell by cell: the same colour is the same number in every panel).
 
     Written as Vega-Lite's facet around the heatmap's design, as render keeps it (shared with the maps drawn
     alone, resized for other cells), not built with Altair: Altair copies the whole chart at each step, and a
@@ -55,10 +58,18 @@ def panels_design(columns: int = 3, cell_px: int = charts.CELL_PX, font_scale: f
     header = {"labelAnchor": "start", "labelFont": charts.FONT, "labelFontSize": charts.px(charts.LABEL_PX, font_scale),
               "labelFontWeight": "bold", "title": None}
     spec = {key: value for key, value in inner.items() if key not in PANEL_KEYS}
-    return {**spec, "facet": {"field": "panel", "header": header, "sort": {"field": "panel_i"}, "title": None,
-                              "type": "nominal"},
-            "spec": {key: inner[key] for key in PANEL_KEYS if key in inner}, "columns": columns,
-            "resolve": {"axis": {"x": "independent", "y": "independent"}, "scale": {"color": "independent"}}}
+    facet = {**spec, "facet": {"field": "panel", "header": header, "sort": {"field": "panel_i"}, "title": None,
+                               "type": "nominal"},
+             "spec": {key: inner[key] for key in PANEL_KEYS if key in inner}, "columns": columns,
+             "resolve": {"axis": {"x": "independent", "y": "independent"},
+                         "scale": {"color": "shared" if shared else "independent"}}}
+    if shared:  # the numbers' ink follows the colour scale's extent: over every panel, not each its own
+        extent = [step for layer in facet["spec"]["layer"] for step in layer.get("transform", [])
+                  if step.get("joinaggregate") and {a["as"] for a in step["joinaggregate"]} == EXTENT]
+        for layer in facet["spec"]["layer"]:
+            layer["transform"] = [step for step in layer.get("transform", []) if step not in extent]
+        facet["transform"] = extent[:1]  # run before the facet splits the table into its panels
+    return facet
 
 
 def sent_names(text: str) -> str:
@@ -128,12 +139,13 @@ class Room:
 
 def show(matrices, names: list[str], row_labels, col_labels, title: str, shape_line: str, file_lines: list[str],
          said_shape: str = "", cell_px: int = heatmap.MEDIUM_CELL_PX, x_title: str = "dimension",
-         y_title: str = "token", diverging: bool = True, said_names: bool = True) -> None:
+         y_title: str = "token", diverging: bool = True, said_names: bool = True, shared: bool = False) -> None:
     """Draw (P, R, C) matrices as P panels of one chart, each named by names[p], under its title (words no control
     changes: it is part of the design) and one shape line (read from its table); each map
     goes to the export panel under its name, with its own shape line (file_lines[p]) as its file's subtitle.
     said_shape: the maps' shape in symbols, for the text a screen reader reads ("(T, d_k)"), which names the maps
-    too unless said_names is False (a name that says what a control set: "Q of head 3")."""
+    too unless said_names is False (a name that says what a control set: "Q of head 3"). shared: one colour scale
+    for every panel (panels_design)."""
     m = np.asarray(matrices, dtype=np.float64)
     P, R, C = m.shape
     annotate = max(R, C) <= charts.ANNOTATE_MAX_CELLS
@@ -145,8 +157,8 @@ def show(matrices, names: list[str], row_labels, col_labels, title: str, shape_l
     text, design = render.chart_text(panels_design, data, step=cell, columns=columns, title=title,
                                      subtitle=shape_line,
                                      shape_line_read=True, cell_px=charts.design_cell(cell, scale),
-                                     font_scale=scale, **look)
-    alt_ = alt_text.panels(title, P, y_title, x_title, said_shape, tuple(names) if said_names else ())
+                                     font_scale=scale, shared=shared, **look)
+    alt_ = alt_text.panels(title, P, y_title, x_title, said_shape, tuple(names) if said_names else (), shared)
     send.chart(text, design.width, data.arrow(shape_line=shape_line), alt=alt_)
     rows, cols = list(row_labels), list(col_labels)
     for matrix, name, line in zip(m, names, file_lines):

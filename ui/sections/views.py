@@ -113,19 +113,20 @@ def heatmaps(*maps: Heatmap, widths: list[float] | None = None) -> dict[str, cha
     return own
 
 
-def panels(title: str, *maps: Heatmap, said_names: bool = True) -> None:
+def panels(title: str, *maps: Heatmap, said_names: bool = True, shared: bool = False) -> None:
     """Maps of one shape and one set of labels (W_Q, W_K and W_V; Q, K and V) side by side as the panels of one
     chart titled `title` and "each on its own colour scale" (ui.drawing.panels: the panels look like a grid's, whose
     maps share one scale), each named by its own title: one chart for a move to update instead of one a map. The
     first map's settings serve them all; one shape line ("each map · shape ...") under the chart's title.
     said_names: the text for a screen reader names the maps (not for names that say what a control set: "Q of head
-    3")."""
+    3"). shared: one quantity in two settings, to compare cell by cell: one colour scale for all, "on one colour
+    scale"."""
     first, look = maps[0], {k: v for k, v in maps[0].settings.items() if k in PANEL_LOOK}
     lines = [shape_text(m.name or m.title, m.matrix, m.shape) for m in maps]
+    scales = "on one colour scale" if shared else "each on its own colour scale"
     draw_panels.show(np.stack([m.matrix for m in maps]), [m.title for m in maps], first.rows, first.cols,
-                     f"{title}, each on its own colour scale",
-                     shape_text("each map", first.matrix, first.shape), lines, first.shape, said_names=said_names,
-                     **look)
+                     f"{title}, {scales}", shape_text("each map", first.matrix, first.shape), lines, first.shape,
+                     said_names=said_names, shared=shared, **look)
 
 
 PANEL_LOOK = ("cell_px", "x_title", "y_title", "diverging")  # what of a Heatmap's settings its panel keeps
