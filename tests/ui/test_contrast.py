@@ -90,44 +90,56 @@ def over(fill, opacity: float, background: str):
     return [opacity * f + (1 - opacity) * b for f, b in zip(fill, bg)]
 
 
+def run_transforms(steps: list[dict], rows: list[dict]) -> None:
+    """Vega-Lite's joinaggregate and calculate transforms run over rows (dicts), in order, as Vega runs them."""
+    functions = {"length": len}
+    for step in steps:
+        if "joinaggregate" in step:
+            for agg in step["joinaggregate"]:
+                valid = [d[agg["field"]] for d in rows if d[agg["field"]] is not None
+                         and d[agg["field"]] == d[agg["field"]]]
+                result = {"min": min, "max": max}[agg["op"]](valid) if valid else None
+                for d in rows:
+                    d[agg["as"]] = result
+        elif "calculate" in step:
+            fn = js(step["calculate"], functions)
+            for d in rows:
+                try:
+                    d[step["as"]] = fn(d)
+                except TypeError:  # arithmetic on a missing cell's null (its _t is never read)
+                    d[step["as"]] = None
+        else:
+            raise AssertionError(f"a transform this test does not know: {step}")
+
+
 def cell_contrasts(spec: dict, df) -> list[tuple[float, float, str]]:
-    """(ratio over the light background, over the dark one, cell) for every printed number of a heatmap."""
+    """(ratio over the light background, over the dark one, cell) for every printed number of a heatmap, or of
+    each panel of a chart of panels (ui.drawing.panels: the facet's own transforms run over every panel, the
+    layer's over each; its colour scale is each panel's own, or shared by all)."""
     ls = layers(spec)
     rect = next(la for la in ls if mark_type(la) == "rect" and "color" in la.get("encoding", {}))
     missing = next(la for la in ls if mark_type(la) == "rect" and la is not rect)
     text = next(la for la in ls if mark_type(la) == "text")
+    facet = next((d for d in walk(spec) if "facet" in d and "spec" in d), None)
+    shared = facet is None or facet.get("resolve", {}).get("scale", {}).get("color") != "independent"
     scale = rect["encoding"]["color"]["scale"]
     scheme = scale["scheme"]
     opacity = rect["mark"].get("opacity", 1.0) if isinstance(rect["mark"], dict) else 1.0
-    values = df["value"].to_numpy(dtype=float)
-    finite = values[np.isfinite(values)]
-    lo, hi = (finite.min(), finite.max()) if len(finite) else (0.0, 1.0)
-    # the text layer's own transforms, in order, over all its rows (as Vega runs them), then its colour rule
-    rows = [{"value": None if not math.isfinite(v) else np.float64(v), "text": t, "_cell": (r, c, t)}
-            for v, t, r, c in zip(values, df["text"], df["row"], df["col"])]
-    functions = {"length": len}
+    panels = df["panel"].tolist() if facet is not None else [""] * len(df)
+    rows = [{"value": None if not math.isfinite(v) else np.float64(v), "text": t, "_cell": (r, c, t), "_panel": p}
+            for v, t, r, c, p in zip(df["value"].to_numpy(dtype=float), df["text"], df["row"], df["col"], panels)]
+    groups = {}
+    for d in rows:
+        groups.setdefault(d["_panel"], []).append(d)
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
-        for step in text.get("transform", []):
-            if "joinaggregate" in step:
-                for agg in step["joinaggregate"]:
-                    valid = [d[agg["field"]] for d in rows if d[agg["field"]] is not None
-                             and d[agg["field"]] == d[agg["field"]]]
-                    result = {"min": min, "max": max}[agg["op"]](valid) if valid else None
-                    for d in rows:
-                        d[agg["as"]] = result
-            elif "calculate" in step:
-                fn = js(step["calculate"], functions)
-                for d in rows:
-                    try:
-                        d[step["as"]] = fn(d)
-                    except TypeError:  # arithmetic on a missing cell's null (its _t is never read)
-                        d[step["as"]] = None
-            else:
-                raise AssertionError(f"a transform this test does not know: {step}")
+        run_transforms(facet.get("transform", []) if facet else [], rows)  # before the facet splits the table
+        for group in groups.values():  # then the text layer's own transforms, in each panel, and its colour rule
+            run_transforms(text.get("transform", []), group)
         colour = text["encoding"]["color"]
         rule, when_true, otherwise = js(colour["condition"]["test"]), colour["condition"]["value"], colour["value"]
         inks = [when_true if rule(d) else otherwise for d in rows]
+    extents = {name: extent(rows if shared else group) for name, group in groups.items()}
     out = []
     for d, ink in zip(rows, inks):
         row, col, printed = d["_cell"]
@@ -137,10 +149,16 @@ def cell_contrasts(spec: dict, df) -> list[tuple[float, float, str]]:
         if v is None or not math.isfinite(v):
             fill, alpha = missing["mark"]["fill"], 1.0
         else:
-            fill, alpha = colours.scheme_rgb(scheme, scale_position(v, scale, lo, hi)), opacity
+            fill, alpha = colours.scheme_rgb(scheme, scale_position(v, scale, *extents[d["_panel"]])), opacity
         ratios = [colours.contrast(ink, over(fill, alpha, bg)) for bg in BACKGROUNDS.values()]
-        out.append((*ratios, f"{row} x {col} = {printed}"))
+        out.append((*ratios, f"{d['_panel']} {row} x {col} = {printed}".strip()))
     return out
+
+
+def extent(rows: list[dict]) -> tuple[float, float]:
+    """The finite values' extent, as a colour scale with no domain of its own takes it from its data."""
+    finite = [d["value"] for d in rows if d["value"] is not None and math.isfinite(d["value"])]
+    return (min(finite), max(finite)) if finite else (0.0, 1.0)
 
 
 # ---- the pages ----------------------------------------------------------------------------------------
