@@ -8,8 +8,10 @@ map as one panel of a chart, 4.6 and 0.7 (bench/README.md, element_costs.py): mo
 chart at all. So maps that stand side by side and share their labels go as one chart. The panels keep what the
 maps had apart: each its own colour scale and legend (resolved independently: a map's colours say what they said
 on their own), its own axes (a panel wrapped onto a second row keeps its column labels), its name in a header above
-it. One shape line under the chart's title serves them all, read from its table, as a map's is
-(ui.drawing.render.heading). The export panel keeps each map as a matrix and a chart of its own.
+it. Maps of one quantity in two settings, compared cell by cell (Masking's outputs without and with the mask), share
+one colour scale instead (shared), so that equal numbers look equal. One shape line under the chart's title serves
+them all, read from its table, as a map's is (ui.drawing.render.heading). The export panel keeps each map as a
+matrix and a chart of its own.
 """
 
 from __future__ import annotations
