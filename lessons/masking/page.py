@@ -45,12 +45,14 @@ def compare_section(a: dict, tokens: list[str]) -> int:
     prose.show("masking", "row_0", row=numbers_text(a["weights_masked"][0]))
     views.explain_row(a["weights_masked"], a["V"], tokens, query, where="the masked weights")
     # one quantity with and without the mask, compared cell by cell: one colour scale, so equal rows look equal
-    row_0 = ": row 0 = V[0]" if page.technical() else ""  # V[0] is the Technical text's (Simple: value rows)
+    row_0 = "row 0 = V[0]" if page.technical() else ""  # V[0] is the Technical text's (Simple: value rows)
+    masked, shape = ("outputs with the causal mask: " + row_0, "(T, d_k); " + row_0) if row_0 else \
+        ("outputs with the causal mask", "(T, d_k)")
     views.panels("Outputs",
                  token_rows(a["out_free"], tokens, "outputs without a mask", "masking_out_free", "out",
                             cell_px=heatmap.SMALL_CELL_PX),
-                 token_rows(a["out_masked"], tokens, f"outputs with the causal mask{row_0}", "masking_out", "out",
-                            f"(T, d_k){row_0.replace(':', ';')}", cell_px=heatmap.SMALL_CELL_PX), shared=True)
+                 token_rows(a["out_masked"], tokens, masked, "masking_out", "out", shape,
+                            cell_px=heatmap.SMALL_CELL_PX), shared=True)
     return query
 
 
