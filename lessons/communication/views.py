@@ -67,15 +67,15 @@ def word_order(r: dict) -> None:
     without and with positions."""
     st.markdown(f"**Shuffled:** {tokens_markdown(r['tokens_permuted'])}  \n"
                 f"**New order:** {' '.join(str(p) for p in r['permutation'])} (original positions)")
-    # one colour scale: rounding-sized differences look like 0
-    shared = dict(VECTORS, domain=charts.symmetric_domain(r["out_moved"], r["out_permuted"]))
-    heatmaps(Heatmap(r["out_moved"], r["tokens_permuted"], dim_labels(r["out"].shape[1]),
-                     "outputs, rows moved", "comm_out_moved", "out[order]", "(T, d_k)", shared),
-             Heatmap(r["out_permuted"], r["tokens_permuted"], dim_labels(r["out"].shape[1]),
-                     "shuffled sentence's outputs", "comm_out_shuffled", "out(shuffled)", "(T, d_k)",
-                     shared),
-             Heatmap(r["difference"], r["tokens_permuted"], dim_labels(r["out"].shape[1]),
-                     "difference: shuffled − moved", "comm_out_diff", "difference", "(T, d_k)", shared))
+    # the panels of one chart on one colour scale: rounding-sized differences look like 0, equal outputs alike
+    dims, rows, look = dim_labels(r["out"].shape[1]), r["tokens_permuted"], dict(VECTORS, y_title="token")
+    views.panels("Outputs and difference",
+                 Heatmap(r["out_moved"], rows, dims, "outputs, rows moved", "comm_out_moved", "out[order]",
+                         "(T, d_k)", look),
+                 Heatmap(r["out_permuted"], rows, dims, "shuffled sentence's outputs", "comm_out_shuffled",
+                         "out(shuffled)", "(T, d_k)", look),
+                 Heatmap(r["difference"], rows, dims, "difference: shuffled − moved", "comm_out_diff", "difference",
+                         "(T, d_k)", look), shared=True)
     left, middle, right = views.in_a_row(3)
     left.metric("largest difference without positions", f"{r['max_diff_without']:.1e}")
     middle.metric("largest difference with positions", f"{r['max_diff_with']:.3g}")
@@ -86,10 +86,11 @@ def word_order(r: dict) -> None:
 
 def encoder_decoder(r: dict, tokens: list[str]) -> None:
     """encoder_decoder: both weight maps, and how many tokens each token hears."""
-    with views.beside(weights_map(r["weights_encoder"], tokens, "encoder: no mask", "comm_encoder",
-                                  shape="(T, T), rows sum to 1")):
-        views.heatmaps(weights_map(r["weights_decoder"], tokens, "decoder: causal mask", "comm_decoder",
-                                  shape="(T, T), rows sum to 1, 0 above the diagonal"))
+    views.panels("Weights",  # one quantity, 0 to 1, the same colour for the same weight in both
+                 weights_map(r["weights_encoder"], tokens, "encoder: no mask", "comm_encoder",
+                             shape="(T, T), rows sum to 1"),
+                 weights_map(r["weights_decoder"], tokens, "decoder: causal mask", "comm_decoder",
+                             shape="(T, T), rows sum to 1, 0 above the diagonal"), shared=True)
     table = {"token": unique_labels(tokens), "hears (encoder)": r["listens_encoder"],
              "hears (decoder)": r["listens_decoder"]}
     views.number_table(table, "%d")

@@ -105,7 +105,7 @@ def peek_section(tokens: list[str], D: int, d_k: int, seed: int) -> None:
 
 
 def peek_changes(p: dict, tokens: list[str]) -> None:
-    versions = ["with causal mask", "without a mask"]
+    versions = ["with the mask", "without a mask"]
     with beside(Heatmap(p["diffs"], [f"{i} {t}" for i, t in enumerate(tokens)], versions,
                         "max |change| of each output", "masking_peek", "changes",
                         "(T, 2): one number per output row and version",

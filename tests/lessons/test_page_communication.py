@@ -21,7 +21,9 @@ from tests.apptest_helpers import (
     matrix,
     numbered_title,
     ok,
+    panel_names,
     run_page,
+    sent_spec,
     seq_len,
     shown_table,
     texts,
@@ -162,10 +164,30 @@ def test_defaults(default_page):
     assert settings(at) == DEFAULTS
     assert [t.value for t in at.title] == [numbered_title("communication")]
     assert not at.warning and not at.info and not at.error
-    titles = [chart_title(c) for c in charts(at)]
+    titles = [chart_title(c) for c in charts(at)] + [name for c in charts(at) for name in panel_names(c)]
     for prefix in (*CONTEXT_CHARTS, *SENTENCE_CHARTS):
         assert any(t.startswith(prefix) for t in titles), prefix
     assert_page(at)
+
+
+def test_the_word_order_maps_share_one_colour_scale(default_page):
+    """Both outputs and their difference are one quantity, compared cell by cell: the panels of one chart on one
+    colour scale, so equal outputs look alike and a rounding-sized difference looks like 0."""
+    chart = next(c for c in charts(default_page) if chart_title(c).startswith("Outputs and difference, "))
+    assert chart_title(chart).endswith(", on one colour scale")
+    assert sent_spec(chart)["vconcat"][0]["resolve"]["scale"]["color"] == "shared"
+    assert panel_names(chart) == ["outputs, rows moved", "shuffled sentence's outputs", "difference: shuffled − moved"]
+
+
+def test_encoder_and_decoder_weights_share_the_scale_0_to_1(default_page):
+    chart = next(c for c in charts(default_page) if chart_title(c).startswith("Weights, "))
+    assert chart_title(chart).endswith(", on one colour scale")
+    design = sent_spec(chart)["vconcat"][0]
+    assert design["resolve"]["scale"]["color"] == "shared"
+    cells = design["spec"]["layer"][1]["encoding"]
+    assert cells["color"]["scale"]["domain"] == [0.0, 1.0]  # fixed, not the extent
+    assert (cells["x"]["title"], cells["y"]["title"]) == ("key", "query")  # as each map drawn alone says
+    assert panel_names(chart) == ["encoder: no mask", "decoder: causal mask"]
 
 
 def test_defaults_values_a_student_checks(default_page):
@@ -177,7 +199,7 @@ def test_defaults_values_a_student_checks(default_page):
     shown = captions(at)
     for caption in ("outputs · shape (2, 8) = (2, d_k)", "weights · shape (8, 7) = (T₁, T₂)",
                     "weights · shape (8, 8) = (T₁, T₁)", "row · shape (1, 7) = (1, T₂)",
-                    "difference · shape (7, 8) = (T, d_k)", "weights · shape (7, 7) = (T, T), rows sum to 1, 0 above"):
+                    "each map · shape (7, 8) = (T, d_k)", "each map · shape (7, 7) = (T, T), rows sum to 1"):
         assert caption in shown, caption
     order = assert_order(at)
     assert order["max_diff_without"] < 1e-15 * 10  # rounding

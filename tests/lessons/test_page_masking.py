@@ -94,10 +94,10 @@ def assert_no_peeking(at, position: int):
     assert diffs[:position, 0].tolist() == [0.0] * position  # exactly zero, not merely small
     assert (diffs[position:, 0] > 0).all()
     assert (diffs[:, 1] > 0).all()
-    table = shown_table(at, "with causal mask")
+    table = shown_table(at, "with the mask")
     # the table's numbers are the chart's, printed "%.3g" (lessons/masking/page.py): within half their 3rd
     # significant digit, beside the chart's own rounding; a zero is zero in both
-    np.testing.assert_allclose(table["with causal mask"].to_numpy(dtype=float), diffs[:, 0], rtol=5e-3 + SENT_RTOL,
+    np.testing.assert_allclose(table["with the mask"].to_numpy(dtype=float), diffs[:, 0], rtol=5e-3 + SENT_RTOL,
                                atol=0)
     if position > 0:
         assert at.success and f"positions 0 to {position - 1} did not move at all" in at.success[0].value

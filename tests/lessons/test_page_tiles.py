@@ -17,10 +17,14 @@ from tests.apptest_helpers import (
     captions,
     chart_by_title,
     chart_data,
+    chart_title,
+    charts,
     matrix,
     numbered_title,
     ok,
+    panel_names,
     run_page,
+    sent_spec,
     texts,
 )
 from ui.state.controls import DEFAULT_TEXT
@@ -98,7 +102,21 @@ def test_defaults_shapes(default_page):
     assert "held · shape (7, 7) = (T, T)" in shown
     for name in ("m", "rescale", "l"):
         assert f"{name} · shape (7, 2) = (T, blocks so far)" in shown
-    assert "out · shape (7, 8) = (T, d_k)" in shown
+    assert "each map · shape (7, 8) = (T, d_k)" in shown  # the tiled and the full output, panels of one chart
+
+
+@pytest.mark.parametrize(("query", "full"), [({}, "full: causal softmax(Q Kᵀ / √d_k) V"),
+                                            ({"tl_causal": "false"}, "full: softmax(Q Kᵀ / √d_k) V"),
+                                            ({"level": "simple"}, "full: every key at once")])
+def test_the_outputs_share_one_colour_scale(query, full):
+    """The tiled and the full output are one quantity, compared cell by cell: the panels of one chart on one colour
+    scale, so rows already equal are equal in colour too. The full way's name says whether it is masked, as the
+    tiles are, and at the Simple level gives no formula."""
+    at = ok(run_page(PAGE, query))
+    chart = next(c for c in charts(at) if chart_title(c).startswith("Outputs, "))
+    assert chart_title(chart).endswith(", on one colour scale")
+    assert sent_spec(chart)["vconcat"][0]["resolve"]["scale"]["color"] == "shared"
+    assert panel_names(chart) == ["tiled: acc / l so far", full]
 
 
 def test_tile_is_the_full_scores_sliced_and_masked(default_page):

@@ -151,3 +151,20 @@ def test_a_shared_scale_is_said():
                            "(T, d_k)", ("outputs without a mask", "outputs with the causal mask"), shared=True)
     assert "one colour scale and one legend for all" in said and "its own colour legend" not in said
     assert len(said) <= alt_text.MAX_CHARS
+
+
+def test_a_fixed_scale_says_its_ends():
+    """Weights on their fixed scale 0 to 1: the ends are said, so the palest colour is known to be exactly 0."""
+    said = alt_text.panels("Weights, on one colour scale", 2, "query", "key", "(T, T), rows sum to 1",
+                           ("encoder: no mask", "decoder: causal mask"), shared=True, domain=(0.0, 1.0))
+    assert "one colour scale from 0 to 1 and one legend for all" in said
+    assert len(said) <= alt_text.MAX_CHARS
+
+
+def test_a_fixed_domain_is_the_colour_scale_of_every_panel():
+    """A fixed domain (the weights' 0 to 1) is part of the design: every panel's colours run over it, not over
+    the numbers' extent."""
+    design = panels.panels_design(columns=2, x_title="key", y_title="query", shared=True, domain=(0.0, 1.0))
+    scales = [layer["encoding"]["color"]["scale"] for layer in design["spec"]["layer"]
+              if "scale" in layer.get("encoding", {}).get("color", {})]
+    assert scales and all(scale["domain"] == [0.0, 1.0] for scale in scales)

@@ -100,15 +100,16 @@ def _axes(row_title: str, col_title: str) -> str:
 
 
 def panels(title: str, count: int, row_title: str = "query", col_title: str = "key", said_shape: str = "",
-           names: tuple[str, ...] = (), shared: bool = False) -> str:
+           names: tuple[str, ...] = (), shared: bool = False, domain: tuple[float, float] | None = None) -> str:
     """Maps of one shape, the panels of one chart (ui.drawing.panels): its title, how many (a page draws the same
     number always), their shape in symbols, what their rows and columns stand for, and their names when given (names
     no control changes: "Q: what each token asks", not "Q of head 3"); each cell's row in the table names its map.
-    shared: the maps share one colour scale and its legend."""
+    shared: the maps share one colour scale and its legend; domain: its fixed ends (weights: 0 to 1)."""
     shape = f" Each matrix is {_SIZES.sub('', said_shape)}." if said_shape else ""
     named = f" Their names: {_names(names)}." if names else ""
-    legend = "one colour scale and one legend for all (equal numbers, equal colours), each map with" if shared \
-        else "each with its own colour legend and"
+    ends = f" from {domain[0]:g} to {domain[1]:g}" if domain is not None else ""
+    legend = f"one colour scale{ends} and one legend for all (equal numbers, equal colours), each map with" if shared \
+        else f"each with its own colour legend{ends} and"
     return finished(f"Heatmaps titled \"{title}\": {count} maps in one chart, {legend} its name in a header above "
                     f"it.{named}{shape}{_axes(row_title, col_title)}", PANELS + SHAPE_LINE)
 

@@ -8,10 +8,10 @@ map as one panel of a chart, 4.6 and 0.7 (bench/README.md, element_costs.py): mo
 chart at all. So maps that stand side by side and share their labels go as one chart. The panels keep what the
 maps had apart: each its own colour scale and legend (resolved independently: a map's colours say what they said
 on their own), its own axes (a panel wrapped onto a second row keeps its column labels), its name in a header above
-it. Maps of one quantity in two settings, compared cell by cell (Masking's outputs without and with the mask), share
-one colour scale instead (shared), so that equal numbers look equal. One shape line under the chart's title serves
-them all, read from its table, as a map's is (ui.drawing.render.heading). The export panel keeps each map as a
-matrix and a chart of its own.
+it. Maps of one quantity in two settings, compared cell by cell (Masking's outputs without and with the mask; Tiles'
+tiled and full outputs), share one colour scale instead (shared), so that equal numbers look equal. One shape line
+under the chart's title serves them all, read from its table, as a map's is (ui.drawing.render.heading). The export
+panel keeps each map as a matrix and a chart of its own.
 """
 
 from __future__ import annotations
@@ -141,13 +141,15 @@ class Room:
 
 def show(matrices, names: list[str], row_labels, col_labels, title: str, shape_line: str, file_lines: list[str],
          said_shape: str = "", cell_px: int = heatmap.MEDIUM_CELL_PX, x_title: str = "dimension",
-         y_title: str = "token", diverging: bool = True, said_names: bool = True, shared: bool = False) -> None:
+         y_title: str = "token", diverging: bool = True, said_names: bool = True, shared: bool = False,
+         domain: tuple[float, float] | None = None) -> None:
     """Draw (P, R, C) matrices as P panels of one chart, each named by names[p], under its title (words no control
     changes: it is part of the design) and one shape line (read from its table); each map
     goes to the export panel under its name, with its own shape line (file_lines[p]) as its file's subtitle.
     said_shape: the maps' shape in symbols, for the text a screen reader reads ("(T, d_k)"), which names the maps
     too unless said_names is False (a name that says what a control set: "Q of head 3"). shared: one colour scale
-    for every panel (panels_design)."""
+    for every panel (panels_design). domain: the colour scale's fixed ends (the weights' 0 to 1), part of the design
+    as a map's is."""
     m = np.asarray(matrices, dtype=np.float64)
     P, R, C = m.shape
     annotate = max(R, C) <= charts.ANNOTATE_MAX_CELLS
@@ -155,12 +157,13 @@ def show(matrices, names: list[str], row_labels, col_labels, title: str, shape_l
     printed = max(map(len, data.columns["text"]), default=0) if annotate else 0
     scale = presenter.chart_scale()
     cell, columns = layout(C, names, list(row_labels), cell_px, printed, scale)
-    look = dict(x_title=x_title, y_title=y_title, diverging=diverging, annotate=annotate)
+    look = dict(x_title=x_title, y_title=y_title, diverging=diverging, annotate=annotate,
+                **({"domain": tuple(domain)} if domain is not None else {}))
     text, design = render.chart_text(panels_design, data, step=cell, columns=columns, title=title,
                                      subtitle=shape_line,
                                      shape_line_read=True, cell_px=charts.design_cell(cell, scale),
                                      font_scale=scale, shared=shared, **look)
-    alt_ = alt_text.panels(title, P, y_title, x_title, said_shape, tuple(names) if said_names else (), shared)
+    alt_ = alt_text.panels(title, P, y_title, x_title, said_shape, tuple(names) if said_names else (), shared, domain)
     send.chart(text, design.width, data.arrow(shape_line=shape_line), alt=alt_)
     rows, cols = list(row_labels), list(col_labels)
     for matrix, name, line in zip(m, names, file_lines):

@@ -121,7 +121,8 @@ def panels(title: str, *maps: Heatmap, said_names: bool = True, shared: bool = F
     said_names: the text for a screen reader names the maps (not for names that say what a control set: "Q of head
     3"). shared: one quantity in two settings, to compare cell by cell: one colour scale for all, "on one colour
     scale"."""
-    first, look = maps[0], {k: v for k, v in maps[0].settings.items() if k in PANEL_LOOK}
+    first = maps[0]
+    look = {**ALONE, **{k: v for k, v in first.settings.items() if k in PANEL_LOOK}}
     lines = [shape_text(m.name or m.title, m.matrix, m.shape) for m in maps]
     scales = "on one colour scale" if shared else "each on its own colour scale"
     draw_panels.show(np.stack([m.matrix for m in maps]), [m.title for m in maps], first.rows, first.cols,
@@ -129,7 +130,10 @@ def panels(title: str, *maps: Heatmap, said_names: bool = True, shared: bool = F
                      said_names=said_names, shared=shared, **look)
 
 
-PANEL_LOOK = ("cell_px", "x_title", "y_title", "diverging")  # what of a Heatmap's settings its panel keeps
+# What of a Heatmap's settings its panel keeps. A domain is part of the chart's design: only a fixed one (PROBABILITY,
+# the weights' 0 to 1), never one computed from the numbers, or every move would be a new design.
+PANEL_LOOK = ("cell_px", "x_title", "y_title", "diverging", "domain")
+ALONE = dict(x_title="key", y_title="query", diverging=False)  # a panel whose map says none: as the map alone draws
 
 
 # ---- the query a lesson works out ----------------------------------------------------------------------
