@@ -25,7 +25,7 @@ TILE_ROOM_PX = 360  # a tile's (T, b) scores, drawn with T's cells (across=T) be
 compute = cached.tiles_view
 
 
-def steps_section(a: dict, tokens: list[str], causal: bool) -> None:
+def steps_section(a: dict, tokens: list[str]) -> None:
     """The tiles, step by step: a live part of its own, its slider above it, so a step through the tiles reruns
     these sections alone."""
     asked = controls.number_slider("tl_step", "Blocks folded in so far", 1, MAX_T, 2, container=st,
@@ -38,7 +38,7 @@ def steps_section(a: dict, tokens: list[str], causal: bool) -> None:
         st.caption(f"A block size of {block} gives {n} block{'s' * (n > 1)}; step {asked} shows the last.")
     tile_section(a, tokens, step)
     running_section(a, tokens, step)
-    output_section(a, tokens, step, causal)
+    output_section(a, tokens, step)
 
 
 def tile_section(a: dict, tokens: list[str], step: int) -> None:
@@ -68,16 +68,14 @@ def running_section(a: dict, tokens: list[str], step: int) -> None:
         st.caption(rescale)
 
 
-def output_section(a: dict, tokens: list[str], step: int, causal: bool) -> None:
+def output_section(a: dict, tokens: list[str], step: int) -> None:
     st.header("The output so far")
     s, n = a["tiled"]["steps"][step - 1], len(a["tiled"]["steps"])
-    # the Simple text writes no formula; the full way is masked as the tiles are
-    full = ("full: causal softmax(Q Kᵀ / √d_k) V" if causal else "full: softmax(Q Kᵀ / √d_k) V") \
-        if page.technical() else "full: every key at once"
-    # one quantity two ways, compared cell by cell (the lesson's point is that they end equal): one colour scale
+    # one quantity two ways, compared cell by cell (the lesson's point is that they end equal): one colour scale.
+    # The full way's name holds no formula: one name at both levels, true with the mask and without
     views.panels("Outputs",
                  token_rows(s["out"], tokens, "tiled: acc / l so far", "tiles_out", "out"),
-                 token_rows(a["full_out"], tokens, full, "tiles_full", "full out"), shared=True)
+                 token_rows(a["full_out"], tokens, "full: every key at once", "tiles_full", "full out"), shared=True)
     if step == n:
         st.success(prose.text("tiles", "same", diff=f"{a['diffs'][-1]:.1e}",
                                    blocks=f"all {n} blocks" if n > 1 else "its one block"))
@@ -130,7 +128,7 @@ def controls_and_sections() -> None:
         st.caption(f"A block of {asked_block} keys is longer than the sentence: one block of all "
                    f"{a['tiled']['block_size']} is used.")
     # the sections with controls of their own are live parts of their own: a move of one reruns that alone
-    page.live(steps_section, a, tokens, causal)
+    page.live(steps_section, a, tokens)
     page.live(memory_section, d_k)
 
 
