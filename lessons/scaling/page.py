@@ -10,6 +10,7 @@ from lessons.scaling import cached, experiments, maths, mistake
 from lessons.scaling.questions import questions
 from ui.drawing.softmax import Temperature
 from ui.frame import page, prose
+from ui.sections import views
 from ui.sections.views import (
     explain_row,
     heatmaps,
@@ -66,15 +67,23 @@ def compare_section(a: dict, tokens: list[str], d_k: int) -> None:
     st.header("Compare: unscaled vs scaled")
     root = np.sqrt(d_k)
     prose.show("scaling", "compare", d_k=d_k, root=root)
-    heatmaps(square(a["scores"], tokens, "unscaled scores Q Kᵀ", "scaling_raw", "Q Kᵀ", diverging=True,
-                    note=prose.text("scaling", "spread_raw", spread=a["spread_raw"], root=root)),
-             square(a["scaled_scores"], tokens, "scaled scores Q Kᵀ / √d_k", "scaling_scaled", "Q Kᵀ / √d_k",
-                    diverging=True, note=prose.text("scaling", "spread_scaled", spread=a["spread_scaled"])))
-    notes = [prose.text("scaling", "summary", **a[name]) for name in ("summary_unscaled", "summary_scaled")]
-    heatmaps(weights_map(a["weights_unscaled"], tokens, "unscaled weights softmax(Q Kᵀ)", "scaling_w_raw",
-                         "softmax(Q Kᵀ)", note=notes[0]),
-             weights_map(a["weights_scaled"], tokens, "scaled weights softmax(Q Kᵀ / √d_k)", "scaling_w_scaled",
-                         "softmax(Q Kᵀ / √d_k)", note=notes[1]))
+    # One quantity, scaled or not, compared cell by cell: each pair the panels of one chart on one colour scale, so
+    # the scaled scores look as much smaller as they are, and a weight is the same colour in both maps.
+    views.panels("Scores",
+                 square(a["scores"], tokens, "unscaled scores Q Kᵀ", "scaling_raw", "Q Kᵀ", diverging=True),
+                 square(a["scaled_scores"], tokens, "scaled scores Q Kᵀ / √d_k", "scaling_scaled", "Q Kᵀ / √d_k",
+                        diverging=True), shared=True)
+    st.caption(prose.text("scaling", "one_scale" if d_k > 1 else "one_scale_same", root=root) + " "
+               + prose.text("scaling", "spreads", raw=a["spread_raw"], scaled=a["spread_scaled"], root=root))
+    views.panels("Weights",
+                 weights_map(a["weights_unscaled"], tokens, "unscaled weights softmax(Q Kᵀ)", "scaling_w_raw",
+                             "softmax(Q Kᵀ)", "(T, T), rows sum to 1"),
+                 weights_map(a["weights_scaled"], tokens, "scaled weights softmax(Q Kᵀ / √d_k)", "scaling_w_scaled",
+                             "softmax(Q Kᵀ / √d_k)", "(T, T), rows sum to 1"), shared=True)
+    raw, scaled = a["summary_unscaled"], a["summary_scaled"]
+    st.caption(prose.text("scaling", "summaries", entropy_raw=raw["entropy"], entropy_scaled=scaled["entropy"],
+                          max_raw=raw["max"], max_scaled=scaled["max"], uniform=raw["uniform_entropy"],
+                          keys=counted(len(tokens), "key")))
 
 
 def controls_and_sections() -> None:

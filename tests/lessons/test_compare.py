@@ -15,7 +15,6 @@ from tests.apptest_helpers import (
     SENT_RTOL,
     chart_by_title,
     chart_data,
-    chart_design,
     chart_title,
     charts,
     matrix,
@@ -97,13 +96,19 @@ def test_scaling_unscaled_vs_scaled(query):
     if d_k >= 64:
         assert w_raw.max(1).mean() > w_scaled.max(1).mean() + 0.1  # visibly sharper
         assert w_raw.max(1).mean() > 0.8  # most rows nearly one-hot
-    # both sides are drawn on the same 0..1 colour scale, so brightness compares across them
-    for title in ("unscaled weights", "scaled weights"):
-        assert colour_domains(chart_design(chart_by_title(at, title))) == [[0.0, 1.0]], title
+    # both sides are drawn on one colour scale, 0 to 1, so brightness compares across them
+    weights = chart_by_title(at, "unscaled weights").chart
+    assert panel_names(weights) == ["unscaled weights softmax(Q Kᵀ)", "scaled weights softmax(Q Kᵀ / √d_k)"]
+    facet = sent_spec(weights)["vconcat"][0]
+    assert facet["resolve"]["scale"]["color"] == "shared" and colour_domains(facet["spec"]) == [[0.0, 1.0]]
+    # the scores too, on one scale: the scaled ones look as much smaller as they are
+    assert sent_spec(chart_by_title(at, "unscaled scores").chart)["vconcat"][0]["resolve"]["scale"]["color"] == "shared"
 
 
 def test_scaling_changes_nothing_at_d_k_1():
     at = ok(run_page(LESSONS["scaling"].path, {"d_k": "1"}))
+    said = " ".join(str(c.value) for c in at.caption)
+    assert "at d_k = 1 they are the same map" in said and "nearer the middle" not in said
     np.testing.assert_allclose(matrix(chart_by_title(at, "unscaled weights")).to_numpy(),
                                matrix(chart_by_title(at, "scaled weights")).to_numpy(), rtol=1e-12)
 

@@ -25,6 +25,7 @@ from tests.apptest_helpers import (
     move_chart_control,
     numbered_title,
     ok,
+    panel_names,
     run_page,
     seq_len,
     shown_table,
@@ -125,7 +126,7 @@ def test_defaults(default_page):
     assert [t.value for t in at.title] == [numbered_title("scaling")]
     assert "**Tokens:** " + " · ".join(f"`{t}`" for t in word_tokens(DEFAULT_TEXT)) in texts(at)
     assert not at.warning and not at.info
-    titles = [chart_title(c) for c in charts(at)]
+    titles = [chart_title(c) for c in charts(at)] + [name for c in charts(at) for name in panel_names(c)]
     for prefix in (*HEATMAPS, *LINES):
         assert any(t.startswith(prefix) for t in titles), prefix
 
@@ -146,7 +147,8 @@ def test_compare_side_by_side(default_page):
     # at d_k = 64 the raw scores saturate the softmax: a bigger favourite per row, a lower entropy
     assert unscaled.max(axis=1).mean() > scaled.max(axis=1).mean() + 0.3
     assert measures.entropy(unscaled).mean() < measures.entropy(scaled).mean() - 1.0
-    assert "Spread (standard deviation): 7.43; √d_k = 8.00." in texts(at)
+    assert "Spread (standard deviation) of the scores: unscaled 7.43 (expected of the order of √d_k = 8.00), scaled " \
+           "0.93, the unscaled spread divided by 8.00." in texts(at)
 
 
 def test_saturation_experiment_chart(default_page):
@@ -172,8 +174,9 @@ def test_variance_chart_and_table(default_page):
 
 def test_shapes_notice_and_code(default_page):
     shown = captions(default_page)
-    for caption in ("scaled scores · shape (7, 7) = (T, T)", "Q Kᵀ · shape (7, 7) = (T, T)",
-                    "weights · shape (7, 7) = (T, T), rows sum to 1"):
+    for caption in ("scaled scores · shape (7, 7) = (T, T)", "each map · shape (7, 7) = (T, T)",
+                    "weights · shape (7, 7) = (T, T), rows sum to 1",
+                    "each map · shape (7, 7) = (T, T), rows sum to 1"):
         assert caption in shown
     text = texts(default_page)
     assert "What to notice" in text

@@ -187,6 +187,20 @@ def test_sequential_scale():
         assert scale["domain"] == [0.0, 1.0]
 
 
+@pytest.mark.parametrize(("values", "said"), [((-13.3, 11.8), ["−10", "0", "10"]), ((0.0, 1.0), ["0", "0.5", "1"]),
+                                             ((0.0, 12_000.0), ["0", "5000", "10000"])])
+def test_the_legend_says_its_numbers_plainly(values, said):
+    """The colour legend's labels as Vega draws them: no trailing zeros, and never a power of ten ("1e+1" was how a
+    map of scores reaching 13 labelled 10)."""
+    import vl_convert
+
+    m = np.array([[values[0], values[1]], [0.5, 0.25]])
+    chart = heatmap(m, ["a", "b"], ["c", "d"], diverging=values[0] < 0, annotate=False)
+    svg = vl_convert.vegalite_to_svg(chart.to_dict())
+    legend = svg[svg.index("role-legend"):]
+    assert re.findall(r"<text[^>]*>([^<]*)</text>", legend)[:len(said)] == said
+
+
 def test_colour_schemes_are_colour_blind_safe():
     assert charts.SEQUENTIAL in CB_SAFE_SEQUENTIAL
     assert charts.DIVERGING in CB_SAFE_DIVERGING

@@ -270,9 +270,9 @@ def _cells(base, tooltip, scheme: str, domain, colour_scale: str, select_rows: b
     scale = alt.Scale(scheme=scheme, **({"domainMid": 0} if diverging else {}),
                       **({"domain": list(domain)} if domain is not None else {}),
                       **({"type": colour_scale, "zero": True} if colour_scale != "linear" else {}))
-    # The colour legend lies under the map, not beside it: beside a map as wide as a phone's screen it was cut
-    # off by the chart's frame ("0.5" read "0"). Its labels drop trailing zeros (0, 0.5, 1).
-    legend = alt.Legend(orient="bottom", direction="horizontal", format="~g", gradientLength=px(160, font_scale),
+    # The legend lies under the map: beside a phone-wide map it was cut off ("0.5" read "0"). Its labels drop trailing
+    # zeros (0, 0.5, 1); "r", as Vega gives a format the digits its ticks' step needs: "g" at one read 10 as "1e+1".
+    legend = alt.Legend(orient="bottom", direction="horizontal", format="~r", gradientLength=px(160, font_scale),
                         labelFontSize=px(LABEL_PX, font_scale), gradientThickness=px(12, font_scale))
     rect = base.mark_rect(stroke="white", strokeWidth=0.5).encode(
         color=alt.Color("value:Q", scale=scale, title=None, legend=legend),
