@@ -74,7 +74,8 @@ def compare_section(a: dict, tokens: list[str], d_k: int) -> None:
                  square(a["scaled_scores"], tokens, "scaled scores Q Kᵀ / √d_k", "scaling_scaled", "Q Kᵀ / √d_k",
                         diverging=True), shared=True)
     st.caption(prose.text("scaling", "one_scale" if d_k > 1 else "one_scale_same", root=root) + " "
-               + prose.text("scaling", "spreads", raw=a["spread_raw"], scaled=a["spread_scaled"], root=root))
+               + prose.text("scaling", "spreads" if a["spread_raw"] > 0 else "spreads_none", raw=a["spread_raw"],
+                            scaled=a["spread_scaled"], root=root))
     views.panels("Weights",
                  weights_map(a["weights_unscaled"], tokens, "unscaled weights softmax(Q Kᵀ)", "scaling_w_raw",
                              "softmax(Q Kᵀ)", "(T, T), rows sum to 1"),
