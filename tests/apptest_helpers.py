@@ -144,6 +144,16 @@ def sent_spec(chart) -> dict:
     return json.loads(chart.proto.spec)
 
 
+def panels_on_one_scale(at: AppTest, title: str) -> tuple[object, dict]:
+    """The chart of panels whose title starts with `title` ("Outputs, "), checked to say it is on one colour scale
+    and to share that scale among its panels (ui.drawing.panels, shared); with its facet, as sent."""
+    chart = next(c for c in charts(at) if chart_title(c).startswith(title))
+    assert chart_title(chart).endswith(", on one colour scale")
+    facet = sent_spec(chart)["vconcat"][0]  # a chart of panels is sent as the one view of a vconcat
+    assert facet["resolve"]["scale"]["color"] == "shared"
+    return chart, facet
+
+
 def chart_alt(chart) -> str:
     """The text a screen reader reads for a chart: sent beside its spec (the element's alt), or, for a chart that
     reports clicks, its spec's description."""

@@ -22,8 +22,8 @@ from tests.apptest_helpers import (
     numbered_title,
     ok,
     panel_names,
+    panels_on_one_scale,
     run_page,
-    sent_spec,
     seq_len,
     shown_table,
     texts,
@@ -173,17 +173,12 @@ def test_defaults(default_page):
 def test_the_word_order_maps_share_one_colour_scale(default_page):
     """Both outputs and their difference are one quantity, compared cell by cell: the panels of one chart on one
     colour scale, so equal outputs look alike and a rounding-sized difference looks like 0."""
-    chart = next(c for c in charts(default_page) if chart_title(c).startswith("Outputs and difference, "))
-    assert chart_title(chart).endswith(", on one colour scale")
-    assert sent_spec(chart)["vconcat"][0]["resolve"]["scale"]["color"] == "shared"
+    chart, _ = panels_on_one_scale(default_page, "Outputs and difference, ")
     assert panel_names(chart) == ["outputs, rows moved", "shuffled sentence's outputs", "difference: shuffled − moved"]
 
 
 def test_encoder_and_decoder_weights_share_the_scale_0_to_1(default_page):
-    chart = next(c for c in charts(default_page) if chart_title(c).startswith("Weights, "))
-    assert chart_title(chart).endswith(", on one colour scale")
-    design = sent_spec(chart)["vconcat"][0]
-    assert design["resolve"]["scale"]["color"] == "shared"
+    chart, design = panels_on_one_scale(default_page, "Weights, ")
     cells = design["spec"]["layer"][1]["encoding"]
     assert cells["color"]["scale"]["domain"] == [0.0, 1.0]  # fixed, not the extent
     assert (cells["x"]["title"], cells["y"]["title"]) == ("key", "query")  # as each map drawn alone says

@@ -17,14 +17,12 @@ from tests.apptest_helpers import (
     captions,
     chart_by_title,
     chart_data,
-    chart_title,
-    charts,
     matrix,
     numbered_title,
     ok,
     panel_names,
+    panels_on_one_scale,
     run_page,
-    sent_spec,
     texts,
 )
 from ui.state.controls import DEFAULT_TEXT
@@ -111,9 +109,7 @@ def test_the_outputs_share_one_colour_scale(query):
     scale, so rows already equal are equal in colour too. One name for each at both levels, with and without the
     mask."""
     at = ok(run_page(PAGE, query))
-    chart = next(c for c in charts(at) if chart_title(c).startswith("Outputs, "))
-    assert chart_title(chart).endswith(", on one colour scale")
-    assert sent_spec(chart)["vconcat"][0]["resolve"]["scale"]["color"] == "shared"
+    chart, _ = panels_on_one_scale(at, "Outputs, ")
     assert panel_names(chart) == ["tiled: acc / l so far", "full: every key at once"]
 
 
