@@ -77,6 +77,7 @@ def home() -> None:
     )
 
 
+SHOWN_PAGE = "_shown_page"  # the url path of the page this session's last whole run drew
 CLASS_PAGE, CLASS_URL_PATH = "classroom/page.py", "class"  # the class mode: a teacher asks, the room answers
 
 FOLDED = "_sidebar_folded"  # decided by a session's first run, and kept
@@ -104,8 +105,12 @@ def main() -> None:
          st.Page(CLASS_PAGE, title="Class", url_path=CLASS_URL_PATH, icon=":material/groups:")]
     # expanded: the whole course in the sidebar (past twelve pages Streamlit would hide all but ten behind
     # a "View more" button, and the last lessons with them)
-    with turns.turn():  # the page's run takes its turn with the class's other runs (ui/compute/turns.py)
-        st.navigation(pages, expanded=True).run()
+    page = st.navigation(pages, expanded=True)
+    # the page's run takes its turn with the class's other runs (ui/compute/turns.py); a page this session has not
+    # shown yet (its first view, another lesson opened) goes before the moves waiting
+    with turns.turn(visit=st.session_state.get(SHOWN_PAGE) != page.url_path):
+        page.run()
+    st.session_state[SHOWN_PAGE] = page.url_path  # reached only when the run was not cut short by a newer one
 
 
 if __name__ == "__main__":  # a visit: Streamlit runs this file as the script of every session's every run

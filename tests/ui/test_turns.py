@@ -1,5 +1,6 @@
-"""Script runs take turns (ui.compute.turns): first come, first served, at most N at once, a run inside a run is
-the same turn, a turn is given back however the run ends, and a run that waits too long goes anyway."""
+"""Script runs take turns (ui.compute.turns): first come, first served, at most N at once, a visit (a page its
+session has not shown yet) before every move, a run inside a run is the same turn, a turn is given back however the
+run ends, and a run that waits too long goes anyway."""
 
 import threading
 import time
@@ -20,9 +21,10 @@ def until(condition, what: str) -> None:
         time.sleep(0.002)
 
 
-def run_in_turn(t: Turns, name: str, order: list, hold: threading.Event | None = None) -> threading.Thread:
+def run_in_turn(t: Turns, name: str, order: list, hold: threading.Event | None = None,
+                visit: bool = False) -> threading.Thread:
     def body():
-        with t.turn():
+        with t.turn(visit):
             order.append(name)
             if hold is not None:
                 hold.wait(WAIT_S)
@@ -46,6 +48,33 @@ def test_runs_that_wait_go_in_the_order_they_came():
         thread.join(WAIT_S)
     assert order == ["first", "b", "c", "d", "e"]
     assert t.waiting() == 0
+
+
+def test_a_visit_goes_before_the_moves_waiting_and_after_the_visits_before_it():
+    t, order, release = Turns(1), [], threading.Event()
+    first = run_in_turn(t, "first", order, hold=release)
+    until(lambda: order == ["first"], "the first run to hold the turn")
+    waiting = []
+    for i, (name, visit) in enumerate([("move a", False), ("visit b", True), ("move c", False), ("visit d", True)]):
+        waiting.append(run_in_turn(t, name, order, visit=visit))
+        until(lambda i=i: t.waiting() == i + 1, f"{name} to queue")
+    release.set()
+    for thread in [first, *waiting]:
+        thread.join(WAIT_S)
+    assert order == ["first", "visit b", "visit d", "move a", "move c"]
+    assert t.waiting() == 0 and t._running == 0
+
+
+def test_a_visit_takes_a_free_turn_while_moves_wait_for_none():
+    """A free turn with nobody waiting goes to a move and to a visit alike; a move never overtakes a waiting visit."""
+    t, order, release = Turns(2), [], threading.Event()
+    holder = run_in_turn(t, "move", order, hold=release)
+    until(lambda: order == ["move"], "a move to hold one turn")
+    run_in_turn(t, "visit", order, visit=True).join(WAIT_S)  # the second turn is free: no wait
+    assert order == ["move", "visit"]
+    release.set()
+    holder.join(WAIT_S)
+    assert t.waiting() == 0 and t._running == 0
 
 
 def test_no_more_runs_at_once_than_there_are_turns():
@@ -112,14 +141,23 @@ def test_the_app_s_runs_and_their_live_parts_take_turns(monkeypatch):
             super().__init__(2)
             self.depths: list[int] = []
 
-        def turn(self):
-            self.depths.append(getattr(self._depth, "n", 0))
-            return super().turn()
+            self.visits: list[bool] = []
+
+        def turn(self, visit=False):
+            depth = getattr(self._depth, "n", 0)
+            self.depths.append(depth)
+            if depth == 0:
+                self.visits.append(visit)
+            return super().turn(visit)
 
     recording = Recording()
     monkeypatch.setattr(turns_module, "_TURNS", recording)
-    ok(run_app("lessons/qkv/page.py"))
+    at = ok(run_app("lessons/qkv/page.py"))
     assert recording.depths.count(0) == 2  # the first run (home) and the switch to the lesson: a turn each
+    assert recording.visits == [True, True]  # each a page the session had not shown: both go before moves
+    at.sidebar.slider(key="d_k").set_value(8).run()  # a move on the lesson shown: a live part's turn, not a visit
+    ok(at)
+    assert recording.visits[2:] and not any(recording.visits[2:])
     assert any(depth >= 1 for depth in recording.depths)  # the lesson's live parts, inside its run's turn
     assert recording.waiting() == 0 and recording._running == 0  # every turn given back
 
