@@ -89,3 +89,20 @@ def test_what_the_browser_reports_is_read_only_where_it_fits():
     assert chart_controls.reported(hostile, controls) == {}
     for odd in (None, {}, {"selection": None}, {"selection": []}, "x"):
         assert chart_controls.reported(odd, controls) == {}
+
+
+def test_the_weights_map_s_table_lists_the_weights_at_tau_beside_the_scores():
+    """The map works its weights out in the browser; its Show data table (and a screen reader, to whom a canvas shows
+    no numbers) reads them from the column `weight`: core's weights at the τ of the last rerun, beside the scores."""
+    from tests.apptest_helpers import SENT_ATOL, chart_by_title, chart_data, matrix, move_chart_control, ok, run_page
+
+    at = ok(run_page("lessons/scaling/page.py", {"d_k": "4"}))
+    for tau in (1.0, 0.3):
+        if tau != 1.0:
+            ok(move_chart_control(at, "attn_temp", tau).run())
+        chart = chart_by_title(at, "weights: click a row")
+        table = chart_data(chart)
+        scores = matrix(chart).to_numpy()
+        sent = table.pivot(index="row_i", columns="col_i", values=softmax.WEIGHT).sort_index().sort_index(axis=1)
+        np.testing.assert_allclose(sent.to_numpy(float), probs_from_logits(scores, tau), rtol=0, atol=SENT_ATOL)
+    assert not np.allclose(sent.to_numpy(float), probs_from_logits(scores, 1.0), atol=0.01)  # it followed τ

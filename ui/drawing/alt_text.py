@@ -34,8 +34,8 @@ CELLS_AND_SHAPE = (" Show data opens a table of its numbers, one row per cell; i
                    " of column \"shape line\".")
 # A map whose weights the browser works out from scores (ui.drawing.softmax): its table holds the scores.
 FROM_SCORES = (" Its colours and numbers are weights: along each row, the softmax of its scores divided by the"
-               " temperature τ, which the slider under it sets. Show data opens a table of those scores, not of the"
-               " weights, one row per cell.")
+               " temperature τ, which the slider under it sets. Show data opens a table of those scores, one row per"
+               " cell, with the weights at the τ the text under the map was written for in its column \"weight\".")
 # A chart whose title says what a control set reads it from its table (ui.drawing.render.heading): its text for
 # screen readers names it by the words no control changes, and says where the whole title is.
 TITLE_IN_TABLE = " Its whole title, which changes with the controls, is in the first row of column \"title\"."

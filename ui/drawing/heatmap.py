@@ -196,12 +196,15 @@ def own_controls(drawing: Drawing, name: str) -> chart_controls.Values | None:
 
 
 def _draw_softmax(d: Drawing, own: chart_controls.Values, on_pick: Callable[[int], None] | None, width: str) -> None:
-    """A map drawn from scores, its slider at the value pinned in its design, under its pinned key; the export
-    panel gets the weights at the slider's value now, as core computes them, and the map drawn at it."""
+    """A map drawn from scores, its slider at the value pinned in its design, under its pinned key, its table the
+    scores and the weights at the slider's value now (softmax.with_weights); the export panel gets those weights, as
+    core computes them, and the map drawn at it."""
     (control,), key = own.controls, own.key
     spec = with_param(json.loads(d.text), control.key, chart_controls.selected(control, own.first[0]))
     picks = ("pick",) if d.picked is not None else ()
-    render.draw_spec(spec, d.table, key=key, on_select=functools.partial(_clicked, key, on_pick) if picks else "rerun",
+    table = softmax.with_weights(d.data, d.matrix, own.now[0]).arrow(shape_line=d.shape_line,
+                                                                    title=d.title if d.title_read else None)
+    render.draw_spec(spec, table, key=key, on_select=functools.partial(_clicked, key, on_pick) if picks else "rerun",
                      width=width, alt=d.alt, selection_mode=(*picks, control.key))
     now = json.dumps(with_param(spec, control.key, chart_controls.selected(control, own.now[0])), ensure_ascii=False)
     export.record(d.title, softmax.weights(d.matrix, own.now[0]), d.row_labels, d.col_labels,

@@ -19,8 +19,9 @@ import altair as alt
 import numpy as np
 
 from core.sampling import probs_from_logits
-from ui.drawing.chart_data import ChartData
+from ui.drawing.chart_data import ChartData, number_array
 
+WEIGHT = "weight"  # the column of the weights at the τ the server last heard, beside the scores (with_weights)
 FIELD = "level"  # the one field of the slider's point selection (ui.state.chart_controls.number)
 DECIMALS = 2  # each weight printed with two decimals, as the server prints a map's numbers (charts.heatmap_frame)
 PRINTED = DECIMALS + 2  # the widest weight printed, "0.25": the map is sized for it (ui.drawing.heatmap)
@@ -68,6 +69,14 @@ def derived(chart, t: Temperature):
     ).transform_joinaggregate(
         _sum="sum(_e)", groupby=["row_i"],
     ).transform_calculate(value="datum._e / datum._sum", text=f"format(datum.value, '.{DECIMALS}f')")
+
+
+def with_weights(data: ChartData, scores, tau: float) -> ChartData:
+    """frame()'s table with the column WEIGHT: the weights at τ as core computes them, rounded as a map's values are.
+    The map works its own out in the browser and never reads the column; it is there for the chart's Show data table
+    (and a screen reader, to whom a canvas shows no numbers), which would otherwise list the scores alone. While τ is
+    dragged it holds the weights at the τ of the last rerun, the one the words under the map were written for."""
+    return ChartData({**data.columns, WEIGHT: number_array(weights(scores, tau))}, data.labels, data.grid)
 
 
 def weights(scores, tau: float) -> np.ndarray:
