@@ -209,16 +209,20 @@ def pick_by_click(page, path: str, label: str, in_link: str | None = None) -> No
                              f"landed on {page.evaluate('() => window.clicksSeen')}") from None
 
 
+# The query label of the row outlined in red on the weights map, or null: an expression of `selector` (the map's title)
+# and `cell` (its cells' selector).
+OUTLINED_JS = """(() => {
+    const chart = [...document.querySelectorAll('[data-testid="stVegaLiteChart"]')]
+        .find(c => c.textContent.includes(selector));
+    const red = chart && [...chart.querySelectorAll(cell)].find(p => p.getAttribute('stroke') === '#ff4b4b');
+    const m = red && red.getAttribute('aria-label').match(/query: ([^;]*);/);
+    return m ? m[1] : null;
+})()"""
+
+
 def outlined_row(page, path: str) -> str | None:
     """The query label of the row outlined in red on the weights map, or None."""
-    return page.evaluate(
-        """([selector, cell]) => {
-            const chart = [...document.querySelectorAll('[data-testid="stVegaLiteChart"]')]
-                .find(c => c.textContent.includes(selector));
-            const red = chart && [...chart.querySelectorAll(cell)].find(p => p.getAttribute('stroke') === '#ff4b4b');
-            const m = red && red.getAttribute('aria-label').match(/query: ([^;]*);/);
-            return m ? m[1] : null;
-        }""", [CLICKABLE[path], CELL])
+    return page.evaluate("([selector, cell]) => " + OUTLINED_JS, [CLICKABLE[path], CELL])
 
 
 def expect_query(page, path: str, label: str) -> None:
@@ -253,6 +257,32 @@ def test_a_click_on_a_row_picks_that_query(server, tabs, path, theme):
     pick_by_click(page, path, "cat")
     expect_query(page, path, "cat")
     wait_for_every_chart(page)
+    assert_clean(tab)
+
+
+def test_a_click_outlines_its_row_before_the_server_has_heard_of_it(server, tabs):
+    """The outline moves in the browser, not after a round trip: with every message to the server held back once the
+    page is drawn, a click on a row still outlines that row at once, and the page (its link, its box) has not
+    moved."""
+    tab = tabs()
+    held = {"on": False}
+
+    def through(socket) -> None:  # the page's websocket, forwarded both ways until `held` is set
+        upstream = socket.connect_to_server()
+        socket.on_message(lambda message: None if held["on"] else upstream.send(message))
+        upstream.on_message(socket.send)
+
+    tab.page.route_web_socket(re.compile(r"/_stcore/stream"), through)
+    tab.open(f"{server.url}/qkv")
+    page = tab.page
+    wait_for_every_chart(page)
+    expect_query(page, "qkv", DEFAULT_TEXT.split()[-1])
+    held["on"] = True
+    click_row(page, "qkv", "cat")
+    page.wait_for_function("([selector, cell]) => " + OUTLINED_JS + "=== 'cat'", arg=[CLICKABLE["qkv"], CELL],
+                           timeout=RERUN_TIMEOUT_MS)
+    assert "query" not in query_of(page)  # no rerun: the server was never told
+    expect(page.get_by_role("combobox", name="Query row")).to_have_value(DEFAULT_TEXT.split()[-1])
     assert_clean(tab)
 
 

@@ -55,6 +55,15 @@ def test_vega_draws_it_and_outlines_the_picked_row(picked, font_scale):
     assert outlined_rows(svg) == {TOKENS[picked]}
 
 
+@pytest.mark.parametrize(("shown", "clicked"), [(6, 2), (0, 0), (3, 5)])
+def test_a_row_clicked_is_outlined_at_once_in_place_of_the_row_shown(shown, clicked):
+    """A click outlines its row in the browser before the rerun it starts: the click selection, as Vega holds it
+    after a click on a cell of that row, outranks the row the page last worked out."""
+    spec = clickable_spec(shown)
+    spec["params"] = [{**p, "value": [{"row_i": clicked}]} if p["name"] == charts.PICK else p for p in spec["params"]]
+    assert outlined_rows(vlc.vegalite_to_svg(spec)) == {TOKENS[clicked]}
+
+
 def test_png_export_of_it_works():
     png = vlc.vegalite_to_png(clickable_spec(1))
     assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 1000

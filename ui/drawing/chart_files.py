@@ -75,7 +75,8 @@ def file_title(title: str) -> str:
 
 def _without_interaction(spec: dict) -> None:
     """The file draws the matrix, not the page's interaction: no hint in the title, no outlined row (the
-    clickable heatmap's SHOWN_ROW parameter set to none) and no click selection; a selection bound to an input
+    clickable heatmap's SHOWN_ROW parameter set to none) and no click selection (a plain parameter of its name
+    holding no click, for the outline that reads it); a selection bound to an input
     (a chart's own control: ui.state.chart_controls) stays, without its input, at the value the page shows."""
     title = spec.get("title")
     if isinstance(title, str):
@@ -83,9 +84,11 @@ def _without_interaction(spec: dict) -> None:
     elif isinstance(title, dict) and isinstance(title.get("text"), str):
         spec["title"] = {**title, "text": file_title(title["text"])}
     if "params" in spec:
+        clicks = [p["name"] for p in spec["params"] if "select" in p and "bind" not in p]
         spec["params"] = [{**p, "value": -1} if p.get("name") == SHOWN_ROW else
                           {k: v for k, v in p.items() if k != "bind"} for p in spec["params"]
                           if "select" not in p or "bind" in p]
+        spec["params"] += [{"name": name, "value": {}} for name in clicks]  # a click read by an outline: none made
         if not spec["params"]:
             del spec["params"]
 

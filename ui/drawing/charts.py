@@ -33,7 +33,7 @@ STRIP_LINE = 1.7  # a strip's row height in label heights: an accent (x̂) and a
 MIN_LABEL_PX = 8  # an axis label is never smaller: 6 px type drew characters 4 px high
 CHAR_EM = 0.52  # the width of one character of a number, in ems: "-0.12" is 2.3 em in Arial, 2.6 in DejaVu Sans
 RENDERER_ENV = "ATTENTION_LAB_CHART_RENDERER"  # "svg" draws every chart as svg (on_canvas says when that helps)
-SHOWN_ROW = "shown"  # the parameter of a clickable heatmap that names the outlined row
+SHOWN_ROW, PICK = "shown", "pick"  # a clickable heatmap's parameters: the row outlined, and its click selection
 SHOWN = {" ": "␣", "\n": "⏎", "\t": "⇥", "\r": "␍"}  # invisible characters, drawn visibly in labels
 
 
@@ -280,13 +280,13 @@ def _cells(base, tooltip, scheme: str, domain, colour_scale: str, select_rows: b
     )
     if not select_rows:
         return rect
-    # A click selects a row (`pick`, which the app reads back); the row the page works out is the
-    # parameter `shown`, set by ui.drawing.heatmap on every draw, so the outline follows the page's "Query row"
-    # control whichever way it was set. The row is outlined, not the others faded: a faded cell would
-    # change the colour its number was chosen to contrast with.
-    pick = alt.selection_point(name="pick", fields=["row_i"], on="click", clear=False)
+    # A click selects a row (`pick`, which the app reads back); the row the page works out is the parameter `shown`,
+    # set by ui.drawing.heatmap on every draw, so the outline follows the "Query row" control whichever way it was set.
+    # A row clicked is outlined at once, before the rerun it starts (the map then comes back under a key of its own,
+    # unclicked, `shown` at that row). Outlined, not the others faded: a faded cell's number would lose its contrast.
+    pick = alt.selection_point(name=PICK, fields=["row_i"], on="click", clear=False)
     shown = alt.param(name=SHOWN_ROW, value=-1)
-    outlined = alt.datum.row_i == shown
+    outlined = f"datum.row_i == (isArray({PICK}.row_i) && length({PICK}.row_i) ? {PICK}.row_i[0] : {SHOWN_ROW})"
     return rect.add_params(pick, shown).encode(
         stroke=alt.condition(outlined, alt.value("#ff4b4b"), alt.value("white")),
         strokeWidth=alt.condition(outlined, alt.value(3.0), alt.value(0.5)),

@@ -201,7 +201,7 @@ def _draw_softmax(d: Drawing, own: chart_controls.Values, on_pick: Callable[[int
     core computes them, and the map drawn at it."""
     (control,), key = own.controls, own.key
     spec = with_param(json.loads(d.text), control.key, chart_controls.selected(control, own.first[0]))
-    picks = ("pick",) if d.picked is not None else ()
+    picks = (charts.PICK,) if d.picked is not None else ()
     table = softmax.with_weights(d.data, d.matrix, own.now[0]).arrow(shape_line=d.shape_line,
                                                                     title=d.title if d.title_read else None)
     render.draw_spec(spec, table, key=key, on_select=functools.partial(_clicked, key, on_pick) if picks else "rerun",
@@ -221,7 +221,7 @@ def _clicked(key: str, on_pick: Callable[[int], None] | None) -> None:
 def picked_row(state) -> int | None:
     """The row index a click selected on a heatmap drawn with picked rows, or None."""
     try:
-        points = state["selection"]["pick"]
+        points = state["selection"][charts.PICK]
     except (KeyError, TypeError):
         return None
     if isinstance(points, list) and points and "row_i" in points[0]:
