@@ -32,10 +32,13 @@ NUMBERS = " Its numbers are in the table its Show data button opens."
 CELLS = " Its numbers are in the table its Show data button opens, one row per cell."
 CELLS_AND_SHAPE = (" Show data opens a table of its numbers, one row per cell; its sizes are in the only filled cell"
                    " of column \"shape line\".")
-# A map whose weights the browser works out from scores (ui.drawing.softmax): its table holds the scores.
-FROM_SCORES = (" Its colours and numbers are weights: along each row, the softmax of its scores divided by the"
-               " temperature τ, which the slider under it sets. Show data opens a table of those scores, one row per"
-               " cell, with the weights at the τ the text under the map was written for in its column \"weight\".")
+# A map whose weights the browser works out from scores (ui.drawing.softmax): its table holds the scores, and the
+# weights at the τ of the last rerun (softmax.with_weights).
+FROM_SCORES = (" The map's colours, and any numbers printed on its cells, are weights: each row is the softmax of that"
+               " row's scores, each score first divided by the temperature τ set by the slider below the map (at τ = 0,"
+               " each row puts all its weight on its largest score, the first of any tie). The Show data button opens a"
+               " table with one entry per cell, giving its score and weight; the \"weight\" column uses the τ the text"
+               " below the map was written for, and can briefly lag the map while τ is being dragged.")
 # A chart whose title says what a control set reads it from its table (ui.drawing.render.heading): its text for
 # screen readers names it by the words no control changes, and says where the whole title is.
 TITLE_IN_TABLE = " Its whole title, which changes with the controls, is in the first row of column \"title\"."
