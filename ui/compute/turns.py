@@ -92,7 +92,9 @@ class Turns:
         with self._lock:
             if mine.is_set():  # given its turn just as the wait ran out
                 return
-            queue.remove(mine)
+            kept = [waiting for waiting in queue if waiting is not mine]
+            queue.clear()
+            queue.extend(kept)
             self._running += 1  # run anyway, out of turn: a stuck run must not stop the whole class
         _log.warning("a script run waited %.0f s for its turn; running it out of turn", WAIT_LIMIT_S)
 
