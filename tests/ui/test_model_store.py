@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 
 import numpy as np
 import pytest
@@ -157,3 +158,11 @@ def test_the_session_shelf_is_made_once_and_keeps_the_newest_models():
     assert list(shelf) == [m.name for m in named[1:]]  # the oldest went first
     model_store.add_session_model(shelf, named[2])  # a newer snapshot of a kept run moves to the end
     assert list(shelf)[-1] == "run 2" and len(shelf) == model_store.MAX_SESSION_MODELS
+
+
+def test_a_model_added_to_the_folder_is_listed_at_once(weights):
+    save_tiny(weights, "char_a")
+    assert model_store.shipped_models() == ["char_a"]
+    save_tiny(weights, "char_b")
+    os.utime(weights, ns=(time.time_ns(), weights.stat().st_mtime_ns + 1_000_000))  # a later deploy's folder
+    assert model_store.shipped_models() == ["char_a", "char_b"]

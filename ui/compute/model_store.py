@@ -8,6 +8,7 @@ tuple, never its arrays, and get the model back with from_source().
 from __future__ import annotations
 
 import dataclasses
+import functools
 import io
 import json
 import secrets
@@ -50,9 +51,19 @@ def _files(name: str) -> tuple[Path, Path]:
 
 def shipped_models() -> list[str]:
     """Names of the saved models in core/weights (a NAME.json with its NAME.npz), sorted."""
-    if not WEIGHTS_DIR.is_dir():
+    try:
+        changed = WEIGHTS_DIR.stat().st_mtime_ns  # a file added, removed or renamed into place changes the folder
+    except OSError:
         return []
-    return sorted(p.stem for p in WEIGHTS_DIR.glob("*.json") if p.with_suffix(".npz").is_file())
+    return list(_listed(WEIGHTS_DIR, changed))
+
+
+@functools.lru_cache(maxsize=4)
+def _listed(folder: Path, changed_ns: int) -> tuple[str, ...]:
+    """The folder's models as they were when it last changed: a page asks for a model several times a move, and
+    listing the folder each time (a glob, then a stat a file) cost about 0.1 ms a call; one stat of the folder
+    costs a few microseconds."""
+    return tuple(sorted(p.stem for p in folder.glob("*.json") if p.with_suffix(".npz").is_file()))
 
 
 def char_models() -> list[str]:

@@ -103,6 +103,18 @@ def layout(n_cols: int, names: list[str], row_labels: list[str], cell_px: int, p
     return cell, room.columns(cell, row, scale)
 
 
+SHORTEST_PRINTED = 3  # the fewest characters a map prints in a cell: "NaN", "inf", a number at one decimal ("0.5")
+
+
+def numbers_drawn(annotate: bool, cell: int, scale: float) -> bool:
+    """Whether the page's design of the panels holds their layer of numbers: not where a cell is too small for any
+    number a map prints (the chart's own test of a number's width, charts._numbers, would fail on every cell). Vega
+    would still work out and test every cell's number on every move: 30-56% of the update of QKV's and Multi-head's
+    panels of 22 px cells in Chromium (bench/README.md). A file of a panel is drawn at cells wide enough for its
+    numbers (chart_files), so it prints them as before."""
+    return annotate and cell >= charts.number_width(SHORTEST_PRINTED, scale)
+
+
 @dataclass(frozen=True)
 class Room:
     """What decides how wide a panel is: its columns, how many panels, the longest name and row label."""
@@ -159,10 +171,11 @@ def show(matrices, names: list[str], row_labels, col_labels, title: str, shape_l
     cell, columns = layout(C, names, list(row_labels), cell_px, printed, scale)
     look = dict(x_title=x_title, y_title=y_title, diverging=diverging, annotate=annotate,
                 **({"domain": tuple(domain)} if domain is not None else {}))
+    shown = {**look, "annotate": numbers_drawn(annotate, cell, scale)}  # a file of a panel is drawn from `look`
     text, design = render.chart_text(panels_design, data, step=cell, columns=columns, title=title,
                                      subtitle=shape_line,
                                      shape_line_read=True, cell_px=charts.design_cell(cell, scale),
-                                     font_scale=scale, shared=shared, **look)
+                                     font_scale=scale, shared=shared, **shown)
     alt_ = alt_text.panels(title, P, y_title, x_title, said_shape, tuple(names) if said_names else (), shared, domain)
     send.chart(text, design.width, data.arrow(shape_line=shape_line), alt=alt_)
     rows, cols = list(row_labels), list(col_labels)
