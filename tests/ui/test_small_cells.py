@@ -6,17 +6,11 @@ from __future__ import annotations
 import json
 
 from tests.ui.test_panels import QKV, TOKENS, frame
-from ui.drawing import charts, panels, render
+from ui.drawing import chart_files, charts, panels, render
 
 
-def _text_layers(view) -> int:
-    if isinstance(view, list):
-        return sum(map(_text_layers, view))
-    if not isinstance(view, dict):
-        return 0
-    mark = view.get("mark")
-    here = int((mark.get("type") if isinstance(mark, dict) else mark) == "text")
-    return here + sum(_text_layers(view[k]) for k in ("layer", "spec", "hconcat", "vconcat") if k in view)
+def _text_layers(spec: dict) -> int:
+    return sum(mark.get("type") == "text" for mark in chart_files._marks(spec))
 
 
 def test_the_rule_is_the_charts_own_test_of_the_shortest_number():
